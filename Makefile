@@ -1,0 +1,101 @@
+# lockstep — one GNU Makefile for the simulator, its tests, docs and benchmarks.
+#
+#   make            build/lockstep and build/liblockstep.a
+#   make run        build and run the default demo
+#   make test       build and run every test suite
+#   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make docs       regenerate docs/ISA.md from the instruction table
+#   make bench      simulator speed (lane-instructions per second)
+#   make install PREFIX=/usr/local
+#   make clean
+#
+# Missing Debian packages are installed first by scripts/deps.sh (as root; otherwise it
+# prints the apt-get command and stops).
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+PKGS     := yaml-0.1 ncursesw
+OPT      ?= -O2
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wformat=2 -Wundef -Wvla -Wno-missing-field-initializers
+# IEEE fidelity: no contraction of a*b+c into fma, no fast-math.
+CFLAGS   ?= $(OPT) -g
+ALLFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -ffp-contract=off -fno-strict-aliasing $(CFLAGS)
+LDLIBS   := -lm
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+MODULES  := util isa mem sim ui
+LIB_SRCS := $(filter-out ui/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_SRCS := $(wildcard tests/*/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRCS := $(wildcard bench/sim_*.c)
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all run test asan docs bench install clean deps check-docs
+all: $(BUILD)/lockstep $(BUILD)/liblockstep.a
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/deps.sh
+	@bash scripts/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+# The interpreter's lane loops are written to be vectorized; -O3 lets GCC do it.
+SIM_OPT ?= -O3
+$(BUILD)/obj/sim/%.o: ALLFLAGS += $(SIM_OPT)
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/liblockstep.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/lockstep: $(BUILD)/obj/ui/main.o $(BUILD)/liblockstep.a
+	$(CC) $(ALLFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/liblockstep.a tests/test_util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/liblockstep.a $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/liblockstep.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) $(PKG_CFLAGS) -o $@ $< $(BUILD)/liblockstep.a $(PKG_LIBS) $(LDLIBS)
+
+run: $(BUILD)/lockstep
+	$(BUILD)/lockstep run kernels/asm/threadgroup_sum.yaml
+
+test: $(BUILD)/lockstep $(TEST_BINS)
+	@LOCKSTEP=$(BUILD)/lockstep bash scripts/run_tests.sh $(TEST_BINS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 SIM_OPT=-O1 \
+	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDLIBS="-lm -fsanitize=address,undefined" test
+
+docs: $(BUILD)/lockstep
+	$(BUILD)/lockstep isa > docs/ISA.md
+	@echo "docs/ISA.md regenerated"
+
+bench: $(BUILD)/lockstep $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+	@for b in $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done
+
+install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lockstep \
+	    $(DESTDIR)$(PREFIX)/share/doc/lockstep
+	install -m 755 $(BUILD)/lockstep $(DESTDIR)$(PREFIX)/bin/lockstep
+	install -m 644 $(BUILD)/liblockstep.a $(DESTDIR)$(PREFIX)/lib/liblockstep.a
+	for m in util isa mem sim; do install -d $(DESTDIR)$(PREFIX)/include/lockstep/$$m; \
+	    install -m 644 $$m/*.h $(DESTDIR)$(PREFIX)/include/lockstep/$$m/; done
+	install -m 644 lockstep.h $(DESTDIR)$(PREFIX)/include/lockstep/lockstep.h
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/lockstep/
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/obj/ui/main.d

@@ -1,0 +1,168 @@
+/*
+ * sim_bench.c — `make bench`: how fast the simulator runs, in lane-instructions per second
+ * (active lanes summed over executed SIMD-group instructions), for three kernels:
+ *   alu_loop   a full-mask loop of dependent and independent ffma32 chains
+ *   copy       a streaming copy through device memory (ld_dev / wait / st_dev)
+ *   tg_sum     a threadgroup sum: simd_red, threadgroup memory, barriers
+ * Each is run several times; the best time is reported (the machine is shared and noisy).
+ * Nothing here asserts a time: the figures are for people to read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../isa/isa.h"
+#include "../mem/mem.h"
+#include "../sim/sim.h"
+
+static const char ALU_LOOP[] =
+    ".kernel alu_loop\n"
+    ".regs 16\n"
+    ".arg out, device, u0\n"
+    "    get_sr r1, thread_position_in_grid.x\n"
+    "    cvt.f32.u32 r2, r1\n"
+    "    mov r3, 1.0001\n"
+    "    mov r4, 0.5\n"
+    "    mov r5, r2\n"
+    "    fadd32 r6, r2, 1.0\n"
+    "    fadd32 r7, r2, 2.0\n"
+    "    fadd32 r8, r2, 3.0\n"
+    "    mov r11, 0\n"
+    "    push_exec 2\n"
+    "loop:\n"
+    "    ffma32 r5, r5, r3, r4\n"
+    "    ffma32 r6, r6, r3, r4\n"
+    "    ffma32 r7, r7, r3, r4\n"
+    "    ffma32 r8, r8, r3, r4\n"
+    "    ffma32 r5, r5, r3, r4\n"
+    "    ffma32 r6, r6, r3, r4\n"
+    "    ffma32 r7, r7, r3, r4\n"
+    "    ffma32 r8, r8, r3, r4\n"
+    "    fmul32 r5, r5, r3\n"
+    "    fadd32 r6, r6, r4\n"
+    "    fmul32 r7, r7, r3\n"
+    "    fadd32 r8, r8, r4\n"
+    "    iadd r11, r11, 1\n"
+    "    while_icmp.ult 2, r11, 256\n"
+    "    jmp_exec_any loop\n"
+    "    pop_exec 2\n"
+    "    fadd32 r5, r5, r6\n"
+    "    fadd32 r7, r7, r8\n"
+    "    fadd32 r5, r5, r7\n"
+    "    st_dev.b32 r5, u0, r1\n"
+    "    stop\n";
+
+static const char COPY[] =
+    ".kernel copy\n"
+    ".regs 8\n"
+    ".arg src, device, u0\n"
+    ".arg dst, device, u2\n"
+    "    get_sr r1, thread_position_in_grid.x\n"
+    "    shl r2, r1, 2\n"
+    "    ld_dev.b32.x4 r4, u0, r2, 0\n"
+    "    wait 0\n"
+    "    st_dev.b32.x4 r4, u2, r2\n"
+    "    stop\n";
+
+static const char TG_SUM[] =
+    ".kernel tg_sum\n"
+    ".regs 8\n"
+    ".arg in, device, u0\n"
+    ".arg out, device, u2\n"
+    ".tgmem 32\n"
+    "    get_sr r1, thread_position_in_grid.x\n"
+    "    get_sr r2, thread_index_in_simdgroup\n"
+    "    get_sr r3, simdgroup_index_in_threadgroup\n"
+    "    ld_dev.b32 r4, u0, r1, 0\n"
+    "    wait 0\n"
+    "    simd_red.sum.f32 r5, r4\n"
+    "    if_icmp.eq 1, r2, 0\n"
+    "    st_tg.b32 r5, 0, r3\n"
+    "    pop_exec 1\n"
+    "    barrier.tg\n"
+    "    if_icmp.eq 1, r3, 0\n"
+    "    if_icmp.ult 1, r2, 8\n"
+    "    ld_tg.b32 r6, 0, r2\n"
+    "    pop_exec 1\n"
+    "    icmpsel.ult r6, r2, 8, r6, 0\n"
+    "    simd_red.sum.f32 r7, r6\n"
+    "    if_icmp.eq 1, r2, 0\n"
+    "    get_sr r2, threadgroup_position_in_grid.x\n"
+    "    st_dev.b32 r7, u2, r2\n"
+    "    pop_exec 1\n"
+    "    pop_exec 1\n"
+    "    stop\n";
+
+typedef struct Case {
+    const char *name;
+    const char *text;
+    uint32_t threads;
+    uint32_t tg;
+    uint64_t bytes[2];
+} Case;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int run_case(const Case *c, int reps)
+{
+    UtilError err;
+    IsaProgram *p = isa_assemble(c->text, c->name, &err);
+    if (!p) {
+        fprintf(stderr, "bench: %s\n", err.message);
+        return 1;
+    }
+    MemDevice *dev = mem_device_new();
+    SimArgBinding bind[2] = {{0}};
+    for (uint32_t i = 0; i < p->num_args; i++) {
+        bind[i].buffer = (uint32_t)mem_device_add(dev, p->args[i].name, c->bytes[i], MEM_SPACE_DEVICE, &err);
+        float *f = (float *)dev->buffers[bind[i].buffer].data;
+        for (uint64_t k = 0; k < c->bytes[i] / 4; k++)
+            f[k] = (float)(k % 7) * 0.25f;
+    }
+    SimLaunch launch = {
+        .program = p, .device = dev, .bindings = bind, .grid = {c->threads, 1, 1},
+        .threadgroup = {c->tg, 1, 1}, .mode = SIM_MODE_FUNCTIONAL,
+    };
+    double best = 1e30;
+    SimResult r = {0};
+    for (int i = 0; i < reps; i++) {
+        sim_result_free(&r);
+        double t0 = now();
+        if (!sim_dispatch(&launch, &r, &err)) {
+            fprintf(stderr, "bench: %s\n", err.message);
+            return 1;
+        }
+        double t = now() - t0;
+        if (t < best)
+            best = t;
+    }
+    printf("%-10s %9u threads %12llu lane-instr  %8.2f ms  %6.3f G lane-instr/s  (SIMD eff %.1f%%, %llu faults)\n",
+           c->name, c->threads, (unsigned long long)r.lane_instructions, best * 1e3,
+           (double)r.lane_instructions / best * 1e-9, 100 * sim_result_simd_efficiency(&r),
+           (unsigned long long)r.total_faults);
+    sim_result_free(&r);
+    mem_device_free(dev);
+    isa_program_free(p);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = argc > 1 ? atoi(argv[1]) : 5;
+    const Case cases[] = {
+        {"alu_loop", ALU_LOOP, 1 << 14, 256, {4u << 14, 0}},
+        {"copy", COPY, 1 << 18, 256, {16u << 18, 16u << 18}},
+        {"tg_sum", TG_SUM, 1 << 20, 256, {4u << 20, 4u << 12}},
+    };
+    printf("lockstep functional mode, one host core, best of %d runs\n", reps);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (run_case(&cases[i], reps))
+            return 1;
+    return 0;
+}

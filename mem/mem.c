@@ -1,0 +1,50 @@
+/*
+ * mem.c — the device buffer table (see mem.h for the address layout).
+ */
+#include "mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const mem_space_names[MEM_SPACE_COUNT] = {
+    [MEM_SPACE_DEVICE] = "device",
+    [MEM_SPACE_CONSTANT] = "constant",
+    [MEM_SPACE_THREADGROUP] = "threadgroup",
+    [MEM_SPACE_THREAD] = "thread",
+};
+
+MemDevice *mem_device_new(void) { return util_calloc(1, sizeof(MemDevice)); }
+
+void mem_device_free(MemDevice *dev)
+{
+    if (!dev)
+        return;
+    for (uint32_t i = 0; i < dev->count; i++) {
+        free(dev->buffers[i].name);
+        free(dev->buffers[i].data);
+    }
+    free(dev->buffers);
+    free(dev);
+}
+
+int32_t mem_device_add(MemDevice *dev, const char *name, uint64_t size, MemSpace space,
+                       UtilError *err)
+{
+    if (size > MEM_MAX_BUFFER_BYTES) {
+        util_fail(err, "buffer '%s' of %llu bytes is larger than the 4 GiB a buffer may hold",
+                  name, (unsigned long long)size);
+        return -1;
+    }
+    if (dev->count >= 0x7fffffff) {
+        util_fail(err, "too many buffers");
+        return -1;
+    }
+    MemBuffer b = {
+        .name = util_strdup(name),
+        .data = util_calloc(1, (size_t)size),
+        .size = size,
+        .space = space,
+    };
+    UTIL_PUSH(dev->buffers, dev->count, dev->capacity, b);
+    return (int32_t)(dev->count - 1);
+}

@@ -1,0 +1,255 @@
+/*
+ * ops_alu.c — semantics of the less frequent ALU ops: integer division and bit
+ * manipulation, the special-function unit (rcp, rsqrt, sqrt, exp2, log2, sin, cos),
+ * conversions, and get_sr (thread positions and sizes). Hot arithmetic lives in exec.c.
+ */
+#include <math.h>
+
+#include "../util/fp.h"
+#include "sim_internal.h"
+
+static inline uint32_t clamp32(uint32_t v) { return v > 32 ? 32 : v; }
+
+static uint32_t bit_extract(uint32_t a, uint32_t offset, uint32_t count, bool is_signed)
+{
+    offset = clamp32(offset);
+    count = clamp32(count);
+    if (count == 0)
+        return 0;
+    if (offset + count > 32)
+        count = 32 - offset;
+    if (count == 0)
+        return 0;
+    uint64_t field = ((uint64_t)a >> offset) & ((1ull << count) - 1);
+    if (is_signed && (field >> (count - 1)) & 1)
+        field |= ~((1ull << count) - 1);
+    return (uint32_t)field;
+}
+
+static uint32_t bit_insert(uint32_t base, uint32_t insert, uint32_t offset, uint32_t count)
+{
+    offset = clamp32(offset);
+    count = clamp32(count);
+    if (offset + count > 32)
+        count = 32 - offset;
+    uint64_t mask = ((1ull << count) - 1) << offset;
+    return (uint32_t)((base & ~mask) | (((uint64_t)insert << offset) & mask));
+}
+
+static uint32_t bit_reverse(uint32_t v)
+{
+    v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+    v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+    v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
+    v = ((v >> 8) & 0x00ff00ffu) | ((v & 0x00ff00ffu) << 8);
+    return (v >> 16) | (v << 16);
+}
+
+void sim_exec_int_misc(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const uint32_t *A = sim_bank(d, g, &in->o[1]);
+    const uint32_t *B = sim_bank(d, g, &in->o[2]); /* absent operands read a zero splat */
+    uint32_t res[W];
+    for (int l = 0; l < W; l++) {
+        uint32_t a = A[l], b = B[l];
+        int32_t sa = (int32_t)a, sb = (int32_t)b;
+        uint32_t v;
+        switch (in->op) {
+        case ISA_OP_UDIV: v = b ? a / b : 0xffffffffu; break;
+        case ISA_OP_SDIV:
+            v = b == 0 ? 0xffffffffu
+                : (sa == INT32_MIN && sb == -1) ? (uint32_t)INT32_MIN
+                                                 : (uint32_t)(sa / sb);
+            break;
+        case ISA_OP_UREM: v = b ? a % b : a; break;
+        case ISA_OP_SREM:
+            v = b == 0 ? a : (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
+            break;
+        case ISA_OP_UBFE: v = bit_extract(a, b, sim_bank(d, g, &in->o[3])[l], false); break;
+        case ISA_OP_SBFE: v = bit_extract(a, b, sim_bank(d, g, &in->o[3])[l], true); break;
+        case ISA_OP_BFI:
+            v = bit_insert(a, b, sim_bank(d, g, &in->o[3])[l], sim_bank(d, g, &in->o[4])[l]);
+            break;
+        case ISA_OP_POPCOUNT: v = util_popcount32(a); break;
+        case ISA_OP_CLZ: v = a ? (uint32_t)__builtin_clz(a) : 32; break;
+        case ISA_OP_FFS: v = a ? (uint32_t)__builtin_ctz(a) : 32; break;
+        default: v = bit_reverse(a); break; /* BITREV */
+        }
+        res[l] = v;
+    }
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+}
+
+void sim_exec_sfu(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const uint32_t *A = sim_bank(d, g, &in->o[1]);
+    uint32_t res[W];
+    for (int l = 0; l < W; l++) {
+        float a = util_bits_f32((A[l] & in->o[1].and_mask) ^ in->o[1].xor_mask);
+        float v;
+        switch (in->op) {
+        case ISA_OP_RCP32: v = 1.0f / a; break;
+        case ISA_OP_RSQRT32: v = (float)(1.0 / sqrt((double)a)); break;
+        case ISA_OP_SQRT32: v = sqrtf(a); break;
+        case ISA_OP_EXP232: v = exp2f(a); break;
+        case ISA_OP_LOG232: v = log2f(a); break;
+        case ISA_OP_SIN32: v = sinf(a); break;
+        default: v = cosf(a); break; /* COS32 */
+        }
+        res[l] = util_f32_bits(v);
+    }
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+}
+
+/* Reads lane l of a register operand of the given width (16, 32 or 64 bits). */
+static uint64_t read_width(SimDispatch *d, SimGroup *g, const SimOpd *o, const IsaOperand *io,
+                           int l)
+{
+    switch ((IsaOperandKind)io->kind) {
+    case ISA_OPD_R16: case ISA_OPD_U16:
+        return sim_bank16(d, g, o)[l * 2];
+    case ISA_OPD_R64: case ISA_OPD_U64: {
+        const uint32_t *p = sim_bank(d, g, o);
+        return (uint64_t)p[W + l] << 32 | p[l];
+    }
+    case ISA_OPD_IMM:
+        return sim_bank(d, g, o)[l] | (uint64_t)sim_bank(d, g, o)[W + l] << 32;
+    default:
+        return sim_bank(d, g, o)[l];
+    }
+}
+
+void sim_exec_convert(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const IsaInst *isa = in->isa;
+    IsaType src = (IsaType)isa->src_type, dst = (IsaType)isa->type;
+    unsigned src_bytes = isa_type_size(src);
+    uint64_t out[W];
+    for (int l = 0; l < W; l++) {
+        uint64_t v = read_width(d, g, &in->o[1], &isa->opd[1], l);
+        if (src_bytes < 8)
+            v &= src_bytes == 4 ? 0xffffffffull : src_bytes == 2 ? 0xffffull : 0xffull;
+        out[l] = util_convert(v, src, dst, (IsaRound)isa->round);
+    }
+    switch ((IsaOperandKind)isa->opd[0].kind) {
+    case ISA_OPD_R16: {
+        uint16_t o16[W];
+        for (int l = 0; l < W; l++)
+            o16[l] = (uint16_t)out[l];
+        sim_write16(g, sim_bank16(d, g, &in->o[0]), o16);
+        break;
+    }
+    case ISA_OPD_R64: {
+        uint32_t lo[W], hi[W];
+        for (int l = 0; l < W; l++) {
+            lo[l] = (uint32_t)out[l];
+            hi[l] = (uint32_t)(out[l] >> 32);
+        }
+        uint32_t *p = sim_bank(d, g, &in->o[0]);
+        sim_write32(g, p, lo);
+        sim_write32(g, p + W, hi);
+        break;
+    }
+    default: {
+        uint32_t o32[W];
+        for (int l = 0; l < W; l++)
+            o32[l] = (uint32_t)out[l];
+        sim_write32(g, sim_bank(d, g, &in->o[0]), o32);
+        break;
+    }
+    }
+}
+
+/* Splat or per-lane value of a special register; the switch is outside the lane loops. */
+void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const SimThreadgroupView *tg = &d->tg;
+    uint32_t res[W];
+    const uint32_t sx = tg->size[0], sy = tg->size[1];
+    const uint32_t first = g->index * W;
+    IsaSpecialReg sr = (IsaSpecialReg)in->isa->opd[1].index;
+    uint32_t splat_value = 0;
+    bool is_splat = true;
+    switch (sr) {
+    case ISA_SR_THREAD_POSITION_IN_GRID_X: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_X: {
+        uint32_t origin = sr == ISA_SR_THREAD_POSITION_IN_GRID_X ? tg->position[0] * d->tg_size[0] : 0;
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = origin + (first + l) % sx;
+        is_splat = false;
+        break;
+    }
+    case ISA_SR_THREAD_POSITION_IN_GRID_Y: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_Y: {
+        uint32_t origin = sr == ISA_SR_THREAD_POSITION_IN_GRID_Y ? tg->position[1] * d->tg_size[1] : 0;
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = origin + ((first + l) / sx) % sy;
+        is_splat = false;
+        break;
+    }
+    case ISA_SR_THREAD_POSITION_IN_GRID_Z: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_Z: {
+        uint32_t origin = sr == ISA_SR_THREAD_POSITION_IN_GRID_Z ? tg->position[2] * d->tg_size[2] : 0;
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = origin + (first + l) / (sx * sy);
+        is_splat = false;
+        break;
+    }
+    case ISA_SR_THREAD_INDEX_IN_THREADGROUP:
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = first + l;
+        is_splat = false;
+        break;
+    case ISA_SR_THREAD_INDEX_IN_SIMDGROUP:
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = l;
+        is_splat = false;
+        break;
+    case ISA_SR_THREAD_INDEX_IN_QUADGROUP:
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = l & 3;
+        is_splat = false;
+        break;
+    case ISA_SR_QUADGROUP_INDEX_IN_THREADGROUP:
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = (first + l) / 4;
+        is_splat = false;
+        break;
+    case ISA_SR_ACTIVE_THREAD_INDEX_IN_SIMDGROUP: {
+        uint32_t before = 0;
+        for (uint32_t l = 0; l < W; l++) {
+            res[l] = before;
+            before += (g->exec_mask >> l) & 1;
+        }
+        is_splat = false;
+        break;
+    }
+    case ISA_SR_THREADGROUP_POSITION_IN_GRID_X: splat_value = tg->position[0]; break;
+    case ISA_SR_THREADGROUP_POSITION_IN_GRID_Y: splat_value = tg->position[1]; break;
+    case ISA_SR_THREADGROUP_POSITION_IN_GRID_Z: splat_value = tg->position[2]; break;
+    case ISA_SR_THREADS_PER_GRID_X: splat_value = d->grid_size[0]; break;
+    case ISA_SR_THREADS_PER_GRID_Y: splat_value = d->grid_size[1]; break;
+    case ISA_SR_THREADS_PER_GRID_Z: splat_value = d->grid_size[2]; break;
+    case ISA_SR_THREADS_PER_THREADGROUP_X: splat_value = tg->size[0]; break;
+    case ISA_SR_THREADS_PER_THREADGROUP_Y: splat_value = tg->size[1]; break;
+    case ISA_SR_THREADS_PER_THREADGROUP_Z: splat_value = tg->size[2]; break;
+    case ISA_SR_DISPATCH_THREADS_PER_THREADGROUP_X: splat_value = d->tg_size[0]; break;
+    case ISA_SR_DISPATCH_THREADS_PER_THREADGROUP_Y: splat_value = d->tg_size[1]; break;
+    case ISA_SR_DISPATCH_THREADS_PER_THREADGROUP_Z: splat_value = d->tg_size[2]; break;
+    case ISA_SR_THREADGROUPS_PER_GRID_X: splat_value = d->tg_count[0]; break;
+    case ISA_SR_THREADGROUPS_PER_GRID_Y: splat_value = d->tg_count[1]; break;
+    case ISA_SR_THREADGROUPS_PER_GRID_Z: splat_value = d->tg_count[2]; break;
+    case ISA_SR_THREAD_EXECUTION_WIDTH: case ISA_SR_THREADS_PER_SIMDGROUP: splat_value = W; break;
+    case ISA_SR_SIMDGROUP_INDEX_IN_THREADGROUP: splat_value = g->index; break;
+    case ISA_SR_SIMDGROUPS_PER_THREADGROUP: splat_value = tg->num_simdgroups; break;
+    case ISA_SR_DISPATCH_SIMDGROUPS_PER_THREADGROUP:
+        splat_value = (d->tg_size[0] * d->tg_size[1] * d->tg_size[2] + W - 1) / W;
+        break;
+    case ISA_SR_QUADGROUPS_PER_THREADGROUP: splat_value = (tg->threads + 3) / 4; break;
+    case ISA_SR_DISPATCH_QUADGROUPS_PER_THREADGROUP:
+        splat_value = (d->tg_size[0] * d->tg_size[1] * d->tg_size[2] + 3) / 4;
+        break;
+    case ISA_SR_CORE_INDEX: case ISA_SR_COUNT: splat_value = 0; break;
+    }
+    if (is_splat)
+        for (uint32_t l = 0; l < W; l++)
+            res[l] = splat_value;
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+}

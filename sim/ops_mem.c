@@ -1,0 +1,325 @@
+/*
+ * ops_mem.c — loads, stores and atomics on every address space, each access bounds-checked.
+ *
+ * An access outside its buffer or space is recorded as a fault naming the buffer, offset,
+ * valid range, thread and pc; the faulting lane's load returns zeros and its store is
+ * dropped, so the kernel runs on and the simulator never touches memory it does not own.
+ * Device loads complete at once in functional mode (their wait slot is only bookkept).
+ * Atomics are serialized in lane order, which is one legal order and keeps runs
+ * deterministic.
+ */
+#include "../util/fp.h"
+#include "sim_internal.h"
+
+static void notify_access(SimDispatch *d, SimGroup *g, const SimMemAccess *acc)
+{
+    g->view.exec_mask = g->exec_mask;
+    for (uint32_t i = 0; i < d->launch->num_observers; i++) {
+        SimObserver *o = d->launch->observers[i];
+        if (o->mem_access)
+            o->mem_access(o->ctx, &g->view, acc);
+    }
+}
+
+static MemSpace space_of(IsaOpcode op)
+{
+    switch (op) {
+    case ISA_OP_LD_DEV: case ISA_OP_ST_DEV: case ISA_OP_ATOM_DEV: case ISA_OP_CMPXCHG_DEV:
+        return MEM_SPACE_DEVICE;
+    case ISA_OP_LD_CONST:
+        return MEM_SPACE_CONSTANT;
+    case ISA_OP_LD_TG: case ISA_OP_ST_TG: case ISA_OP_ATOM_TG: case ISA_OP_CMPXCHG_TG:
+        return MEM_SPACE_THREADGROUP;
+    default:
+        return MEM_SPACE_THREAD;
+    }
+}
+
+/* Resolves lane l's address (addr_out: what observers see) to host memory of `bytes`
+ * bytes, recording a fault when it is not all inside its buffer or space. */
+static uint8_t *resolve(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace space,
+                        bool is_write, uint32_t l, uint32_t esize, uint32_t bytes,
+                        uint64_t *addr_out)
+{
+    const uint32_t *base = sim_bank(d, g, &in->o[1]);
+    int64_t index = (int32_t)sim_bank(d, g, &in->o[2])[l];
+    if (space == MEM_SPACE_DEVICE || space == MEM_SPACE_CONSTANT) {
+        uint64_t addr = ((uint64_t)base[W + l] << 32 | base[l]) + (uint64_t)(index * (int64_t)esize);
+        *addr_out = addr;
+        MemBuffer *b = mem_device_buffer_at(d->device, addr);
+        uint64_t offset = addr & MEM_MAX_BUFFER_BYTES;
+        if (!b) {
+            sim_fault(d, g, l, SIM_FAULT_NO_BUFFER, space, is_write, NULL, addr, bytes, 0);
+            return NULL;
+        }
+        if (offset + bytes > b->size) {
+            sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, b->space, is_write, b->name, offset,
+                      bytes, b->size);
+            return NULL;
+        }
+        if (is_write && b->space == MEM_SPACE_CONSTANT) {
+            sim_fault(d, g, l, SIM_FAULT_CONSTANT_WRITE, b->space, true, b->name, offset, bytes,
+                      b->size);
+            return NULL;
+        }
+        return b->data + offset;
+    }
+    uint64_t offset = (uint64_t)((int64_t)base[l] + index * (int64_t)esize);
+    *addr_out = offset;
+    uint64_t limit = space == MEM_SPACE_THREADGROUP ? d->tg_mem_bytes : d->program->stack_bytes;
+    if ((int64_t)offset < 0 || offset + bytes > limit) {
+        sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, space, is_write, NULL, offset, bytes, limit);
+        return NULL;
+    }
+    if (space == MEM_SPACE_THREADGROUP)
+        return d->tg_memory + offset;
+    return g->stack + (size_t)l * d->program->stack_bytes + offset;
+}
+
+/* Register word and half that element k of the data operand lives in. */
+static inline uint16_t *data_half(SimGroup *g, const IsaOperand *o, uint32_t k, uint32_t l)
+{
+    uint32_t half_index = o->index + k;
+    return (uint16_t *)(g->regs + (half_index / 2) * W + l) + (half_index & 1);
+}
+
+static inline uint32_t *data_word(SimGroup *g, const IsaOperand *o, uint32_t k, uint32_t l)
+{
+    return g->regs + (o->index + k) * W + l;
+}
+
+static uint32_t load_element(const uint8_t *p, IsaMemFormat fmt)
+{
+    switch (fmt) {
+    case ISA_FMT_U8: return p[0];
+    case ISA_FMT_S8: return (uint32_t)(int32_t)(int8_t)p[0];
+    case ISA_FMT_U16: case ISA_FMT_H16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case ISA_FMT_S16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return (uint32_t)(int32_t)v;
+    }
+    default: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    }
+}
+
+static void store_element(uint8_t *p, IsaMemFormat fmt, uint32_t v)
+{
+    unsigned n = isa_fmt_size(fmt);
+    if (n == 1) {
+        p[0] = (uint8_t)v;
+    } else if (n == 2) {
+        uint16_t h = (uint16_t)v;
+        memcpy(p, &h, 2);
+    } else {
+        memcpy(p, &v, 4);
+    }
+}
+
+/* The common case, done without per-lane function calls: no observer, and every active
+ * lane's access lies inside one region known up front (threadgroup memory, or one device
+ * buffer named by a uniform base). Returns false to leave it to the general path, which
+ * also records faults. */
+static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace space,
+                             bool is_write)
+{
+    const IsaInst *isa = in->isa;
+    uint8_t *region;
+    uint64_t region_size, origin[W];
+    const uint32_t *base = sim_bank(d, g, &in->o[1]);
+    if (space == MEM_SPACE_THREADGROUP) {
+        region = d->tg_memory;
+        region_size = d->tg_mem_bytes;
+        for (int l = 0; l < W; l++)
+            origin[l] = base[l];
+    } else if (space != MEM_SPACE_THREAD && in->o[1].bank == SIM_BANK_CONSTS) {
+        uint64_t addr = (uint64_t)base[W] << 32 | base[0];
+        MemBuffer *b = mem_device_buffer_at(d->device, addr);
+        if (!b || (is_write && b->space == MEM_SPACE_CONSTANT))
+            return false;
+        region = b->data;
+        region_size = b->size;
+        for (int l = 0; l < W; l++)
+            origin[l] = addr & MEM_MAX_BUFFER_BYTES;
+    } else {
+        return false;
+    }
+    const IsaMemFormat fmt = (IsaMemFormat)isa->type;
+    const uint32_t esize = isa_fmt_size(fmt), n = isa->count, bytes = esize * n;
+    const uint32_t *index = sim_bank(d, g, &in->o[2]);
+    uint64_t off[W];
+    uint32_t bad = 0;
+    for (int l = 0; l < W; l++) {
+        off[l] = origin[l] + (uint64_t)((int64_t)(int32_t)index[l] * (int64_t)esize);
+        bad |= (uint32_t)(off[l] + bytes > region_size || off[l] > region_size) & (g->lane_select[l] & 1);
+    }
+    if (bad)
+        return false;
+    const IsaOperand *data = &isa->opd[0];
+    const uint32_t full = g->exec_mask == SIM_FULL_MASK;
+    if (fmt == ISA_FMT_B32) {
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t *reg = g->regs + (data->index + k) * W;
+            if (is_write) {
+                for (int l = 0; l < W; l++)
+                    if (full || (g->exec_mask >> l) & 1)
+                        memcpy(region + off[l] + 4 * k, &reg[l], 4);
+            } else if (full) {
+                for (int l = 0; l < W; l++)
+                    memcpy(&reg[l], region + off[l] + 4 * k, 4);
+            } else {
+                /* Inactive lanes' offsets were not bounds-checked: never touch them. */
+                for (int l = 0; l < W; l++)
+                    if ((g->exec_mask >> l) & 1)
+                        memcpy(&reg[l], region + off[l] + 4 * k, 4);
+            }
+        }
+        return true;
+    }
+    uint32_t mask = g->exec_mask;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        for (uint32_t k = 0; k < n; k++) {
+            uint8_t *p = region + off[l] + k * esize;
+            if (is_write)
+                store_element(p, fmt, fmt == ISA_FMT_H16 ? *data_half(g, data, k, l) : *data_word(g, data, k, l));
+            else if (fmt == ISA_FMT_H16)
+                *data_half(g, data, k, l) = (uint16_t)load_element(p, fmt);
+            else
+                *data_word(g, data, k, l) = load_element(p, fmt);
+        }
+    }
+    return true;
+}
+
+void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const IsaInst *isa = in->isa;
+    IsaOpcode op = (IsaOpcode)in->op;
+    MemSpace space = space_of(op);
+    bool is_write = op == ISA_OP_ST_DEV || op == ISA_OP_ST_TG || op == ISA_OP_ST_STACK;
+    IsaMemFormat fmt = (IsaMemFormat)isa->type;
+    uint32_t esize = isa_fmt_size(fmt), n = isa->count, bytes = esize * n;
+    bool halves = fmt == ISA_FMT_H16;
+    const bool observed = d->launch->num_observers != 0;
+    if (op == ISA_OP_LD_DEV)
+        g->pending_loads[isa->opd[3].imm & 1]++;
+    if (!observed && memory_fast_path(d, g, in, space, is_write))
+        return;
+    SimMemAccess *acc = NULL;
+    SimMemAccess local_acc;
+    if (observed) {
+        acc = &local_acc;
+        acc->inst = isa;
+        acc->space = space;
+        acc->kind = is_write ? SIM_ACCESS_WRITE : SIM_ACCESS_READ;
+        acc->lane_mask = 0;
+        acc->bytes = bytes;
+    }
+    uint32_t mask = g->exec_mask;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        uint64_t addr;
+        uint8_t *p = resolve(d, g, in, space, is_write, l, esize, bytes, &addr);
+        for (uint32_t k = 0; k < n; k++) {
+            if (is_write) {
+                uint32_t v = halves ? *data_half(g, &isa->opd[0], k, l) : *data_word(g, &isa->opd[0], k, l);
+                if (p)
+                    store_element(p + k * esize, fmt, v);
+                if (acc && p)
+                    store_element(acc->data[l] + k * esize, fmt, v);
+            } else {
+                uint32_t v = p ? load_element(p + k * esize, fmt) : 0;
+                if (halves)
+                    *data_half(g, &isa->opd[0], k, l) = (uint16_t)v;
+                else
+                    *data_word(g, &isa->opd[0], k, l) = v;
+            }
+        }
+        if (acc && p) {
+            acc->lane_mask |= 1u << l;
+            acc->addr[l] = addr;
+        }
+    }
+    if (acc && acc->lane_mask)
+        notify_access(d, g, acc);
+}
+
+static uint32_t atomic_apply(IsaAtomicOp op, IsaType type, uint32_t old, uint32_t v)
+{
+    switch (op) {
+    case ISA_ATOM_ADD:
+        if (type == ISA_TYPE_F32)
+            return util_f32_bits(util_bits_f32(old) + util_bits_f32(v));
+        return old + v;
+    case ISA_ATOM_SUB: return old - v;
+    case ISA_ATOM_XCHG: return v;
+    case ISA_ATOM_MIN:
+        if (type == ISA_TYPE_S32)
+            return (int32_t)v < (int32_t)old ? v : old;
+        return v < old ? v : old;
+    case ISA_ATOM_MAX:
+        if (type == ISA_TYPE_S32)
+            return (int32_t)v > (int32_t)old ? v : old;
+        return v > old ? v : old;
+    case ISA_ATOM_AND: return old & v;
+    case ISA_ATOM_OR: return old | v;
+    default: return old ^ v; /* XOR */
+    }
+}
+
+void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const IsaInst *isa = in->isa;
+    IsaOpcode op = (IsaOpcode)in->op;
+    MemSpace space = space_of(op);
+    bool cmpxchg = op == ISA_OP_CMPXCHG_DEV || op == ISA_OP_CMPXCHG_TG;
+    const uint32_t *V = sim_bank(d, g, &in->o[3]);
+    const uint32_t *NEW = cmpxchg ? sim_bank(d, g, &in->o[4]) : V;
+    uint32_t res[W] = {0};
+    SimMemAccess local_acc, *acc = d->launch->num_observers ? &local_acc : NULL;
+    if (acc) {
+        acc->inst = isa;
+        acc->space = space;
+        acc->kind = SIM_ACCESS_ATOMIC;
+        acc->lane_mask = 0;
+        acc->bytes = 4;
+    }
+    uint32_t *dst = sim_bank(d, g, &in->o[0]);
+    memcpy(res, dst, sizeof res);
+    uint32_t mask = g->exec_mask;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        uint64_t addr;
+        uint8_t *p = resolve(d, g, in, space, true, l, 4, 4, &addr);
+        if (!p) {
+            res[l] = 0;
+            continue;
+        }
+        uint32_t old;
+        memcpy(&old, p, 4);
+        uint32_t nv = cmpxchg ? (old == V[l] ? NEW[l] : old)
+                              : atomic_apply((IsaAtomicOp)isa->cond, (IsaType)isa->type, old, V[l]);
+        memcpy(p, &nv, 4);
+        res[l] = old;
+        if (acc) {
+            acc->lane_mask |= 1u << l;
+            acc->addr[l] = addr;
+            memcpy(acc->data[l], &nv, 4);
+        }
+    }
+    sim_write32(g, dst, res);
+    if (acc && acc->lane_mask)
+        notify_access(d, g, acc);
+}

@@ -1,0 +1,149 @@
+/*
+ * ops_simd.c — SIMD-group and quad-group functions: ballots, shuffles and broadcasts, and
+ * reductions and prefix operations over the active lanes.
+ *
+ * Shuffles read the source lane's register whether or not that lane is active: MSL leaves
+ * the value undefined, and the checks (not the semantics) are where that gets reported.
+ * Reductions combine active lanes only, in a fixed pairwise tree over lane order with the
+ * operation's identity in inactive lanes, so results are deterministic and close to what
+ * a hardware reduction tree computes. Prefix operations go in lane order.
+ */
+#include "../util/fp.h"
+#include "sim_internal.h"
+
+void sim_exec_simd(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const uint32_t *A = sim_bank(d, g, &in->o[1]);
+    const uint32_t *B = sim_bank(d, g, &in->o[2]);
+    uint32_t res[W];
+    IsaOpcode op = (IsaOpcode)in->op;
+    if (op == ISA_OP_ICMP_BALLOT || op == ISA_OP_FCMP_BALLOT) {
+        uint32_t m = sim_compare32((IsaCond)in->cond, A, B, op == ISA_OP_FCMP_BALLOT) & g->exec_mask;
+        for (int l = 0; l < W; l++)
+            res[l] = m;
+    } else if (op == ISA_OP_BCAST_FIRST) {
+        uint32_t first = g->exec_mask ? (uint32_t)__builtin_ctz(g->exec_mask) : 0;
+        for (int l = 0; l < W; l++)
+            res[l] = A[first];
+    } else {
+        for (int l = 0; l < W; l++) {
+            int32_t b = (int32_t)B[l];
+            int32_t src;
+            int32_t quad = l & ~3, q = l & 3;
+            switch (op) {
+            case ISA_OP_SHFL: case ISA_OP_BCAST: src = b & 31; break;
+            case ISA_OP_SHFL_UP: src = (uint32_t)b <= (uint32_t)l ? l - b : l; break;
+            case ISA_OP_SHFL_DOWN: src = (uint32_t)b < (uint32_t)(W - l) ? l + b : l; break;
+            case ISA_OP_SHFL_XOR: src = l ^ (b & 31); break;
+            case ISA_OP_SHFL_ROT_UP: src = (l - (b & 31)) & 31; break;
+            case ISA_OP_SHFL_ROT_DOWN: src = (l + (b & 31)) & 31; break;
+            case ISA_OP_QSHFL: case ISA_OP_QBCAST: src = quad + (b & 3); break;
+            case ISA_OP_QSHFL_UP: src = (uint32_t)b <= (uint32_t)q ? l - b : l; break;
+            case ISA_OP_QSHFL_DOWN: src = (uint32_t)b < (uint32_t)(4 - q) ? l + b : l; break;
+            case ISA_OP_QSHFL_XOR: src = quad + (q ^ (b & 3)); break;
+            case ISA_OP_QSHFL_ROT_UP: src = quad + ((q - (b & 3)) & 3); break;
+            default: src = quad + ((q + (b & 3)) & 3); break; /* QSHFL_ROT_DOWN */
+            }
+            res[l] = A[src];
+        }
+    }
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+}
+
+/* One reduction step on values held as bits of `type`. */
+static uint32_t combine(IsaReduceOp op, IsaType type, uint32_t x, uint32_t y)
+{
+    if (type == ISA_TYPE_F32 || type == ISA_TYPE_F16) {
+        bool half = type == ISA_TYPE_F16;
+        float a = half ? util_f16_to_f32((uint16_t)x) : util_bits_f32(x);
+        float b = half ? util_f16_to_f32((uint16_t)y) : util_bits_f32(y);
+        float r;
+        switch (op) {
+        case ISA_RED_SUM: r = a + b; break;
+        case ISA_RED_PRODUCT: r = a * b; break;
+        case ISA_RED_MIN: r = (b != b || a < b) ? a : b; r = a != a ? b : r; break;
+        default: r = (b != b || a > b) ? a : b; r = a != a ? b : r; break; /* MAX */
+        }
+        return half ? util_f32_to_f16(r) : util_f32_bits(r);
+    }
+    bool is_signed = type == ISA_TYPE_S32;
+    switch (op) {
+    case ISA_RED_SUM: return x + y;
+    case ISA_RED_PRODUCT: return x * y;
+    case ISA_RED_MIN:
+        return is_signed ? ((int32_t)x < (int32_t)y ? x : y) : (x < y ? x : y);
+    case ISA_RED_MAX:
+        return is_signed ? ((int32_t)x > (int32_t)y ? x : y) : (x > y ? x : y);
+    case ISA_RED_AND: return x & y;
+    case ISA_RED_OR: return x | y;
+    default: return x ^ y;
+    }
+}
+
+static uint32_t identity(IsaReduceOp op, IsaType type)
+{
+    bool f = type == ISA_TYPE_F32, h = type == ISA_TYPE_F16;
+    bool s = type == ISA_TYPE_S32;
+    switch (op) {
+    case ISA_RED_SUM: return f ? 0x80000000u : h ? 0x8000u : 0; /* -0 leaves every x alone */
+    case ISA_RED_PRODUCT: return f ? 0x3f800000u : h ? 0x3c00u : 1;
+    case ISA_RED_MIN: return f ? 0x7fc00000u : h ? 0x7e00u : s ? 0x7fffffffu : 0xffffffffu;
+    case ISA_RED_MAX: return f ? 0x7fc00000u : h ? 0x7e00u : s ? 0x80000000u : 0;
+    case ISA_RED_AND: return 0xffffffffu;
+    default: return 0;
+    }
+}
+
+void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const IsaInst *isa = in->isa;
+    IsaReduceOp op = (IsaReduceOp)isa->cond;
+    IsaType type = (IsaType)isa->type;
+    bool half = type == ISA_TYPE_F16;
+    bool quad = in->op == ISA_OP_QUAD_RED || in->op == ISA_OP_QUAD_PREFIX;
+    bool prefix = in->op == ISA_OP_SIMD_PREFIX || in->op == ISA_OP_QUAD_PREFIX;
+    uint32_t id = identity(op, type);
+    uint32_t v[W], res[W];
+    if (half) {
+        const uint16_t *A = sim_bank16(d, g, &in->o[1]);
+        for (int l = 0; l < W; l++)
+            v[l] = ((g->exec_mask >> l) & 1) ? A[l * 2] : id;
+    } else {
+        const uint32_t *A = sim_bank(d, g, &in->o[1]);
+        for (int l = 0; l < W; l++)
+            v[l] = ((g->exec_mask >> l) & 1) ? A[l] : id;
+    }
+    uint32_t span = quad ? 4 : W;
+    for (uint32_t base = 0; base < W; base += span) {
+        if (prefix) {
+            /* An exclusive sum starts from +0, as MSL's does (the tree's -0 identity is only
+             * there so that it leaves every value unchanged). */
+            uint32_t acc = op == ISA_RED_SUM ? 0 : id;
+            bool inclusive = isa->count != 0;
+            for (uint32_t l = base; l < base + span; l++) {
+                uint32_t x = v[l];
+                if (inclusive)
+                    acc = ((g->exec_mask >> l) & 1) ? combine(op, type, acc, x) : acc;
+                res[l] = acc;
+                if (!inclusive && ((g->exec_mask >> l) & 1))
+                    acc = combine(op, type, acc, x);
+            }
+        } else {
+            uint32_t t[W];
+            memcpy(t, v + base, span * sizeof *t);
+            for (uint32_t width = span / 2; width >= 1; width /= 2)
+                for (uint32_t i = 0; i < width; i++)
+                    t[i] = combine(op, type, t[i], t[i + width]);
+            for (uint32_t l = base; l < base + span; l++)
+                res[l] = t[0];
+        }
+    }
+    if (half) {
+        uint16_t out[W];
+        for (int l = 0; l < W; l++)
+            out[l] = (uint16_t)res[l];
+        sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
+    } else {
+        sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+    }
+}

@@ -1,0 +1,160 @@
+/*
+ * sim.h — running a program over a grid: the launch description, the observer API that
+ * checks, traces, statistics and the debugger subscribe to, and the result of a dispatch.
+ *
+ * The simulator computes values only; it never prints. Faults a kernel causes (an access
+ * outside its buffer, a write to constant memory, a runaway loop) are recorded in the result
+ * and the run goes on (or stops, for the budget); the simulator itself never crashes.
+ * With no observer attached the interpreter runs a variant compiled without any observer
+ * calls, so observers cost nothing when off.
+ */
+#ifndef LOCKSTEP_SIM_H
+#define LOCKSTEP_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../isa/isa.h"
+#include "../mem/mem.h"
+#include "../util/util.h"
+
+#define SIM_SIMD_WIDTH 32
+#define SIM_MAX_THREADS_PER_THREADGROUP 1024
+#define SIM_DEFAULT_TG_MEM_LIMIT 32768
+#define SIM_DEFAULT_INSTRUCTION_BUDGET 2000000000ull
+#define SIM_DEFAULT_MAX_FAULTS 64
+
+typedef enum SimMode { SIM_MODE_FUNCTIONAL, SIM_MODE_TIMED } SimMode;
+
+/* What one kernel argument is bound to. */
+typedef struct SimArgBinding {
+    uint32_t buffer;    /* ISA_ARG_DEVICE / ISA_ARG_CONSTANT: index in the MemDevice */
+    uint32_t tg_bytes;  /* ISA_ARG_THREADGROUP: size of its block of threadgroup memory */
+} SimArgBinding;
+
+/* ---- observer API ------------------------------------------------------------------------- */
+
+/* Who a thread is. */
+typedef struct SimThreadId {
+    uint32_t grid[3];         /* thread_position_in_grid */
+    uint32_t threadgroup[3];  /* threadgroup_position_in_grid */
+    uint32_t local[3];        /* thread_position_in_threadgroup */
+    uint32_t simdgroup;       /* simdgroup_index_in_threadgroup */
+    uint32_t lane;            /* thread_index_in_simdgroup */
+} SimThreadId;
+
+typedef struct SimThreadgroupView {
+    uint32_t position[3];     /* threadgroup_position_in_grid */
+    uint64_t linear;          /* dispatch order */
+    uint32_t size[3];         /* threads_per_threadgroup (smaller at a partial edge) */
+    uint32_t dispatch_size[3];/* dispatch_threads_per_threadgroup */
+    uint32_t threads;
+    uint32_t num_simdgroups;
+    uint8_t *tg_memory;       /* its threadgroup memory */
+    uint32_t tg_memory_bytes;
+} SimThreadgroupView;
+
+/* A SIMD-group as observers see it. Registers are lane-contiguous: regs[r * 32 + lane]. */
+typedef struct SimGroupView {
+    const SimThreadgroupView *threadgroup;
+    uint32_t simdgroup;       /* index in the threadgroup */
+    uint32_t lanes;           /* present lanes: 32, or fewer in a partial last SIMD-group */
+    uint32_t exec_mask;       /* active lanes now */
+    uint32_t pc;
+    const uint32_t *regs;
+    uint32_t num_regs;
+} SimGroupView;
+
+/* Fills the identity of lane `lane` of a SIMD-group. */
+void sim_lane_thread(const SimGroupView *sg, uint32_t lane, SimThreadId *out);
+
+typedef enum SimAccessKind { SIM_ACCESS_READ, SIM_ACCESS_WRITE, SIM_ACCESS_ATOMIC } SimAccessKind;
+
+/* One memory instruction's accesses, one per lane in lane_mask (only in-bounds lanes). */
+typedef struct SimMemAccess {
+    const IsaInst *inst;
+    MemSpace space;
+    SimAccessKind kind;
+    uint32_t lane_mask;
+    uint32_t bytes;           /* bytes per lane */
+    uint64_t addr[SIM_SIMD_WIDTH]; /* device address, threadgroup offset or stack offset */
+    /* For writes and atomics: the bytes each lane wrote (up to 16). */
+    uint8_t data[SIM_SIMD_WIDTH][16];
+} SimMemAccess;
+
+typedef struct SimObserver {
+    void *ctx;
+    void (*threadgroup_begin)(void *ctx, const SimThreadgroupView *tg);
+    void (*threadgroup_end)(void *ctx, const SimThreadgroupView *tg);
+    /* Before the instruction executes, with the lanes that will execute it. */
+    void (*inst_issued)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
+    /* After it executed (registers hold its results). */
+    void (*inst_retired)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
+    void (*mem_access)(void *ctx, const SimGroupView *sg, const SimMemAccess *access);
+    void (*barrier_arrive)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
+    /* Every SIMD-group still running has arrived (or ended); they go on. */
+    void (*barrier_release)(void *ctx, const SimThreadgroupView *tg);
+} SimObserver;
+
+/* ---- launch and result -------------------------------------------------------------------- */
+
+typedef struct SimLaunch {
+    const IsaProgram *program;
+    MemDevice *device;
+    const SimArgBinding *bindings;   /* one per program argument */
+    bool by_threadgroups;            /* grid counts threadgroups, not threads */
+    uint32_t grid[3];
+    uint32_t threadgroup[3];
+    SimMode mode;
+    uint32_t tg_mem_limit;           /* bytes; 0 = SIM_DEFAULT_TG_MEM_LIMIT */
+    uint64_t instruction_budget;     /* SIMD-group instructions; 0 = default */
+    uint32_t max_faults;             /* faults recorded in detail; 0 = default */
+    SimObserver *const *observers;
+    uint32_t num_observers;
+} SimLaunch;
+
+typedef enum SimFaultKind {
+    SIM_FAULT_OUT_OF_BOUNDS,   /* an access outside its buffer or space */
+    SIM_FAULT_NO_BUFFER,       /* a device address that belongs to no buffer */
+    SIM_FAULT_CONSTANT_WRITE,  /* a store or atomic to a constant buffer */
+    SIM_FAULT_BUDGET,          /* the instruction budget ran out */
+    SIM_FAULT_COUNT
+} SimFaultKind;
+
+typedef struct SimFault {
+    SimFaultKind kind;
+    MemSpace space;
+    bool is_write;
+    const char *buffer;       /* device/constant buffer name, or NULL */
+    uint64_t offset;          /* first byte accessed (the address when no buffer) */
+    uint32_t bytes;           /* bytes accessed */
+    uint64_t valid_bytes;     /* valid offsets are [0, valid_bytes) */
+    SimThreadId thread;
+    uint32_t pc;
+} SimFault;
+
+typedef struct SimResult {
+    uint64_t instructions;        /* SIMD-group instructions issued */
+    uint64_t lane_instructions;   /* active lanes summed over them */
+    uint64_t lane_slots;          /* present lanes summed over them (for SIMD efficiency) */
+    uint64_t threads;
+    uint64_t threadgroups;
+    uint64_t simdgroups;
+    uint32_t grid_threads[3];     /* threads per grid */
+    uint32_t grid_threadgroups[3];
+    SimFault *faults;             /* the first max_faults faults */
+    uint32_t num_faults;
+    uint64_t total_faults;        /* all of them, including those not kept */
+    bool budget_exceeded;
+} SimResult;
+
+/* Runs the dispatch to completion. Returns false (err set) only when the launch itself is
+ * invalid (too much threadgroup memory, bad sizes, missing bindings); faults caused by the
+ * kernel are in result. */
+bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err);
+void sim_result_free(SimResult *result);
+
+/* SIMD efficiency: active lanes over present lanes, 0..1. */
+double sim_result_simd_efficiency(const SimResult *r);
+
+#endif

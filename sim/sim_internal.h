@@ -1,0 +1,146 @@
+/*
+ * sim_internal.h — the simulator's own view of a dispatch, shared by its files only.
+ *
+ * At dispatch start each IsaInst is turned into a SimInst whose operands are already
+ * resolved to "bank + word offset": bank 0 is the SIMD-group's register file, bank 1 a
+ * per-dispatch table where every immediate and uniform is splatted across 32 lanes. So every
+ * source is a pointer to 32 lane values and every handler is a plain lane loop the C compiler
+ * vectorizes, with no per-lane decoding. Float abs/neg modifiers become an and-mask and an
+ * xor-mask applied in the loop.
+ */
+#ifndef LOCKSTEP_SIM_INTERNAL_H
+#define LOCKSTEP_SIM_INTERNAL_H
+
+#include <string.h>
+
+#include "sim.h"
+
+#define W SIM_SIMD_WIDTH
+#define SIM_FULL_MASK 0xffffffffu
+
+enum { SIM_BANK_REGS = 0, SIM_BANK_CONSTS = 1 };
+
+typedef struct SimOpd {
+    uint32_t off;       /* word offset in its bank: register * 32, or splat slot * 32 */
+    uint8_t bank;       /* SIM_BANK_* */
+    uint8_t half;       /* 16-bit operands: 0 low, 1 high */
+    uint16_t reg;       /* register number (registers only) */
+    uint32_t and_mask;  /* float source modifiers: value = (bits & and_mask) ^ xor_mask */
+    uint32_t xor_mask;
+} SimOpd;
+
+enum {
+    SIM_INST_WRITES_R0 = 1, /* the destination is r0 or one of its halves: recompute exec */
+    SIM_INST_SAT = 2,
+};
+
+typedef struct SimInst {
+    const IsaInst *isa;
+    uint16_t op;
+    uint8_t flags;
+    uint8_t cond;
+    uint32_t target;     /* branch target instruction index */
+    SimOpd o[ISA_MAX_OPERANDS];
+} SimInst;
+
+typedef enum SimGroupState { SIM_GROUP_RUNNING, SIM_GROUP_AT_BARRIER, SIM_GROUP_DONE } SimGroupState;
+
+typedef struct SimGroup {
+    uint32_t *regs;         /* num_regs * 32 words, lane-contiguous */
+    uint8_t *stack;         /* 32 * stack_bytes: lane L's stack at L * stack_bytes */
+    uint32_t pc;            /* instruction index */
+    uint32_t exec_mask;     /* lanes whose nesting counter is 0, among the present ones */
+    uint32_t present_mask;  /* lanes that exist */
+    uint32_t lane_select[W];/* 0xffffffff for active lanes, 0 otherwise: blend masks */
+    uint32_t present_select[W]; /* 0xffffffff for present lanes */
+    uint32_t lanes;
+    uint32_t index;         /* simdgroup_index_in_threadgroup */
+    uint32_t pending_loads[2]; /* device loads issued per wait slot since its last wait */
+    SimGroupState state;
+    SimGroupView view;      /* kept current for observers */
+} SimGroup;
+
+typedef struct SimDispatch {
+    const SimLaunch *launch;
+    const IsaProgram *program;
+    MemDevice *device;
+    SimInst *code;
+    uint32_t count;
+    uint32_t *consts;          /* bank 1 */
+    uint32_t uniforms[256];
+    uint32_t tg_size[3];       /* dispatch threads per threadgroup */
+    uint32_t tg_count[3];      /* threadgroups per grid */
+    uint32_t grid_size[3];     /* threads per grid */
+    uint32_t tg_mem_bytes;     /* static + argument blocks */
+    SimThreadgroupView tg;     /* the threadgroup running now */
+    SimGroup *groups;
+    uint32_t num_groups;
+    uint8_t *tg_memory;
+    uint32_t *reg_storage;
+    uint8_t *stack_storage;
+    SimResult *result;
+    uint32_t max_faults;
+    uint64_t budget;
+    bool stopped;              /* the budget ran out */
+} SimDispatch;
+
+/* ---- operand access ----------------------------------------------------------------------- */
+
+static inline uint32_t *sim_bank(SimDispatch *d, SimGroup *g, const SimOpd *o)
+{
+    return (o->bank == SIM_BANK_REGS ? g->regs : d->consts) + o->off;
+}
+
+/* A 16-bit operand: element l is at p[l * 2]. */
+static inline uint16_t *sim_bank16(SimDispatch *d, SimGroup *g, const SimOpd *o)
+{
+    return (uint16_t *)sim_bank(d, g, o) + o->half;
+}
+
+void sim_update_exec(SimGroup *g);
+
+/* Writes 32 lane results to a 32-bit destination, only on active lanes. */
+static inline void sim_write32(SimGroup *g, uint32_t *dst, const uint32_t *res)
+{
+    if (g->exec_mask == SIM_FULL_MASK) {
+        memcpy(dst, res, W * sizeof *dst);
+    } else {
+        for (int l = 0; l < W; l++)
+            dst[l] = (res[l] & g->lane_select[l]) | (dst[l] & ~g->lane_select[l]);
+    }
+}
+
+static inline void sim_write16(SimGroup *g, uint16_t *dst, const uint16_t *res)
+{
+    for (int l = 0; l < W; l++)
+        dst[l * 2] = (uint16_t)((res[l] & g->lane_select[l]) | (dst[l * 2] & ~g->lane_select[l]));
+}
+
+/* ---- handlers in other files (each: one instruction, all active lanes) -------------------- */
+
+void sim_exec_convert(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_sfu(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_int_misc(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_simd(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in);
+
+/* Records a fault by lane `lane` of g (first max_faults kept). */
+void sim_fault(SimDispatch *d, SimGroup *g, uint32_t lane, SimFaultKind kind, MemSpace space,
+               bool is_write, const char *buffer, uint64_t offset, uint32_t bytes,
+               uint64_t valid_bytes);
+
+/* Runs g until it stops, reaches a barrier or the budget runs out. */
+void sim_run_group(SimDispatch *d, SimGroup *g);
+
+/* Per-lane compare of two 32-bit sources: out[l] = 0xffffffff where (a cond b), else 0. */
+void sim_compare_lanes(IsaCond cond, const uint32_t *a, const uint32_t *b, bool is_float,
+                       uint32_t *out);
+/* The same as a lane bitmask. */
+uint32_t sim_compare32(IsaCond cond, const uint32_t *a, const uint32_t *b, bool is_float);
+/* Bit l set where lanes[l] (0 or 0xffffffff) is all ones. */
+uint32_t sim_lanes_to_mask(const uint32_t *lanes);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * test_util.h — helpers shared by the cmocka suites: the repository paths, and running the
+ * lockstep binary as a user would, capturing its exit status and output.
+ */
+#ifndef LOCKSTEP_TEST_UTIL_H
+#define LOCKSTEP_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* The lockstep binary under test: $LOCKSTEP, else build/lockstep. */
+static inline const char *test_lockstep_path(void)
+{
+    const char *p = getenv("LOCKSTEP");
+    return p && *p ? p : "build/lockstep";
+}
+
+/* Runs a shell command; returns its exit status (or 128+signal) and its stdout+stderr,
+ * newly allocated, in *output (when output is not NULL). */
+static inline int test_run(const char *command, char **output)
+{
+    char *full = malloc(strlen(command) + 16);
+    sprintf(full, "%s 2>&1", command);
+    FILE *p = popen(full, "r");
+    free(full);
+    if (!p)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 >= cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    int status = pclose(p);
+    if (output)
+        *output = buf;
+    else
+        free(buf);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return -1;
+}
+
+/* Runs `lockstep ARGS`; see test_run. */
+static inline int test_lockstep(const char *args, char **output)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s", test_lockstep_path(), args);
+    return test_run(cmd, output);
+}
+
+#endif

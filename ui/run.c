@@ -1,0 +1,221 @@
+/*
+ * run.c — `lockstep run LAUNCH.yaml`: load the manifest, the kernel and the data, dispatch,
+ * then report faults, check expectations and write dumps.
+ *
+ * Everything that can be wrong with the input is found before the kernel runs, so exit
+ * status 2 (bad input) never comes with half a report, and 1 always means the run itself
+ * found something.
+ */
+#include "ui.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void ui_run_usage(FILE *out)
+{
+    fputs("usage: lockstep run LAUNCH.yaml [options]\n"
+          "\n"
+          "Runs the dispatch a launch manifest describes (see docs/manifest.md), checks its\n"
+          "expectations and writes its dumps.\n"
+          "\n"
+          "options:\n"
+          "  --mode functional|timed   override the manifest's mode (both run functionally for now)\n"
+          "  --budget N                stop the kernel after N SIMD-group instructions\n"
+          "  --quiet                   print only problems (and stdout dumps)\n"
+          "  -h, --help                show this help\n"
+          "\n"
+          "exit status: 0 success; 1 an expectation not met or a kernel fault; 2 bad input\n",
+          out);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+IsaProgram *ui_load_kernel(const UiManifest *m, UtilError *err)
+{
+    if (ends_with(m->kernel_path, ".metal")) {
+        ui_yaml_fail(m->doc, m->kernel_node, err, "kernel '%s': the kernel language is not "
+                     "supported yet; write the kernel in assembly (.s) for now", m->kernel);
+        return NULL;
+    }
+    struct stat st;
+    if (stat(m->kernel_path, &st) != 0) {
+        ui_yaml_fail(m->doc, m->kernel_node, err, "cannot open kernel file '%s': %s",
+                     m->kernel_path, strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ui_yaml_fail(m->doc, m->kernel_node, err, "expected kernel file '%s' to be a regular "
+                     "file", m->kernel_path);
+        return NULL;
+    }
+    size_t size;
+    char *text = util_read_file(m->kernel_path, &size, err);
+    if (!text)
+        return NULL;
+    IsaProgram *p = isa_assemble(text, m->kernel_path, err);
+    free(text);
+    if (!p)
+        return NULL;
+    if (m->entry && (!p->name || strcmp(p->name, m->entry) != 0)) {
+        ui_yaml_fail(m->doc, m->entry_node, err, "expected entry: to name the kernel in %s, "
+                     "which is '%s'", m->kernel_path, p->name ? p->name : "(unnamed)");
+        isa_program_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+typedef struct RunOptions {
+    const char *manifest;
+    bool has_mode;
+    SimMode mode;
+    bool has_budget;
+    uint64_t budget;
+    bool quiet;
+} RunOptions;
+
+static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "lockstep run: error: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    ui_run_usage(stderr);
+    return UI_EXIT_BAD_INPUT;
+}
+
+/* Returns -1 when the options are fine, else the exit status. */
+static int parse_options(int argc, char **argv, RunOptions *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            ui_run_usage(stdout);
+            return UI_EXIT_OK;
+        }
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = true;
+            continue;
+        }
+        if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+            value = a[6] ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!value)
+                return usage_error("%s needs a value: functional or timed", a);
+            if (strcmp(value, "functional") == 0)
+                o->mode = SIM_MODE_FUNCTIONAL;
+            else if (strcmp(value, "timed") == 0)
+                o->mode = SIM_MODE_TIMED;
+            else
+                return usage_error("unknown mode '%s'; expected functional or timed", value);
+            o->has_mode = true;
+            continue;
+        }
+        if (strncmp(a, "--budget", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+            value = a[8] ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!value)
+                return usage_error("%s needs a value: a positive number of instructions", a);
+            UiNumber n;
+            if (!ui_yaml_parse_number(value, &n) || n.is_float || n.negative || n.magnitude == 0)
+                return usage_error("expected --budget to be a positive integer, not '%s'", value);
+            o->budget = n.magnitude;
+            o->has_budget = true;
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return usage_error("unknown option '%s'", a);
+        if (o->manifest)
+            return usage_error("unexpected argument '%s' (one manifest per run)", a);
+        o->manifest = a;
+    }
+    if (!o->manifest)
+        return usage_error("expected a launch manifest (LAUNCH.yaml)");
+    return -1;
+}
+
+static int bad_input(const UtilError *err)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s\n", err->message);
+    return UI_EXIT_BAD_INPUT;
+}
+
+int ui_cmd_run(int argc, char **argv)
+{
+    RunOptions o = {0};
+    int status = parse_options(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    UtilError err;
+    UiManifest *m = ui_manifest_load(o.manifest, &err);
+    if (!m)
+        return bad_input(&err);
+    IsaProgram *program = ui_load_kernel(m, &err);
+    if (!program) {
+        ui_manifest_free(m);
+        return bad_input(&err);
+    }
+    UiBound bound;
+    if (!ui_bind(m, program, &bound, &err)) {
+        status = bad_input(&err);
+        goto done;
+    }
+    SimLaunch launch = {
+        .program = program,
+        .device = bound.device,
+        .bindings = bound.bindings,
+        .by_threadgroups = m->by_threadgroups,
+        .mode = o.has_mode ? o.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
+        .instruction_budget = o.has_budget ? o.budget : m->has_budget ? m->budget : 0,
+    };
+    memcpy(launch.grid, m->grid, sizeof launch.grid);
+    memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
+    uint64_t budget = launch.instruction_budget ? launch.instruction_budget
+                                                : SIM_DEFAULT_INSTRUCTION_BUDGET;
+    if (!o.quiet) {
+        ui_report_header(stdout, m, program);
+        fflush(stdout);
+    }
+    SimResult result = {0};
+    if (!sim_dispatch(&launch, &result, &err)) {
+        fflush(stdout);
+        fprintf(stderr, "%s: error: %s\n", m->path, err.message);
+        sim_result_free(&result);
+        status = UI_EXIT_BAD_INPUT;
+        goto done;
+    }
+    status = UI_EXIT_OK;
+    if (!o.quiet)
+        ui_report_run(stdout, &result);
+    for (uint32_t i = 0; i < bound.num_args; i++) {
+        const UiBoundArg *a = &bound.args[i];
+        if (a->want && !ui_report_expect(stdout, a, bound.device->buffers[a->buffer].data, o.quiet))
+            status = UI_EXIT_FINDING;
+    }
+    for (uint32_t i = 0; i < bound.num_args; i++) {
+        if (!ui_dump_arg(m, &bound, &bound.args[i], stdout, &err)) {
+            fflush(stdout);
+            fprintf(stderr, "%s\n", err.message);
+            status = UI_EXIT_BAD_INPUT;
+        }
+    }
+    fflush(stdout);
+    if (ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
+        status = UI_EXIT_FINDING;
+    sim_result_free(&result);
+done:
+    ui_bound_free(&bound);
+    isa_program_free(program);
+    ui_manifest_free(m);
+    return status;
+}

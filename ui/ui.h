@@ -1,0 +1,81 @@
+/*
+ * ui.h — the command line's internal interface: commands, binding a manifest to a kernel
+ * (ui/bind.c), and the run report (ui/report.c). Only ui/ includes it.
+ *
+ * Exit statuses are the contract with scripts and CI: 0 success, 1 a finding (an
+ * expectation not met, a kernel fault), 2 bad input (usage, manifest, kernel, data files).
+ */
+#ifndef LOCKSTEP_UI_UI_H
+#define LOCKSTEP_UI_UI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../isa/isa.h"
+#include "../mem/mem.h"
+#include "../sim/sim.h"
+#include "../util/util.h"
+#include "data.h"
+#include "manifest.h"
+
+enum { UI_EXIT_OK = 0, UI_EXIT_FINDING = 1, UI_EXIT_BAD_INPUT = 2 };
+
+#define UI_VERSION "0.1.0"
+
+/* ---- commands (ui/run.c) -------------------------------------------------------------------- */
+
+/* `lockstep run ARGS...` (argv[0] is "run"); returns the exit status. */
+int ui_cmd_run(int argc, char **argv);
+void ui_run_usage(FILE *out);
+
+/* ---- binding (ui/bind.c) ------------------------------------------------------------------- */
+
+/* One kernel argument with what the manifest put behind it. */
+typedef struct UiBoundArg {
+    const IsaArg *param;
+    const UiArgSpec *spec;
+    bool typed;               /* type known: values can be converted, compared, dumped */
+    UiElemType type;
+    uint64_t count;           /* elements */
+    uint64_t bytes;           /* buffer or threadgroup block size */
+    int32_t buffer;           /* MemDevice index; -1 for threadgroup args */
+    bool uninitialized;       /* init: none (zero-filled for now; later checked) */
+    uint8_t *want;            /* expected contents (count elements), or NULL */
+} UiBoundArg;
+
+typedef struct UiBound {
+    MemDevice *device;
+    SimArgBinding *bindings;  /* one per program argument, in program order */
+    UiBoundArg *args;         /* the same order */
+    uint32_t num_args;
+} UiBound;
+
+/* Reads and assembles (or, later, compiles) the manifest's kernel and checks its entry. */
+IsaProgram *ui_load_kernel(const UiManifest *m, UtilError *err);
+/* Matches manifest args to the program's, builds and fills buffers, loads expectations. */
+bool ui_bind(const UiManifest *m, const IsaProgram *program, UiBound *out, UtilError *err);
+void ui_bound_free(UiBound *b);
+/* Writes one arg's `dump:`; stdout dumps go to out. */
+bool ui_dump_arg(const UiManifest *m, const UiBound *b, const UiBoundArg *arg, FILE *out,
+                 UtilError *err);
+
+/* Reads a .npy or raw .bin file into `*count` elements of type t (newly allocated). When
+ * *count is 0 the file sets it; otherwise the file must hold exactly that many. */
+bool ui_read_data_file(const char *path, UiElemType t, uint64_t *count, uint8_t **data,
+                       UtilError *err);
+
+/* ---- report (ui/report.c) ------------------------------------------------------------------ */
+
+void ui_report_header(FILE *out, const UiManifest *m, const IsaProgram *program);
+void ui_report_run(FILE *out, const SimResult *r);
+/* Prints the faults as diagnostics; returns the number of errors printed. */
+uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget);
+/* Compares an arg with its expectation and prints the verdict (failures always, `ok` unless
+ * quiet). Returns true when it passed. */
+bool ui_report_expect(FILE *out, const UiBoundArg *arg, const uint8_t *got, bool quiet);
+/* Prints count elements of t, a few per line, labelled `name`. */
+void ui_report_values(FILE *out, const char *name, UiElemType t, const uint8_t *data,
+                      uint64_t count);
+
+#endif

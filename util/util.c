@@ -1,0 +1,139 @@
+/*
+ * util.c — checked allocation, error formatting and file reading shared by every module.
+ * Allocation failure is not a recoverable condition for a simulator: it aborts with a message.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool util_failv(UtilError *err, const char *fmt, va_list ap)
+{
+    if (err)
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+    return false;
+}
+
+bool util_fail(UtilError *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    util_failv(err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static void out_of_memory(size_t size)
+{
+    fprintf(stderr, "lockstep: fatal: out of memory allocating %zu bytes\n", size);
+    abort();
+}
+
+void *util_malloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        out_of_memory(size);
+    return p;
+}
+
+void *util_calloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        out_of_memory(count * size);
+    return p;
+}
+
+void *util_realloc(void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size ? size : 1);
+    if (!p)
+        out_of_memory(size);
+    return p;
+}
+
+char *util_strdup(const char *s) { return util_strndup(s, strlen(s)); }
+
+char *util_strndup(const char *s, size_t n)
+{
+    char *p = util_malloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *util_format(const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = util_malloc((size_t)(n < 0 ? 0 : n) + 1);
+    vsnprintf(p, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
+    va_end(ap2);
+    return p;
+}
+
+void util_reserve(void **items, size_t *capacity, size_t needed, size_t item_size)
+{
+    if (needed <= *capacity)
+        return;
+    size_t cap = *capacity ? *capacity : 8;
+    while (cap < needed)
+        cap *= 2;
+    *items = util_realloc(*items, cap * item_size);
+    *capacity = cap;
+}
+
+char *util_read_file(const char *path, size_t *size, UtilError *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        util_fail(err, "%s: error: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = util_malloc(cap);
+    for (;;) {
+        if (len + 1 >= cap) {
+            cap *= 2;
+            buf = util_realloc(buf, cap);
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        util_fail(err, "%s: error: cannot read (is it a directory?)", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    if (size)
+        *size = len;
+    return buf;
+}
+
+char *util_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return util_strdup(".");
+    if (slash == path)
+        return util_strdup("/");
+    return util_strndup(path, (size_t)(slash - path));
+}
+
+char *util_path_join(const char *base_dir, const char *rel)
+{
+    if (rel[0] == '/' || !base_dir || !base_dir[0])
+        return util_strdup(rel);
+    return util_format("%s/%s", base_dir, rel);
+}
