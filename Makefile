@@ -91,7 +91,8 @@ install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	install -m 755 $(BUILD)/lockstep $(DESTDIR)$(PREFIX)/bin/lockstep
 	install -m 644 $(BUILD)/liblockstep.a $(DESTDIR)$(PREFIX)/lib/liblockstep.a
 	for m in util isa mem sim; do install -d $(DESTDIR)$(PREFIX)/include/lockstep/$$m; \
-	    install -m 644 $$m/*.h $(DESTDIR)$(PREFIX)/include/lockstep/$$m/; done
+	    for h in $$m/*.h; do case $$h in *_internal.h) ;; *) \
+	        install -m 644 $$h $(DESTDIR)$(PREFIX)/include/lockstep/$$m/;; esac; done; done
 	install -m 644 lockstep.h $(DESTDIR)$(PREFIX)/include/lockstep/lockstep.h
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/lockstep/
 
