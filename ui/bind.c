@@ -21,6 +21,7 @@ typedef struct Binder {
     const UiYamlDoc *doc;
     const IsaProgram *program;
     UtilError *err;
+    const LangTypeLayout *layouts; /* per program argument, for .metal kernels; or NULL */
 } Binder;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -410,7 +411,47 @@ static void param_list(const IsaProgram *p, char *buf, size_t size)
 
 bool ui_bind(const UiManifest *m, const IsaProgram *program, UiBound *out, UtilError *err)
 {
-    Binder b = {m, m->doc, program, err};
+    return ui_bind_layouts(m, program, NULL, out, err);
+}
+
+/* A struct argument (`constant Params& p`, `device Item* items`): its value is a map of fields,
+ * or a list of such maps for several elements. */
+static bool bind_struct(Binder *b, const UiArgSpec *s, UiBoundArg *a, const LangTypeLayout *l,
+                        MemDevice *dev)
+{
+    const UiYamlNode *v = s->value;
+    if (!v && (s->init.kind != UI_INIT_ZERO || s->expect.present || s->dump.kind))
+        return ui_yaml_fail(b->doc, s->key, b->err, "arg '%s' is a %s struct: give its fields "
+                            "with value: {field: ...} (init, expect and dump need scalar or "
+                            "vector types)", s->name, l->name);
+    uint64_t count = !v ? (s->has_count ? s->count : 1) : v->kind == UI_YAML_LIST ? v->count : 1;
+    if (count == 0 || count > UI_MAX_BUFFER_BYTES / (l->size ? l->size : 1))
+        return ui_yaml_fail(b->doc, v ? v : s->key, b->err, "expected 1 to %llu elements of %s",
+                            (unsigned long long)(UI_MAX_BUFFER_BYTES / (l->size ? l->size : 1)),
+                            l->name);
+    a->count = count;
+    a->bytes = s->has_bytes && s->bytes > count * l->size ? s->bytes : count * l->size;
+    MemSpace space = a->param->kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE;
+    UtilError mem_err;
+    a->buffer = mem_device_add(dev, s->name, a->bytes, space, &mem_err);
+    if (a->buffer < 0)
+        return ui_yaml_fail(b->doc, s->key, b->err, "%s", mem_err.message);
+    uint8_t *dst = dev->buffers[a->buffer].data;
+    if (!v)
+        return true;
+    if (v->kind == UI_YAML_LIST) {
+        for (uint32_t i = 0; i < v->count; i++)
+            if (!ui_fill_struct(b->doc, v->items[i], l, dst + (size_t)i * l->size, b->err))
+                return false;
+        return true;
+    }
+    return ui_fill_struct(b->doc, v, l, dst, b->err);
+}
+
+bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
+                     const LangTypeLayout *layouts, UiBound *out, UtilError *err)
+{
+    Binder b = {m, m->doc, program, err, layouts};
     memset(out, 0, sizeof *out);
     out->device = mem_device_new();
     out->num_args = program->num_args;
@@ -445,6 +486,10 @@ bool ui_bind(const UiManifest *m, const IsaProgram *program, UiBound *out, UtilE
             if (!bind_threadgroup(&b, a->spec, a, &tg_total))
                 return false;
             out->bindings[i].tg_bytes = (uint32_t)a->bytes;
+        } else if (!a->typed && layouts && layouts[i].num_fields > 0 && !a->spec->has_type) {
+            if (!bind_struct(&b, a->spec, a, &layouts[i], out->device))
+                return false;
+            out->bindings[i].buffer = (uint32_t)a->buffer;
         } else {
             if (!bind_buffer(&b, a->spec, a, out->device))
                 return false;

@@ -19,6 +19,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"run", ui_cmd_run, "LAUNCH.yaml", "run the dispatch a launch manifest describes"},
+    {"compile", ui_cmd_compile, "KERNEL.metal", "compile a Metal kernel; print annotated assembly"},
     {"isa", cmd_isa, "", "print the ISA reference (docs/ISA.md) in Markdown"},
     {"help", cmd_help, "[COMMAND]", "show help for lockstep or one command"},
 };

@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void ui_run_usage(FILE *out)
 {
@@ -29,47 +28,6 @@ void ui_run_usage(FILE *out)
           "\n"
           "exit status: 0 success; 1 an expectation not met or a kernel fault; 2 bad input\n",
           out);
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-IsaProgram *ui_load_kernel(const UiManifest *m, UtilError *err)
-{
-    if (ends_with(m->kernel_path, ".metal")) {
-        ui_yaml_fail(m->doc, m->kernel_node, err, "kernel '%s': the kernel language is not "
-                     "supported yet; write the kernel in assembly (.s) for now", m->kernel);
-        return NULL;
-    }
-    struct stat st;
-    if (stat(m->kernel_path, &st) != 0) {
-        ui_yaml_fail(m->doc, m->kernel_node, err, "cannot open kernel file '%s': %s",
-                     m->kernel_path, strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ui_yaml_fail(m->doc, m->kernel_node, err, "expected kernel file '%s' to be a regular "
-                     "file", m->kernel_path);
-        return NULL;
-    }
-    size_t size;
-    char *text = util_read_file(m->kernel_path, &size, err);
-    if (!text)
-        return NULL;
-    IsaProgram *p = isa_assemble(text, m->kernel_path, err);
-    free(text);
-    if (!p)
-        return NULL;
-    if (m->entry && (!p->name || strcmp(p->name, m->entry) != 0)) {
-        ui_yaml_fail(m->doc, m->entry_node, err, "expected entry: to name the kernel in %s, "
-                     "which is '%s'", m->kernel_path, p->name ? p->name : "(unnamed)");
-        isa_program_free(p);
-        return NULL;
-    }
-    return p;
 }
 
 typedef struct RunOptions {
@@ -160,13 +118,14 @@ int ui_cmd_run(int argc, char **argv)
     UiManifest *m = ui_manifest_load(o.manifest, &err);
     if (!m)
         return bad_input(&err);
-    IsaProgram *program = ui_load_kernel(m, &err);
+    LangTypeLayout *layouts = NULL;
+    IsaProgram *program = ui_load_kernel(m, &layouts, &err);
     if (!program) {
         ui_manifest_free(m);
         return bad_input(&err);
     }
     UiBound bound;
-    if (!ui_bind(m, program, &bound, &err)) {
+    if (!ui_bind_layouts(m, program, layouts, &bound, &err)) {
         status = bad_input(&err);
         goto done;
     }
@@ -215,6 +174,7 @@ int ui_cmd_run(int argc, char **argv)
     sim_result_free(&result);
 done:
     ui_bound_free(&bound);
+    ui_free_layouts(layouts, program->num_args);
     isa_program_free(program);
     ui_manifest_free(m);
     return status;

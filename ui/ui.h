@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "../isa/isa.h"
+#include "../lang/lang.h"
 #include "../mem/mem.h"
 #include "../sim/sim.h"
 #include "../util/util.h"
@@ -51,10 +52,27 @@ typedef struct UiBound {
     uint32_t num_args;
 } UiBound;
 
-/* Reads and assembles (or, later, compiles) the manifest's kernel and checks its entry. */
-IsaProgram *ui_load_kernel(const UiManifest *m, UtilError *err);
-/* Matches manifest args to the program's, builds and fills buffers, loads expectations. */
+/* ---- the kernel (ui/kernel.c) --------------------------------------------------------------- */
+
+/* Assembles (.s) or compiles (.metal, with the manifest's constants) the manifest's kernel and
+ * checks its entry. For .metal kernels *layouts (when not NULL) receives one layout per
+ * program argument (free with lang_layouts_free(layouts, program->num_args)). */
+IsaProgram *ui_load_kernel(const UiManifest *m, LangTypeLayout **layouts, UtilError *err);
+void ui_free_layouts(LangTypeLayout *layouts, uint32_t count);
+/* Lays a struct value (a YAML map of field values) out at dst. */
+bool ui_fill_struct(const UiYamlDoc *doc, const UiYamlNode *value, const LangTypeLayout *layout,
+                    uint8_t *dst, UtilError *err);
+/* Threads per core that can stay resident with `regs` registers per thread. */
+uint32_t ui_occupancy_threads(uint32_t regs);
+/* `lockstep compile ARGS...`; returns the exit status. */
+int ui_cmd_compile(int argc, char **argv);
+void ui_compile_usage(FILE *out);
+
+/* Matches manifest args to the program's, builds and fills buffers, loads expectations.
+ * layouts (or NULL) describe the arguments' types for .metal kernels. */
 bool ui_bind(const UiManifest *m, const IsaProgram *program, UiBound *out, UtilError *err);
+bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
+                     const LangTypeLayout *layouts, UiBound *out, UtilError *err);
 void ui_bound_free(UiBound *b);
 /* Writes one arg's `dump:`; stdout dumps go to out. */
 bool ui_dump_arg(const UiManifest *m, const UiBound *b, const UiBoundArg *arg, FILE *out,

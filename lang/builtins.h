@@ -1,0 +1,95 @@
+/*
+ * builtins.h — the one list of Metal standard-library functions the kernel language knows.
+ * The parser/checker resolves a call by name to a LangBuiltin id (and types it); code
+ * generation lowers it by id. B(ID, "name", min_args, max_args, "spec section")
+ * Names are matched after stripping `metal::`. Overloads on types are resolved by the
+ * checker's typing rules, not by separate entries.
+ */
+#ifndef LOCKSTEP_LANG_BUILTINS_H
+#define LOCKSTEP_LANG_BUILTINS_H
+
+#define LANG_BUILTINS(B) \
+    /* common and math functions (5.2, 5.5) */ \
+    B(ABS, "abs", 1, 1, "5.2/5.3") B(FABS, "fabs", 1, 1, "5.5") \
+    B(MIN, "min", 2, 2, "5.2/5.3") B(MAX, "max", 2, 2, "5.2/5.3") \
+    B(FMIN, "fmin", 2, 2, "5.5") B(FMAX, "fmax", 2, 2, "5.5") \
+    B(CLAMP, "clamp", 3, 3, "5.2/5.3") B(SATURATE, "saturate", 1, 1, "5.2") \
+    B(MIX, "mix", 3, 3, "5.2") B(STEP, "step", 2, 2, "5.2") B(SMOOTHSTEP, "smoothstep", 3, 3, "5.2") \
+    B(SIGN, "sign", 1, 1, "5.2") \
+    B(FLOOR, "floor", 1, 1, "5.5") B(CEIL, "ceil", 1, 1, "5.5") B(TRUNC, "trunc", 1, 1, "5.5") \
+    B(ROUND, "round", 1, 1, "5.5") B(RINT, "rint", 1, 1, "5.5") B(FRACT, "fract", 1, 1, "5.5") \
+    B(FMOD, "fmod", 2, 2, "5.5") B(SQRT, "sqrt", 1, 1, "5.5") B(RSQRT, "rsqrt", 1, 1, "5.5") \
+    B(EXP, "exp", 1, 1, "5.5") B(EXP2, "exp2", 1, 1, "5.5") B(EXP10, "exp10", 1, 1, "5.5") \
+    B(LOG, "log", 1, 1, "5.5") B(LOG2, "log2", 1, 1, "5.5") B(LOG10, "log10", 1, 1, "5.5") \
+    B(POW, "pow", 2, 2, "5.5") B(POWR, "powr", 2, 2, "5.5") \
+    B(SIN, "sin", 1, 1, "5.5") B(COS, "cos", 1, 1, "5.5") B(TAN, "tan", 1, 1, "5.5") \
+    B(ASIN, "asin", 1, 1, "5.5") B(ACOS, "acos", 1, 1, "5.5") B(ATAN, "atan", 1, 1, "5.5") \
+    B(ATAN2, "atan2", 2, 2, "5.5") B(SINH, "sinh", 1, 1, "5.5") B(COSH, "cosh", 1, 1, "5.5") \
+    B(TANH, "tanh", 1, 1, "5.5") B(FMA, "fma", 3, 3, "5.5") B(MAD, "mad", 3, 3, "5.5") \
+    B(COPYSIGN, "copysign", 2, 2, "5.5") B(FDIM, "fdim", 2, 2, "5.5") \
+    B(DIVIDE, "divide", 2, 2, "5.5 (fast::/precise::)") \
+    B(ISNAN, "isnan", 1, 1, "5.4") B(ISINF, "isinf", 1, 1, "5.4") B(ISFINITE, "isfinite", 1, 1, "5.4") \
+    B(SIGNBIT, "signbit", 1, 1, "5.4") B(ALL, "all", 1, 1, "5.4") B(ANY, "any", 1, 1, "5.4") \
+    B(SELECT, "select", 3, 3, "5.4") \
+    /* integer functions (5.3) */ \
+    B(CLZ, "clz", 1, 1, "5.3") B(CTZ, "ctz", 1, 1, "5.3") B(POPCOUNT, "popcount", 1, 1, "5.3") \
+    B(REVERSE_BITS, "reverse_bits", 1, 1, "5.3") B(EXTRACT_BITS, "extract_bits", 3, 3, "5.3") \
+    B(INSERT_BITS, "insert_bits", 4, 4, "5.3") B(MULHI, "mulhi", 2, 2, "5.3") \
+    B(MAD24, "mad24", 3, 3, "5.3") B(MUL24, "mul24", 2, 2, "5.3") B(ROTATE, "rotate", 2, 2, "5.3") \
+    B(ABSDIFF, "absdiff", 2, 2, "5.3") B(ADDSAT, "addsat", 2, 2, "5.3") B(SUBSAT, "subsat", 2, 2, "5.3") \
+    B(HADD, "hadd", 2, 2, "5.3") B(RHADD, "rhadd", 2, 2, "5.3") \
+    /* geometric functions (5.7) */ \
+    B(DOT, "dot", 2, 2, "5.7") B(LENGTH, "length", 1, 1, "5.7") B(LENGTH_SQUARED, "length_squared", 1, 1, "5.7") \
+    B(DISTANCE, "distance", 2, 2, "5.7") B(NORMALIZE, "normalize", 1, 1, "5.7") B(CROSS, "cross", 2, 2, "5.7") \
+    /* synchronization (5.8.1) */ \
+    B(THREADGROUP_BARRIER, "threadgroup_barrier", 1, 1, "5.8.1") \
+    B(SIMDGROUP_BARRIER, "simdgroup_barrier", 1, 1, "5.8.1") \
+    /* atomics (5.12); the memory order argument is required */ \
+    B(ATOMIC_STORE, "atomic_store_explicit", 3, 3, "5.12") B(ATOMIC_LOAD, "atomic_load_explicit", 2, 2, "5.12") \
+    B(ATOMIC_EXCHANGE, "atomic_exchange_explicit", 3, 3, "5.12") \
+    B(ATOMIC_CMPXCHG_WEAK, "atomic_compare_exchange_weak_explicit", 5, 5, "5.12") \
+    B(ATOMIC_FETCH_ADD, "atomic_fetch_add_explicit", 3, 3, "5.12") \
+    B(ATOMIC_FETCH_SUB, "atomic_fetch_sub_explicit", 3, 3, "5.12") \
+    B(ATOMIC_FETCH_MIN, "atomic_fetch_min_explicit", 3, 3, "5.12") \
+    B(ATOMIC_FETCH_MAX, "atomic_fetch_max_explicit", 3, 3, "5.12") \
+    B(ATOMIC_FETCH_AND, "atomic_fetch_and_explicit", 3, 3, "5.12") \
+    B(ATOMIC_FETCH_OR, "atomic_fetch_or_explicit", 3, 3, "5.12") \
+    B(ATOMIC_FETCH_XOR, "atomic_fetch_xor_explicit", 3, 3, "5.12") \
+    /* SIMD-group functions (5.13) */ \
+    B(SIMD_SHUFFLE, "simd_shuffle", 2, 2, "5.13") B(SIMD_SHUFFLE_UP, "simd_shuffle_up", 2, 2, "5.13") \
+    B(SIMD_SHUFFLE_DOWN, "simd_shuffle_down", 2, 2, "5.13") B(SIMD_SHUFFLE_XOR, "simd_shuffle_xor", 2, 2, "5.13") \
+    B(SIMD_SHUFFLE_ROTATE_UP, "simd_shuffle_rotate_up", 2, 2, "5.13") \
+    B(SIMD_SHUFFLE_ROTATE_DOWN, "simd_shuffle_rotate_down", 2, 2, "5.13") \
+    B(SIMD_BROADCAST, "simd_broadcast", 2, 2, "5.13") B(SIMD_BROADCAST_FIRST, "simd_broadcast_first", 1, 1, "5.13") \
+    B(SIMD_BALLOT, "simd_ballot", 1, 1, "5.13") B(SIMD_ALL, "simd_all", 1, 1, "5.13") B(SIMD_ANY, "simd_any", 1, 1, "5.13") \
+    B(SIMD_IS_FIRST, "simd_is_first", 0, 0, "5.13") B(SIMD_ACTIVE_THREADS_MASK, "simd_active_threads_mask", 0, 0, "5.13") \
+    B(SIMD_SUM, "simd_sum", 1, 1, "5.13") B(SIMD_PRODUCT, "simd_product", 1, 1, "5.13") \
+    B(SIMD_MIN, "simd_min", 1, 1, "5.13") B(SIMD_MAX, "simd_max", 1, 1, "5.13") \
+    B(SIMD_AND, "simd_and", 1, 1, "5.13") B(SIMD_OR, "simd_or", 1, 1, "5.13") B(SIMD_XOR, "simd_xor", 1, 1, "5.13") \
+    B(SIMD_PREFIX_INCLUSIVE_SUM, "simd_prefix_inclusive_sum", 1, 1, "5.13") \
+    B(SIMD_PREFIX_EXCLUSIVE_SUM, "simd_prefix_exclusive_sum", 1, 1, "5.13") \
+    B(SIMD_PREFIX_INCLUSIVE_PRODUCT, "simd_prefix_inclusive_product", 1, 1, "5.13") \
+    B(SIMD_PREFIX_EXCLUSIVE_PRODUCT, "simd_prefix_exclusive_product", 1, 1, "5.13") \
+    B(QUAD_SHUFFLE, "quad_shuffle", 2, 2, "5.13") B(QUAD_SHUFFLE_UP, "quad_shuffle_up", 2, 2, "5.13") \
+    B(QUAD_SHUFFLE_DOWN, "quad_shuffle_down", 2, 2, "5.13") B(QUAD_SHUFFLE_XOR, "quad_shuffle_xor", 2, 2, "5.13") \
+    B(QUAD_SHUFFLE_ROTATE_UP, "quad_shuffle_rotate_up", 2, 2, "5.13") \
+    B(QUAD_SHUFFLE_ROTATE_DOWN, "quad_shuffle_rotate_down", 2, 2, "5.13") \
+    B(QUAD_BROADCAST, "quad_broadcast", 2, 2, "5.13") B(QUAD_BALLOT, "quad_ballot", 1, 1, "5.13") \
+    B(QUAD_ALL, "quad_all", 1, 1, "5.13") B(QUAD_ANY, "quad_any", 1, 1, "5.13") \
+    B(QUAD_SUM, "quad_sum", 1, 1, "5.13") B(QUAD_PRODUCT, "quad_product", 1, 1, "5.13") \
+    B(QUAD_MIN, "quad_min", 1, 1, "5.13") B(QUAD_MAX, "quad_max", 1, 1, "5.13") \
+    B(QUAD_AND, "quad_and", 1, 1, "5.13") B(QUAD_OR, "quad_or", 1, 1, "5.13") B(QUAD_XOR, "quad_xor", 1, 1, "5.13") \
+    B(QUAD_PREFIX_INCLUSIVE_SUM, "quad_prefix_inclusive_sum", 1, 1, "5.13") \
+    B(QUAD_PREFIX_EXCLUSIVE_SUM, "quad_prefix_exclusive_sum", 1, 1, "5.13") \
+    B(QUAD_PREFIX_INCLUSIVE_PRODUCT, "quad_prefix_inclusive_product", 1, 1, "5.13") \
+    B(QUAD_PREFIX_EXCLUSIVE_PRODUCT, "quad_prefix_exclusive_product", 1, 1, "5.13")
+
+typedef enum LangBuiltin {
+    LANG_BUILTIN_NONE = -1,
+#define LANG_BUILTIN_ENUM_(id, name, lo, hi, ref) LANG_BI_##id,
+    LANG_BUILTINS(LANG_BUILTIN_ENUM_)
+#undef LANG_BUILTIN_ENUM_
+    LANG_BUILTIN_COUNT
+} LangBuiltin;
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * lang.h — the kernel-language compiler's public face: Metal-flavoured C (the C part of
+ * the Metal Shading Language) in, an IsaProgram out, plus what the launch manifest needs to
+ * know about the kernel's arguments (types, struct layouts, function constants).
+ */
+#ifndef LOCKSTEP_LANG_H
+#define LOCKSTEP_LANG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../isa/isa.h"
+#include "../util/util.h"
+
+/* A function constant's value, given by name (manifest `constants:`). */
+typedef struct LangConstant {
+    const char *name;
+    bool is_float;   /* value given as a float literal */
+    double number;   /* the value (integers are exact up to 2^53) */
+} LangConstant;
+
+typedef struct LangOptions {
+    const char *entry;            /* kernel to compile; NULL: the file's only kernel */
+    const LangConstant *constants;
+    uint32_t num_constants;
+    bool fast_math;               /* MSL's default is fast math on; lockstep's default: off */
+} LangOptions;
+
+/* The layout of a kernel argument's pointee or value type, for binding buffers. */
+typedef struct LangFieldLayout {
+    char *name;          /* field name; NULL for a scalar/vector type */
+    char *type_name;     /* "float", "half4", "uint", nested struct name */
+    uint32_t offset;     /* bytes from the start of the struct */
+    uint32_t size;       /* bytes */
+    IsaType scalar;      /* element type of a scalar/vector field (ISA_TYPE_COUNT for structs) */
+    uint32_t components; /* 1 for scalars, 2..4 for vectors, array length for arrays */
+    struct LangTypeLayout *nested; /* struct fields and array elements of structs */
+} LangFieldLayout;
+
+typedef struct LangTypeLayout {
+    char *name;          /* "float4", "Params" */
+    uint32_t size, align;
+    IsaType scalar;      /* scalar/vector element type; ISA_TYPE_COUNT for structs */
+    uint32_t components; /* 1 for scalars, 2..4 for vectors (3-vectors take 4 slots) */
+    LangFieldLayout *fields;
+    uint32_t num_fields;
+} LangTypeLayout;
+
+/* Compiles the kernel `opts->entry` of the file at `path`. On error returns NULL and err
+ * holds "file:line:col: error: ...", the source line and a caret. `layouts`, when not NULL,
+ * receives one LangTypeLayout per program argument (free with lang_layouts_free). */
+IsaProgram *lang_compile_file(const char *path, const LangOptions *opts,
+                              LangTypeLayout **layouts, UtilError *err);
+/* The same from text in memory (`path` names it in messages and resolves #include). */
+IsaProgram *lang_compile_source(const char *text, const char *path, const LangOptions *opts,
+                                LangTypeLayout **layouts, UtilError *err);
+void lang_layouts_free(LangTypeLayout *layouts, uint32_t count);
+
+#endif
