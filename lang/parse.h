@@ -1,0 +1,130 @@
+/*
+ * parse.h — what the parser's files share (parse_decl.c: program scope, types and
+ * declarations; parse_stmt.c: statements and scopes; parse_expr.c: expressions, implicit
+ * conversions and builtin calls). Not part of the stage contract (lang_internal.h).
+ *
+ * AST conventions the parser guarantees beyond lang_internal.h, so codegen never guesses:
+ *  - every expression node has its type; operands of arithmetic are already converted to the
+ *    operation's type (LND_CAST between scalars or between vectors of the same length);
+ *  - a scalar becoming a vector is LND_CONSTRUCT of the vector type with ONE scalar argument
+ *    of the element type (broadcast); vector constructors otherwise have args whose
+ *    components sum to the length, each of the element type (vectors as vectors of it);
+ *  - a reference variable (`constant T& x`) reads as LND_DEREF of its LND_VAR (pointer type
+ *    with is_reference set);
+ *  - an array used as a pointer is LND_ADDR of the array expression (pointer to element);
+ *  - pointer + integer is LND_ADD with the pointer type (the integer keeps its own type);
+ *    pointer - pointer is LND_SUB typed long (elements, not bytes);
+ *  - conditions (if/for/do/?:/!/&&/||) are converted to bool;
+ *  - program-scope scalar constants are replaced by their folded LND_NUM at each use.
+ */
+#ifndef LOCKSTEP_LANG_PARSE_H
+#define LOCKSTEP_LANG_PARSE_H
+
+#include "lang_internal.h"
+
+typedef struct LangTemplate LangTemplate;
+
+/* One name visible in a scope. */
+typedef struct LangSym {
+    struct LangSym *next;
+    const char *name;
+    int len;
+    LangVar *var;          /* a variable */
+    LangType *type;        /* a typedef, struct, enum or template parameter */
+    LangFunction *func;    /* a function */
+    LangTemplate *tmpl;    /* a function template */
+    bool is_enum_const;
+    int64_t enum_value;
+} LangSym;
+
+typedef struct LangScope {
+    struct LangScope *up;
+    LangSym *syms;
+} LangScope;
+
+struct LangTemplate {
+    LangTemplate *next;
+    LangToken *name_tok;
+    LangToken *start;      /* first token after `template <...>` */
+    LangToken **params;    /* parameter name tokens */
+    int num_params;
+    bool is_kernel;        /* [[kernel]] or `kernel` on the template */
+    struct LangInstance *instances;
+};
+
+typedef struct LangInstance {
+    struct LangInstance *next;
+    LangType **args;
+    LangFunction *func;
+} LangInstance;
+
+typedef struct LangCallEdge {
+    struct LangCallEdge *next;
+    LangFunction *caller, *callee;
+    LangToken *tok;
+} LangCallEdge;
+
+typedef struct LangParser {
+    LangCtx *ctx;
+    LangToken *tok;        /* current token */
+    LangToken *prev;       /* the token before it (for "expected ';'" after it) */
+    LangScope *scope;
+    LangScope *global;
+    LangUnit *unit;
+    LangFunction *funcs_tail;
+    LangVar *globals_tail;
+    LangFunction *fn;      /* function being parsed, or NULL */
+    LangVar *locals_tail;
+    LangTemplate *templates;
+    LangCallEdge *calls;
+    int next_var_id;
+    int loop_depth, switch_depth;
+    LangNode *cur_switch, *last_case;
+    int tg_bytes;          /* threadgroup memory of the kernel being parsed */
+} LangParser;
+
+/* tokens */
+bool lang_p_is(const LangToken *tok, const char *s);
+bool lang_p_is_name(const LangToken *tok);   /* identifier or keyword */
+void lang_p_next(LangParser *p);
+bool lang_p_consume(LangParser *p, const char *s);
+void lang_p_skip(LangParser *p, const char *s);      /* expect s or report "expected 's'" */
+void lang_p_expect_semi(LangParser *p);              /* at the end of the previous token */
+char *lang_p_name(LangParser *p, const LangToken *tok);
+
+/* scopes */
+void lang_p_enter(LangParser *p);
+void lang_p_leave(LangParser *p);
+LangSym *lang_p_lookup(LangParser *p, const LangToken *tok);
+LangSym *lang_p_push_sym(LangParser *p, const LangToken *tok);
+LangVar *lang_p_new_var(LangParser *p, LangToken *tok, LangType *ty, LangVarKind kind);
+
+/* types and declarations (parse_decl.c) */
+bool lang_p_is_typename(LangParser *p, LangToken *tok);
+/* declspec: qualifiers, address space and base type; *space gets the space if spelled */
+LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space);
+/* A pointer/reference/array declarator around base; *name_tok gets the name (or NULL). */
+LangType *lang_p_declarator(LangParser *p, LangType *base, LangAddrSpace space, bool has_space,
+                            LangToken **name_tok);
+LangType *lang_p_typename(LangParser *p);            /* a type in an expression */
+bool lang_p_eval(LangParser *p, LangNode *node, int64_t *val);
+LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args,
+                                 LangToken *at);
+LangType **lang_p_template_args(LangParser *p, LangTemplate *t);
+
+/* statements (parse_stmt.c) */
+LangNode *lang_p_compound(LangParser *p, LangToken *open); /* after "{" */
+LangNode *lang_p_local_decl(LangParser *p);                /* a declaration statement */
+LangNode *lang_p_initializer(LangParser *p, LangType *ty);
+
+/* expressions (parse_expr.c) */
+LangNode *lang_p_new_node(LangParser *p, LangNodeKind kind, LangToken *tok);
+LangNode *lang_p_expr(LangParser *p);
+LangNode *lang_p_assign(LangParser *p);
+LangNode *lang_p_cond(LangParser *p);       /* conditional-expression (constant contexts) */
+LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken *tok);
+LangNode *lang_p_to_bool(LangParser *p, LangNode *node);
+LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval);
+bool lang_p_is_lvalue(const LangNode *node);
+
+#endif
