@@ -36,7 +36,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/sim_*.c)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test asan docs bench install clean deps check-docs
+.PHONY: all run test asan docs bench install clean deps check-docs fuzz
 all: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 
 deps: $(DEPS_STAMP)
@@ -85,6 +85,20 @@ docs: $(BUILD)/lockstep
 bench: $(BUILD)/lockstep $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done
 
+# The compiler under libFuzzer (clang), seeded with every kernel we have. FUZZ_SECONDS=60.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@command -v clang >/dev/null && [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
+	    { [ "$$(id -u)" -eq 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } || \
+	    { echo "make fuzz needs clang and libclang-rt-14-dev"; exit 1; }
+	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 SIM_OPT=-O1 \
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/liblockstep.a
+	@mkdir -p build-fuzz/corpus
+	@find kernels ../shared/kernels/seed -name '*.metal' -exec cp {} build-fuzz/corpus/ \; 2>/dev/null || true
+	clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined fuzz/fuzz_compile.c \
+	    build-fuzz/liblockstep.a -lm -o build-fuzz/fuzz_compile
+	build-fuzz/fuzz_compile -max_total_time=$(FUZZ_SECONDS) -max_len=16384 build-fuzz/corpus
+
 install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lockstep \
 	    $(DESTDIR)$(PREFIX)/share/doc/lockstep
@@ -97,6 +111,6 @@ install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/lockstep/
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/obj/ui/main.d

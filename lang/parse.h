@@ -83,6 +83,18 @@ typedef struct LangParser {
     int tg_bytes;          /* threadgroup memory of the kernel being parsed */
 } LangParser;
 
+typedef struct FnAttrs {
+    bool is_kernel;
+    char *host_name;
+} FnAttrs;
+
+typedef struct VarAttrs {
+    LangAttr attr;
+    int index;
+    bool is_function_constant;
+    LangToken *tok;
+} VarAttrs;
+
 /* tokens */
 bool lang_p_is(const LangToken *tok, const char *s);
 bool lang_p_is_name(const LangToken *tok);   /* identifier or keyword */
@@ -107,7 +119,10 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space);
 LangType *lang_p_declarator(LangParser *p, LangType *base, LangAddrSpace space, bool has_space,
                             LangToken **name_tok);
 LangType *lang_p_typename(LangParser *p);            /* a type in an expression */
-bool lang_p_eval(LangParser *p, LangNode *node, int64_t *val);
+/* [[...]] lists: function attributes into fa, variable/parameter ones into va (either NULL) */
+void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va);
+/* A function or program-scope variable declaration; inst: a template instance being made. */
+void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst);
 LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args,
                                  LangToken *at);
 LangType **lang_p_template_args(LangParser *p, LangTemplate *t);
@@ -126,5 +141,22 @@ LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken 
 LangNode *lang_p_to_bool(LangParser *p, LangNode *node);
 LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval);
 bool lang_p_is_lvalue(const LangNode *node);
+
+/* typing rules (type.c) */
+LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok,
+                      bool explicit_cast);          /* lang_p_convert with casts allowed */
+LangNode *lang_p_new_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok);
+LangNode *lang_p_broadcast(LangParser *p, LangNode *scalar, LangType *vec, LangToken *tok);
+LangType *lang_p_common_type(LangParser *p, LangType *a, LangType *b);
+LangType *lang_p_promote(LangType *ty);
+LangAddrSpace lang_p_lvalue_space(const LangNode *node);
+LangVar *lang_p_root_var(const LangNode *node);  /* the variable an lvalue is part of */
+bool lang_p_eval(LangParser *p, LangNode *node, int64_t *val);
+/* A constant expression folded to LND_NUM (or LND_CONSTRUCT of folded args), else NULL. */
+LangNode *lang_p_fold(LangParser *p, LangNode *node);
+
+/* builtin calls (parse.c): the LangBuiltin named by tok, or -1; a call after its name */
+int lang_p_builtin_id(const LangToken *tok);
+LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast);
 
 #endif

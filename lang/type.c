@@ -4,10 +4,16 @@
  * (spec 2.2/2.3): a vector's size and alignment are its length times the element size, with
  * 3-vectors laid out like 4-vectors; packed_ vectors are tightly packed and aligned to the
  * element. Types are compared structurally, so building the same vector twice is harmless.
+ *
+ * Then the typing rules the parser applies to expressions: the usual arithmetic conversions
+ * (integer promotion, half below float, unsigned winning at equal rank), scalar-to-vector
+ * broadcast, which conversions are implicit and which need a cast, where an lvalue lives,
+ * and constant folding (program-scope constants, array sizes, case labels, literal casts).
  */
+#include <math.h>
 #include <string.h>
 
-#include "lang_internal.h"
+#include "parse.h"
 
 #define SCALAR_TYPE(var, kind_, size_, spelled) \
     static LangType var##_storage = {.kind = kind_, .size = size_, .align = size_ ? size_ : 1, \
@@ -190,3 +196,364 @@ IsaType lang_isa_type(const LangType *scalar)
     default: return ISA_TYPE_COUNT;
     }
 }
+
+/* ---- typing rules of expressions (used by the parser) ---------------------------------------- */
+
+static LangType *unqual(LangParser *p, LangType *ty)
+{
+    return lang_qualified(p->ctx, ty, false);
+}
+
+/* Wraps an integer to its type's width and signedness. */
+static uint64_t wrap_int(const LangType *ty, uint64_t v)
+{
+    switch (ty->kind) {
+    case LTY_BOOL: return v != 0;
+    case LTY_CHAR: return (uint64_t)(int64_t)(int8_t)v;
+    case LTY_UCHAR: return (uint8_t)v;
+    case LTY_SHORT: return (uint64_t)(int64_t)(int16_t)v;
+    case LTY_USHORT: return (uint16_t)v;
+    case LTY_INT: case LTY_ENUM_MEMORY_ORDER: case LTY_ENUM_MEM_FLAGS:
+        return (uint64_t)(int64_t)(int32_t)v;
+    case LTY_UINT: return (uint32_t)v;
+    default: return v;
+    }
+}
+
+LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval)
+{
+    LangNode *n = lang_p_new_node(p, LND_NUM, tok);
+    n->type = unqual(p, ty);
+    n->is_float = lang_is_float(ty);
+    if (n->is_float) {
+        n->fval = ty->kind == LTY_FLOAT ? (double)(float)fval : fval;
+        n->ival = (uint64_t)(int64_t)fval;
+    } else {
+        n->ival = wrap_int(ty, ival);
+        n->fval = lang_is_unsigned(ty) ? (double)n->ival : (double)(int64_t)n->ival;
+    }
+    return n;
+}
+
+/* ---- conversions ---------------------------------------------------------------------------- */
+
+static int int_rank(const LangType *ty)
+{
+    return ty->size;
+}
+
+/* The usual arithmetic conversions of two scalars (C, with half below float). */
+static LangType *arith_common(LangType *a, LangType *b)
+{
+    if (lang_is_float(a) || lang_is_float(b)) {
+        if (a->kind == LTY_FLOAT || b->kind == LTY_FLOAT)
+            return lang_ty_float;
+        return lang_ty_half;
+    }
+    if (int_rank(a) < 4)
+        a = lang_ty_int;
+    if (int_rank(b) < 4)
+        b = lang_ty_int;
+    if (a->kind == b->kind)
+        return a;
+    bool ua = lang_is_unsigned(a), ub = lang_is_unsigned(b);
+    if (ua == ub)
+        return int_rank(a) >= int_rank(b) ? a : b;
+    LangType *u = ua ? a : b, *s = ua ? b : a;
+    if (int_rank(u) >= int_rank(s))
+        return u;
+    return s; /* long with uint: long holds every uint */
+}
+
+LangType *lang_p_promote(LangType *ty)
+{
+    if (lang_is_integer(ty) && ty->size < 4)
+        return lang_ty_int;
+    return ty;
+}
+
+LangNode *lang_p_new_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok)
+{
+    ty = unqual(p, ty);
+    if (node->kind == LND_NUM && lang_is_scalar(ty)) {
+        if (lang_is_float(ty))
+            return lang_p_num(p, tok, ty, 0, node->fval);
+        if (node->is_float) {
+            double f = node->fval;
+            if (ty->kind == LTY_BOOL)
+                return lang_p_num(p, tok, ty, f != 0, 0);
+            if (isnan(f) || f >= 1.8446744073709552e19 || f <= -9.3e18)
+                f = 0; /* undefined in C; any value will do */
+            uint64_t v = f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f;
+            return lang_p_num(p, tok, ty, v, 0);
+        }
+        return lang_p_num(p, tok, ty, ty->kind == LTY_BOOL ? node->ival != 0 : node->ival, 0);
+    }
+    LangNode *c = lang_p_new_node(p, LND_CAST, tok);
+    c->lhs = node;
+    c->type = ty;
+    return c;
+}
+
+LangNode *lang_p_broadcast(LangParser *p, LangNode *scalar, LangType *vec, LangToken *tok)
+{
+    LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, tok);
+    c->type = unqual(p, vec);
+    c->args = lang_p_new_cast(p, scalar, vec->base, tok);
+    if (lang_same_type(scalar->type, vec->base))
+        c->args = scalar;
+    c->num_args = 1;
+    return c;
+}
+
+/* Implicit (explicit = false) or explicit conversion of node to ty; errors at tok. */
+LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok,
+                         bool explicit)
+{
+    LangType *from = node->type;
+    ty = unqual(p, ty);
+    if (lang_same_type(from, ty)) {
+        if (from->kind == LTY_POINTER && from->base->is_const && !ty->base->is_const &&
+            !explicit)
+            lang_error_soft(p->ctx, tok, "cannot convert '%s' to '%s': it discards const",
+                            lang_type_name(p->ctx, from), lang_type_name(p->ctx, ty));
+        return node;
+    }
+    if (from->kind == LTY_ATOMIC) {
+        lang_error_soft(p->ctx, tok, "an atomic cannot be used as a value; use "
+                        "atomic_load_explicit");
+        return lang_p_num(p, tok, ty->kind == LTY_ATOMIC ? ty->base : lang_ty_int, 0, 0);
+    }
+    if (lang_is_scalar(from) && lang_is_scalar(ty))
+        return lang_p_new_cast(p, node, ty, tok);
+    if (lang_is_scalar(from) && ty->kind == LTY_VECTOR)
+        return lang_p_broadcast(p, node, ty, tok);
+    if (from->kind == LTY_VECTOR && ty->kind == LTY_VECTOR && from->len == ty->len &&
+        (explicit || lang_same_type(from->base, ty->base)))
+        return lang_p_new_cast(p, node, ty, tok);
+    if (from->kind == LTY_POINTER && ty->kind == LTY_POINTER && from->space == ty->space &&
+        (explicit || lang_same_type(from->base, ty->base))) {
+        if (!explicit && from->base->is_const && !ty->base->is_const)
+            lang_error_soft(p->ctx, tok, "cannot convert '%s' to '%s': it discards const",
+                            lang_type_name(p->ctx, from), lang_type_name(p->ctx, ty));
+        return lang_p_new_cast(p, node, ty, tok);
+    }
+    if (from->kind == LTY_ARRAY && ty->kind == LTY_POINTER &&
+        lang_same_type(from->base, ty->base) && lang_p_lvalue_space(node) == ty->space &&
+        lang_p_is_lvalue(node)) {
+        LangNode *a = lang_p_new_node(p, LND_ADDR, tok);
+        a->lhs = node;
+        a->type = ty;
+        if (node->kind == LND_VAR)
+            node->var->address_taken = true;
+        return a;
+    }
+    lang_error_soft(p->ctx, tok, "cannot convert '%s' to '%s'", lang_type_name(p->ctx, from),
+                    lang_type_name(p->ctx, ty));
+    node = lang_p_new_node(p, LND_CAST, tok);
+    node->type = ty;
+    node->lhs = lang_p_num(p, tok, lang_ty_int, 0, 0);
+    return node;
+}
+
+LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken *tok)
+{
+    return lang_p_cast(p, node, ty, tok, false);
+}
+
+LangNode *lang_p_to_bool(LangParser *p, LangNode *node)
+{
+    if (!lang_is_scalar(node->type)) {
+        lang_error_soft(p->ctx, node->tok, "'%s' used where a scalar condition is required",
+                        lang_type_name(p->ctx, node->type));
+        return lang_p_num(p, node->tok, lang_ty_bool, 0, 0);
+    }
+    return lang_p_cast(p, node, lang_ty_bool, node->tok, false);
+}
+
+/* The common type of two operands of arithmetic (scalars or vectors), or NULL. */
+LangType *lang_p_common_type(LangParser *p, LangType *a, LangType *b)
+{
+    if (lang_is_scalar(a) && lang_is_scalar(b))
+        return arith_common(a, b);
+    if (a->kind == LTY_VECTOR && lang_is_scalar(b))
+        return lang_vector_of(p->ctx, a->base, a->len, false);
+    if (b->kind == LTY_VECTOR && lang_is_scalar(a))
+        return lang_vector_of(p->ctx, b->base, b->len, false);
+    if (a->kind == LTY_VECTOR && b->kind == LTY_VECTOR && a->len == b->len &&
+        lang_same_type(a->base, b->base))
+        return lang_vector_of(p->ctx, a->base, a->len, false);
+    return NULL;
+}
+
+/* ---- lvalues ----------------------------------------------------------------------------- */
+
+bool lang_p_is_lvalue(const LangNode *node)
+{
+    switch (node->kind) {
+    case LND_VAR:
+    case LND_DEREF:
+        return true;
+    case LND_MEMBER:
+        return lang_p_is_lvalue(node->lhs);
+    case LND_SWIZZLE: {
+        for (int i = 0; i < node->swizzle_len; i++)
+            for (int j = 0; j < i; j++)
+                if (node->swizzle[i] == node->swizzle[j])
+                    return false;
+        return lang_p_is_lvalue(node->lhs);
+    }
+    case LND_INDEX:
+        return node->lhs->type->kind == LTY_POINTER || lang_p_is_lvalue(node->lhs);
+    default:
+        return false;
+    }
+}
+
+/* Where an lvalue lives. */
+LangAddrSpace lang_p_lvalue_space(const LangNode *node)
+{
+    switch (node->kind) {
+    case LND_VAR:
+        return node->var->kind == LVAR_THREADGROUP ? LAS_THREADGROUP
+               : node->var->kind == LVAR_CONSTANT || node->var->kind == LVAR_FUNCTION_CONSTANT
+                   ? LAS_CONSTANT : LAS_THREAD;
+    case LND_DEREF:
+        return node->lhs->type->space;
+    case LND_INDEX:
+        if (node->lhs->type->kind == LTY_POINTER)
+            return node->lhs->type->space;
+        return lang_p_lvalue_space(node->lhs);
+    case LND_MEMBER: case LND_SWIZZLE:
+        return lang_p_lvalue_space(node->lhs);
+    default:
+        return LAS_THREAD;
+    }
+}
+
+LangVar *lang_p_root_var(const LangNode *node)
+{
+    while (node->kind == LND_MEMBER || node->kind == LND_SWIZZLE ||
+           (node->kind == LND_INDEX && node->lhs->type->kind != LTY_POINTER))
+        node = node->lhs;
+    return node->kind == LND_VAR ? node->var : NULL;
+}
+
+/* ---- constant folding ---------------------------------------------------------------------- */
+
+static LangNode *fold_binary(LangParser *p, LangNode *node, LangNode *l, LangNode *r)
+{
+    LangType *ty = node->type;
+    LangType *opty = l->type;
+    bool f = lang_is_float(opty), u = lang_is_unsigned(opty);
+    double a = l->fval, b = r->fval;
+    uint64_t x = l->ival, y = r->ival;
+    int64_t sx = (int64_t)x, sy = (int64_t)y;
+    double fr = 0;
+    uint64_t ir = 0;
+    switch (node->kind) {
+    case LND_ADD: fr = a + b; ir = x + y; break;
+    case LND_SUB: fr = a - b; ir = x - y; break;
+    case LND_MUL: fr = a * b; ir = x * y; break;
+    case LND_DIV:
+    case LND_MOD:
+        if (!f && (y == 0 || (!u && sy == -1 && sx == INT64_MIN)))
+            return NULL; /* not a constant: let the program fault at run time */
+        if (node->kind == LND_DIV)
+            fr = a / b, ir = u ? x / y : (uint64_t)(sx / sy);
+        else if (f)
+            return NULL;
+        else
+            ir = u ? x % y : (uint64_t)(sx % sy);
+        break;
+    case LND_BITAND: ir = x & y; break;
+    case LND_BITOR: ir = x | y; break;
+    case LND_BITXOR: ir = x ^ y; break;
+    case LND_SHL: ir = y >= 64 ? 0 : x << y; break;
+    case LND_SHR: ir = y >= 64 ? 0 : u ? x >> y : (uint64_t)(sx >> y); break;
+    case LND_EQ: ir = f ? a == b : x == y; break;
+    case LND_NE: ir = f ? a != b : x != y; break;
+    case LND_LT: ir = f ? a < b : u ? x < y : sx < sy; break;
+    case LND_LE: ir = f ? a <= b : u ? x <= y : sx <= sy; break;
+    case LND_GT: ir = f ? a > b : u ? x > y : sx > sy; break;
+    case LND_GE: ir = f ? a >= b : u ? x >= y : sx >= sy; break;
+    case LND_LOGAND: ir = x && y; break;
+    case LND_LOGOR: ir = x || y; break;
+    default: return NULL;
+    }
+    if (ty->kind == LTY_BOOL || !f)
+        return lang_p_num(p, node->tok, ty, ir, (double)ir);
+    return lang_p_num(p, node->tok, ty, 0, fr);
+}
+
+LangNode *lang_p_fold(LangParser *p, LangNode *node)
+{
+    if (!node)
+        return NULL;
+    switch (node->kind) {
+    case LND_NUM:
+        return node;
+    case LND_VAR: {
+        LangVar *v = node->var;
+        if (v->init && v->type->is_const && v->kind != LVAR_FUNCTION_CONSTANT &&
+            v->kind != LVAR_PARAM)
+            return lang_p_fold(p, v->init);
+        return NULL;
+    }
+    case LND_CAST: {
+        LangNode *l = lang_p_fold(p, node->lhs);
+        return l && l->kind == LND_NUM && lang_is_scalar(node->type)
+                   ? lang_p_new_cast(p, l, node->type, node->tok) : NULL;
+    }
+    case LND_NEG: case LND_NOT: case LND_BITNOT: {
+        LangNode *l = lang_p_fold(p, node->lhs);
+        if (!l || l->kind != LND_NUM)
+            return NULL;
+        if (node->kind == LND_NOT)
+            return lang_p_num(p, node->tok, lang_ty_bool, !l->ival, 0);
+        if (node->kind == LND_BITNOT)
+            return lang_p_num(p, node->tok, node->type, ~l->ival, 0);
+        return lang_p_num(p, node->tok, node->type, (uint64_t)0 - l->ival, -l->fval);
+    }
+    case LND_COND: {
+        LangNode *c = lang_p_fold(p, node->cond);
+        if (!c || c->kind != LND_NUM)
+            return NULL;
+        return lang_p_fold(p, c->ival ? node->then : node->els);
+    }
+    case LND_CONSTRUCT: {
+        LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, node->tok);
+        *c = *node;
+        LangNode head = {0}, *cur = &head;
+        for (LangNode *a = node->args; a; a = a->next) {
+            LangNode *f = lang_p_fold(p, a);
+            if (!f)
+                return NULL;
+            LangNode *copy = lang_p_new_node(p, f->kind, f->tok);
+            *copy = *f;
+            copy->next = NULL;
+            cur = cur->next = copy;
+        }
+        c->args = head.next;
+        return c;
+    }
+    default:
+        if (node->kind >= LND_ADD && node->kind <= LND_LOGOR) {
+            LangNode *l = lang_p_fold(p, node->lhs), *r = lang_p_fold(p, node->rhs);
+            if (!l || !r || l->kind != LND_NUM || r->kind != LND_NUM)
+                return NULL;
+            return fold_binary(p, node, l, r);
+        }
+        return NULL;
+    }
+}
+
+bool lang_p_eval(LangParser *p, LangNode *node, int64_t *val)
+{
+    LangNode *f = lang_p_fold(p, node);
+    if (!f || f->kind != LND_NUM || !lang_is_integer(f->type))
+        return false;
+    *val = (int64_t)f->ival;
+    return true;
+}
+

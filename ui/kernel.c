@@ -10,28 +10,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* TEMPORARY while lang/'s stages are being written: a weak reference, so the binary links
- * before the compiler is complete (a weak undefined symbol does not pull compile.o out of the
- * archive). Removed once the whole pipeline is in. */
-extern IsaProgram *lang_compile_file(const char *path, const LangOptions *opts,
-                                     LangTypeLayout **layouts, UtilError *err)
-    __attribute__((weak));
-extern void lang_layouts_free(LangTypeLayout *layouts, uint32_t count) __attribute__((weak));
-
 static IsaProgram *compile_metal(const char *path, const LangOptions *opts,
                                  LangTypeLayout **layouts, UtilError *err)
 {
-    if (!lang_compile_file) {
-        util_fail(err, "%s: error: the kernel language compiler is not built in yet", path);
-        return NULL;
-    }
     return lang_compile_file(path, opts, layouts, err);
 }
 
 void ui_free_layouts(LangTypeLayout *layouts, uint32_t count)
 {
-    if (layouts && lang_layouts_free)
-        lang_layouts_free(layouts, count);
+    lang_layouts_free(layouts, count);
 }
 
 static bool ends_with(const char *s, const char *suffix)

@@ -1,0 +1,650 @@
+/*
+ * codegen_builtin.c — the standard library's non-math functions: common functions on
+ * integers (and the float ones lang_cg_math leaves to us), integer bit functions,
+ * relational and geometric functions, barriers, atomics, and SIMD-group and quad-group
+ * functions. Math builtins go to lang_cg_math (codegen_math.c) one scalar component at a
+ * time. SIMD-group results only count active lanes, as the ops do.
+ */
+#include <string.h>
+
+#include "codegen_internal.h"
+
+static IsaOperand op2(LangCg *cg, IsaOpcode op, int w, IsaOperand a, IsaOperand b)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, w);
+    IsaInst *in = lang_cg_emit(cg, op);
+    in->opd[0] = d, in->opd[1] = a, in->opd[2] = b;
+    return d;
+}
+
+static IsaOperand op1(LangCg *cg, IsaOpcode op, int w, IsaOperand a)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, w);
+    IsaInst *in = lang_cg_emit(cg, op);
+    in->opd[0] = d, in->opd[1] = a;
+    return d;
+}
+
+static IsaOperand sel(LangCg *cg, IsaOpcode op, IsaCond c, int w, IsaOperand a, IsaOperand b,
+                      IsaOperand x, IsaOperand y)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, w);
+    IsaInst *in = lang_cg_emit(cg, op);
+    in->cond = (uint8_t)c;
+    in->opd[0] = d, in->opd[1] = a, in->opd[2] = b, in->opd[3] = x, in->opd[4] = y;
+    return d;
+}
+
+static IsaOperand cvt_to(LangCg *cg, IsaOperand v, IsaType dst, IsaType src, int w)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, w);
+    IsaInst *in = lang_cg_emit(cg, ISA_OP_CVT);
+    in->type = (uint8_t)dst, in->src_type = (uint8_t)src;
+    in->opd[0] = d, in->opd[1] = v;
+    return d;
+}
+
+static int64_t fold(LangNode *n, bool *ok)
+{
+    if (!n) {
+        *ok = false;
+        return 0;
+    }
+    switch (n->kind) {
+    case LND_NUM: return (int64_t)n->ival;
+    case LND_CAST: return fold(n->lhs, ok);
+    case LND_BITOR: return fold(n->lhs, ok) | fold(n->rhs, ok);
+    case LND_BITAND: return fold(n->lhs, ok) & fold(n->rhs, ok);
+    default: *ok = false; return 0;
+    }
+}
+
+static IsaOperand fimm(LangType *s, double v)
+{
+    if (s->kind == LTY_HALF) {
+        /* exact small constants only: 0, 1, 2, 3, -1 */
+        uint16_t h = v == 0 ? 0 : v == 1 ? 0x3c00 : v == 2 ? 0x4000 : v == 3 ? 0x4200 : 0xbc00;
+        return lang_cg_imm_f16(h);
+    }
+    return lang_cg_imm_f32((float)v);
+}
+
+/* ---- common functions, one component ------------------------------------------------------ */
+
+static IsaOperand minmax(LangCg *cg, bool is_max, LangType *s, IsaOperand a, IsaOperand b)
+{
+    if (s->kind == LTY_FLOAT)
+        return op2(cg, is_max ? ISA_OP_FMAX32 : ISA_OP_FMIN32, 32, a, b);
+    if (s->kind == LTY_HALF)
+        return op2(cg, is_max ? ISA_OP_FMAX16 : ISA_OP_FMIN16, 16, a, b);
+    bool u = lang_is_unsigned(s);
+    IsaCond c = is_max ? (u ? ISA_COND_UGT : ISA_COND_SGT) : (u ? ISA_COND_ULT : ISA_COND_SLT);
+    return sel(cg, ISA_OP_ICMPSEL, c, 32, a, b, a, b);
+}
+
+static IsaOperand fop(LangCg *cg, LangType *s, LangNodeKind k, IsaOperand a, IsaOperand b)
+{
+    return cg_binop(cg, k, s, a, b, NULL);
+}
+
+static IsaOperand common(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, LangNode *node)
+{
+    bool fl = lang_is_float(s), h = s->kind == LTY_HALF;
+    int w = h ? 16 : 32;
+    switch (b) {
+    case LANG_BI_ABS: case LANG_BI_FABS:
+        if (fl) {
+            IsaOperand a = x[0];
+            if (a.kind == ISA_OPD_IMM)
+                a.imm &= h ? 0x7fffu : 0x7fffffffu;
+            else
+                a.flags = ISA_OPD_ABS;
+            return op1(cg, h ? ISA_OP_FMOV16 : ISA_OP_FMOV32, w, a);
+        }
+        if (lang_is_unsigned(s))
+            return x[0];
+        return cg_normalize(cg, sel(cg, ISA_OP_ICMPSEL, ISA_COND_SLT, 32, x[0], lang_cg_imm(0),
+                                    op2(cg, ISA_OP_ISUB, 32, lang_cg_imm(0), x[0]), x[0]), s);
+    case LANG_BI_MIN: case LANG_BI_FMIN: return minmax(cg, false, s, x[0], x[1]);
+    case LANG_BI_MAX: case LANG_BI_FMAX: return minmax(cg, true, s, x[0], x[1]);
+    case LANG_BI_CLAMP: return minmax(cg, false, s, minmax(cg, true, s, x[0], x[1]), x[2]);
+    case LANG_BI_SATURATE: {
+        IsaOperand d = op1(cg, h ? ISA_OP_FMOV16 : ISA_OP_FMOV32, w, x[0]);
+        cg->ir->insts[cg->ir->count - 1].inst.flags = ISA_INST_SAT;
+        return d;
+    }
+    case LANG_BI_MIX:
+        return fop(cg, s, LND_ADD, x[0], fop(cg, s, LND_MUL, fop(cg, s, LND_SUB, x[1], x[0]), x[2]));
+    case LANG_BI_STEP:
+        return sel(cg, h ? ISA_OP_FCMPSEL16 : ISA_OP_FCMPSEL32, ISA_COND_LT, w, x[1], x[0],
+                   fimm(s, 0), fimm(s, 1));
+    case LANG_BI_SMOOTHSTEP: {
+        IsaOperand t = fop(cg, s, LND_DIV, fop(cg, s, LND_SUB, x[2], x[0]),
+                           fop(cg, s, LND_SUB, x[1], x[0]));
+        t = minmax(cg, false, s, minmax(cg, true, s, t, fimm(s, 0)), fimm(s, 1));
+        IsaOperand k = fop(cg, s, LND_SUB, fimm(s, 3), fop(cg, s, LND_MUL, fimm(s, 2), t));
+        return fop(cg, s, LND_MUL, fop(cg, s, LND_MUL, t, t), k);
+    }
+    case LANG_BI_SIGN: {
+        IsaOpcode op = h ? ISA_OP_FCMPSEL16 : ISA_OP_FCMPSEL32;
+        IsaOperand r = sel(cg, op, ISA_COND_LT, w, x[0], fimm(s, 0), fimm(s, -1), x[0]);
+        r = sel(cg, op, ISA_COND_GT, w, x[0], fimm(s, 0), fimm(s, 1), r);
+        /* NaN gives 0 */
+        return sel(cg, op, ISA_COND_EQ, w, x[0], x[0], r, fimm(s, 0));
+    }
+    default:
+        cg_error(cg, node->tok, "this function is not supported for these argument types");
+    }
+}
+
+static bool is_math(LangBuiltin b)
+{
+    return (b >= LANG_BI_FLOOR && b <= LANG_BI_DIVIDE) || b == LANG_BI_SMOOTHSTEP ||
+           b == LANG_BI_MIX || b == LANG_BI_SIGN || b == LANG_BI_STEP || b == LANG_BI_FMIN ||
+           b == LANG_BI_FMAX || b == LANG_BI_ABS || b == LANG_BI_FABS || b == LANG_BI_MIN ||
+           b == LANG_BI_MAX || b == LANG_BI_CLAMP || b == LANG_BI_SATURATE;
+}
+
+/* ---- integer functions ---------------------------------------------------------------------- */
+
+static int bits_of(LangType *s) { return s->size * 8; }
+
+static IsaOperand mask_bits(LangCg *cg, LangType *s, IsaOperand a)
+{
+    if (bits_of(s) >= 32)
+        return a;
+    return op2(cg, ISA_OP_AND, 32, a, lang_cg_imm((1u << bits_of(s)) - 1));
+}
+
+static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, LangNode *node)
+{
+    int bits = bits_of(s);
+    bool u = lang_is_unsigned(s);
+    if (bits > 32)
+        cg_error(cg, node->tok, "this function on 64-bit integers is not supported yet");
+    switch (b) {
+    case LANG_BI_CLZ: {
+        IsaOperand c = op1(cg, ISA_OP_CLZ, 32, mask_bits(cg, s, x[0]));
+        return bits < 32 ? op2(cg, ISA_OP_ISUB, 32, c, lang_cg_imm((uint32_t)(32 - bits))) : c;
+    }
+    case LANG_BI_CTZ: {
+        IsaOperand c = op1(cg, ISA_OP_FFS, 32, x[0]);
+        return bits < 32 ? minmax(cg, false, lang_ty_uint, c, lang_cg_imm((uint32_t)bits)) : c;
+    }
+    case LANG_BI_POPCOUNT: return op1(cg, ISA_OP_POPCOUNT, 32, mask_bits(cg, s, x[0]));
+    case LANG_BI_REVERSE_BITS: {
+        IsaOperand r = op1(cg, ISA_OP_BITREV, 32, x[0]);
+        if (bits < 32)
+            r = op2(cg, u ? ISA_OP_LSR : ISA_OP_ASR, 32, r, lang_cg_imm((uint32_t)(32 - bits)));
+        return r;
+    }
+    case LANG_BI_EXTRACT_BITS: {
+        IsaOperand d = lang_cg_new_vreg(cg, 32);
+        IsaInst *in = lang_cg_emit(cg, u ? ISA_OP_UBFE : ISA_OP_SBFE);
+        in->opd[0] = d, in->opd[1] = mask_bits(cg, s, x[0]), in->opd[2] = x[1], in->opd[3] = x[2];
+        return cg_normalize(cg, d, s);
+    }
+    case LANG_BI_INSERT_BITS: {
+        IsaOperand d = lang_cg_new_vreg(cg, 32);
+        IsaInst *in = lang_cg_emit(cg, ISA_OP_BFI);
+        in->opd[0] = d, in->opd[1] = x[0], in->opd[2] = x[1], in->opd[3] = x[2], in->opd[4] = x[3];
+        return cg_normalize(cg, d, s);
+    }
+    case LANG_BI_MULHI:
+        if (bits < 32)
+            return cg_normalize(cg, op2(cg, ISA_OP_ASR, 32, op2(cg, ISA_OP_IMUL, 32, x[0], x[1]),
+                                        lang_cg_imm((uint32_t)bits)), s);
+        return op2(cg, u ? ISA_OP_UMULHI : ISA_OP_SMULHI, 32, x[0], x[1]);
+    case LANG_BI_MUL24: return cg_normalize(cg, op2(cg, ISA_OP_IMUL, 32, x[0], x[1]), s);
+    case LANG_BI_MAD24: {
+        IsaOperand d = lang_cg_new_vreg(cg, 32);
+        IsaInst *in = lang_cg_emit(cg, ISA_OP_IMAD);
+        in->opd[0] = d, in->opd[1] = x[0], in->opd[2] = x[1], in->opd[3] = x[2];
+        return cg_normalize(cg, d, s);
+    }
+    case LANG_BI_ROTATE: {
+        IsaOperand v = mask_bits(cg, s, x[0]);
+        IsaOperand k = op2(cg, ISA_OP_UREM, 32, mask_bits(cg, s, x[1]), lang_cg_imm((uint32_t)bits));
+        IsaOperand l = op2(cg, ISA_OP_SHL, 32, v, k);
+        IsaOperand rk = op2(cg, ISA_OP_ISUB, 32, lang_cg_imm((uint32_t)bits), k);
+        IsaOperand r = op2(cg, ISA_OP_LSR, 32, v, rk);
+        /* k == 0: the right shift by `bits` must give 0 (lsr masks the count) */
+        r = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, k, lang_cg_imm(0), lang_cg_imm(0), r);
+        return cg_normalize(cg, op2(cg, ISA_OP_OR, 32, l, r), s);
+    }
+    case LANG_BI_ABSDIFF: {
+        IsaOperand hi = minmax(cg, true, s, x[0], x[1]), lo = minmax(cg, false, s, x[0], x[1]);
+        IsaOperand d = op2(cg, ISA_OP_ISUB, 32, hi, lo);
+        return bits < 32 ? mask_bits(cg, s, d) : d; /* the result type is unsigned */
+    }
+    case LANG_BI_ADDSAT: case LANG_BI_SUBSAT: {
+        bool add = b == LANG_BI_ADDSAT;
+        IsaOperand r = op2(cg, add ? ISA_OP_IADD : ISA_OP_ISUB, 32, x[0], x[1]);
+        if (bits < 32) { /* exact in 32 bits: clamp to the type's range */
+            int64_t lo = u ? 0 : -(INT64_C(1) << (bits - 1));
+            int64_t hi = u ? (INT64_C(1) << bits) - 1 : (INT64_C(1) << (bits - 1)) - 1;
+            r = minmax(cg, true, lang_ty_int, r, lang_cg_imm((uint32_t)lo));
+            return minmax(cg, false, lang_ty_int, r, lang_cg_imm((uint32_t)hi));
+        }
+        if (u)
+            return add ? sel(cg, ISA_OP_ICMPSEL, ISA_COND_ULT, 32, r, x[0], lang_cg_imm(0xffffffffu), r)
+                       : sel(cg, ISA_OP_ICMPSEL, ISA_COND_UGT, 32, x[1], x[0], lang_cg_imm(0), r);
+        /* signed overflow: the operands' signs (b negated for sub) agree and r's differs */
+        IsaOperand t1 = op2(cg, ISA_OP_XOR, 32, x[0], r);
+        IsaOperand t2 = op2(cg, ISA_OP_XOR, 32, x[1], r);
+        if (!add)
+            t2 = op1(cg, ISA_OP_NOT, 32, t2);
+        IsaOperand ov = op2(cg, ISA_OP_AND, 32, t1, t2);
+        IsaOperand satv = sel(cg, ISA_OP_ICMPSEL, ISA_COND_SLT, 32, x[0], lang_cg_imm(0),
+                              lang_cg_imm(0x80000000u), lang_cg_imm(0x7fffffffu));
+        return sel(cg, ISA_OP_ICMPSEL, ISA_COND_SLT, 32, ov, lang_cg_imm(0), satv, r);
+    }
+    case LANG_BI_HADD: case LANG_BI_RHADD: {
+        IsaOpcode sh = u ? ISA_OP_LSR : ISA_OP_ASR;
+        IsaOperand s1 = op2(cg, ISA_OP_IADD, 32, op2(cg, sh, 32, x[0], lang_cg_imm(1)),
+                            op2(cg, sh, 32, x[1], lang_cg_imm(1)));
+        IsaOperand c = op2(cg, b == LANG_BI_HADD ? ISA_OP_AND : ISA_OP_OR, 32, x[0], x[1]);
+        return cg_normalize(cg, op2(cg, ISA_OP_IADD, 32, s1, op2(cg, ISA_OP_AND, 32, c, lang_cg_imm(1))), s);
+    }
+    default:
+        cg_error(cg, node->tok, "unsupported integer function");
+    }
+}
+
+/* ---- relational ------------------------------------------------------------------------------ */
+
+static IsaOperand relational(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand a)
+{
+    if (s->kind == LTY_HALF)
+        a = cvt_to(cg, a, ISA_TYPE_F32, ISA_TYPE_F16, 32);
+    IsaOperand abs = a;
+    if (abs.kind == ISA_OPD_IMM)
+        abs.imm &= 0x7fffffffu;
+    else
+        abs.flags = ISA_OPD_ABS;
+    IsaOperand inf = lang_cg_imm(0x7f800000u);
+    switch (b) {
+    case LANG_BI_ISNAN: return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_NE, 32, a, a, lang_cg_imm(1), lang_cg_imm(0));
+    case LANG_BI_ISINF: return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_EQ, 32, abs, inf, lang_cg_imm(1), lang_cg_imm(0));
+    case LANG_BI_ISFINITE: return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_LT, 32, abs, inf, lang_cg_imm(1), lang_cg_imm(0));
+    default: return op2(cg, ISA_OP_LSR, 32, a, lang_cg_imm(31)); /* SIGNBIT */
+    }
+}
+
+/* ---- geometric --------------------------------------------------------------------------------- */
+
+static IsaOperand dot(LangCg *cg, LangType *s, CgVal a, CgVal b)
+{
+    IsaOperand acc = fop(cg, s, LND_MUL, a.c[0], b.c[0]);
+    for (int i = 1; i < a.n; i++)
+        acc = fop(cg, s, LND_ADD, acc, fop(cg, s, LND_MUL, a.c[i], b.c[i]));
+    return acc;
+}
+
+static IsaOperand sqrt_of(LangCg *cg, LangType *s, IsaOperand x, LangNode *node)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, s->kind == LTY_HALF ? 16 : 32);
+    if (!lang_cg_math(cg, LANG_BI_SQRT, d, &x, 1, s->kind == LTY_HALF, node->fast_math))
+        cg_error(cg, node->tok, "sqrt is not available");
+    return d;
+}
+
+/* ---- atomics ----------------------------------------------------------------------------------- */
+
+static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args)
+{
+    LangBuiltin b = node->builtin;
+    CgVal p = args[0];
+    if (p.ref || p.type->kind != LTY_POINTER)
+        cg_error(cg, node->tok, "an atomic operation needs an atomic object in device or threadgroup memory");
+    LangType *vt = p.type->base->kind == LTY_ATOMIC ? p.type->base->base : p.type->base;
+    CgAddr a = cg_addr_of_pointer(cg, p);
+    bool dev = a.space == LAS_DEVICE;
+    if (!dev && a.space != LAS_THREADGROUP)
+        cg_error(cg, node->tok, "atomics work on device or threadgroup memory");
+    IsaType it = vt->kind == LTY_FLOAT ? ISA_TYPE_F32 : lang_is_unsigned(vt) ? ISA_TYPE_U32 : ISA_TYPE_S32;
+    IsaOperand index = cg_elem_index(cg, &a, 4);
+    CgVal r = cg_val_new(cg, node->type, 1);
+    if (b == LANG_BI_ATOMIC_CMPXCHG_WEAK) {
+        if (it == ISA_TYPE_F32)
+            cg_error(cg, node->tok, "compare-exchange on atomic_float is not supported");
+        CgVal ep = args[1];
+        CgLval *elv;
+        CgLval tmp = {0};
+        if (ep.ref) {
+            elv = ep.ref;
+        } else {
+            tmp.kind = LV_MEM;
+            tmp.type = vt;
+            tmp.addr = cg_addr_of_pointer(cg, ep);
+            elv = &tmp;
+        }
+        elv->type = vt;
+        IsaOperand expected = cg_to_reg(cg, cg_load(cg, elv).c[0], 32);
+        IsaOperand old = lang_cg_new_vreg(cg, 32);
+        IsaInst *in = lang_cg_emit(cg, dev ? ISA_OP_CMPXCHG_DEV : ISA_OP_CMPXCHG_TG);
+        in->type = (uint8_t)it;
+        in->opd[0] = old, in->opd[1] = a.base, in->opd[2] = index, in->opd[3] = expected;
+        in->opd[4] = cg_to_reg(cg, args[2].c[0], 32);
+        IsaOperand ok = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, old, expected, lang_cg_imm(1), lang_cg_imm(0));
+        CgVal nv = cg_val_new(cg, vt, 1);
+        nv.c[0] = old;
+        cg_store(cg, elv, nv); /* equal when it succeeded */
+        r.c[0] = ok;
+        return r;
+    }
+    IsaAtomicOp op;
+    IsaOperand v = b == LANG_BI_ATOMIC_LOAD ? lang_cg_imm(0) : args[1].c[0];
+    switch (b) {
+    case LANG_BI_ATOMIC_LOAD: op = it == ISA_TYPE_F32 ? ISA_ATOM_ADD : ISA_ATOM_OR; break;
+    case LANG_BI_ATOMIC_STORE: case LANG_BI_ATOMIC_EXCHANGE: op = ISA_ATOM_XCHG; break;
+    case LANG_BI_ATOMIC_FETCH_ADD: op = ISA_ATOM_ADD; break;
+    case LANG_BI_ATOMIC_FETCH_SUB: op = ISA_ATOM_SUB; break;
+    case LANG_BI_ATOMIC_FETCH_MIN: op = ISA_ATOM_MIN; break;
+    case LANG_BI_ATOMIC_FETCH_MAX: op = ISA_ATOM_MAX; break;
+    case LANG_BI_ATOMIC_FETCH_AND: op = ISA_ATOM_AND; break;
+    case LANG_BI_ATOMIC_FETCH_OR: op = ISA_ATOM_OR; break;
+    default: op = ISA_ATOM_XOR; break;
+    }
+    if (it == ISA_TYPE_F32 && op != ISA_ATOM_ADD && op != ISA_ATOM_XCHG)
+        cg_error(cg, node->tok, "atomic_float supports load, store, exchange and fetch_add only");
+    if (b == LANG_BI_ATOMIC_LOAD && it == ISA_TYPE_F32)
+        v = lang_cg_imm(0x80000000u); /* x + -0 == x for every x, keeping +0 and -0 */
+    IsaOperand old = lang_cg_new_vreg(cg, 32);
+    IsaInst *in = lang_cg_emit(cg, dev ? ISA_OP_ATOM_DEV : ISA_OP_ATOM_TG);
+    in->cond = (uint8_t)op;
+    in->type = (uint8_t)it;
+    in->opd[0] = old, in->opd[1] = a.base, in->opd[2] = index, in->opd[3] = v;
+    r.c[0] = old;
+    if (b == LANG_BI_ATOMIC_STORE)
+        r.n = 0;
+    return r;
+}
+
+/* ---- SIMD-group and quad-group functions ----------------------------------------------------------- */
+
+static IsaOperand lane_id(LangCg *cg)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, 32);
+    IsaInst *in = lang_cg_emit(cg, ISA_OP_GET_SR);
+    in->opd[0] = d;
+    in->opd[1].kind = ISA_OPD_SR;
+    in->opd[1].index = ISA_SR_THREAD_INDEX_IN_SIMDGROUP;
+    return d;
+}
+
+static IsaOperand ballot(LangCg *cg, IsaCond c, IsaOperand a, IsaOperand b)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, 32);
+    IsaInst *in = lang_cg_emit(cg, ISA_OP_ICMP_BALLOT);
+    in->cond = (uint8_t)c;
+    in->opd[0] = d, in->opd[1] = a, in->opd[2] = b;
+    return d;
+}
+
+static IsaOperand active_mask(LangCg *cg)
+{
+    return ballot(cg, ISA_COND_EQ, lang_cg_imm(0), lang_cg_imm(0));
+}
+
+/* The 4 bits of this lane's quad, shifted down. */
+static IsaOperand quad_bits(LangCg *cg, IsaOperand mask)
+{
+    IsaOperand base = op2(cg, ISA_OP_AND, 32, lane_id(cg), lang_cg_imm(~3u));
+    return op2(cg, ISA_OP_AND, 32, op2(cg, ISA_OP_LSR, 32, mask, base), lang_cg_imm(0xf));
+}
+
+static CgVal mask_result(LangCg *cg, LangNode *node, IsaOperand m)
+{
+    CgVal r = cg_val_new(cg, node->type, 1);
+    LangType *t = lang_scalar_of(node->type);
+    r.c[0] = cg_width_of(t) == 64 ? cvt_to(cg, m, ISA_TYPE_U64, ISA_TYPE_U32, 64) : m;
+    return r;
+}
+
+static IsaOpcode shuffle_op(LangBuiltin b)
+{
+    switch (b) {
+    case LANG_BI_SIMD_SHUFFLE: return ISA_OP_SHFL;
+    case LANG_BI_SIMD_SHUFFLE_UP: return ISA_OP_SHFL_UP;
+    case LANG_BI_SIMD_SHUFFLE_DOWN: return ISA_OP_SHFL_DOWN;
+    case LANG_BI_SIMD_SHUFFLE_XOR: return ISA_OP_SHFL_XOR;
+    case LANG_BI_SIMD_SHUFFLE_ROTATE_UP: return ISA_OP_SHFL_ROT_UP;
+    case LANG_BI_SIMD_SHUFFLE_ROTATE_DOWN: return ISA_OP_SHFL_ROT_DOWN;
+    case LANG_BI_SIMD_BROADCAST: return ISA_OP_BCAST;
+    case LANG_BI_QUAD_SHUFFLE: return ISA_OP_QSHFL;
+    case LANG_BI_QUAD_SHUFFLE_UP: return ISA_OP_QSHFL_UP;
+    case LANG_BI_QUAD_SHUFFLE_DOWN: return ISA_OP_QSHFL_DOWN;
+    case LANG_BI_QUAD_SHUFFLE_XOR: return ISA_OP_QSHFL_XOR;
+    case LANG_BI_QUAD_SHUFFLE_ROTATE_UP: return ISA_OP_QSHFL_ROT_UP;
+    case LANG_BI_QUAD_SHUFFLE_ROTATE_DOWN: return ISA_OP_QSHFL_ROT_DOWN;
+    case LANG_BI_QUAD_BROADCAST: return ISA_OP_QBCAST;
+    default: return ISA_OP_COUNT;
+    }
+}
+
+static bool reduce_op(LangBuiltin b, IsaOpcode *op, IsaReduceOp *r, int *prefix)
+{
+    *prefix = -1;
+    switch (b) {
+    case LANG_BI_SIMD_SUM: *op = ISA_OP_SIMD_RED; *r = ISA_RED_SUM; return true;
+    case LANG_BI_SIMD_PRODUCT: *op = ISA_OP_SIMD_RED; *r = ISA_RED_PRODUCT; return true;
+    case LANG_BI_SIMD_MIN: *op = ISA_OP_SIMD_RED; *r = ISA_RED_MIN; return true;
+    case LANG_BI_SIMD_MAX: *op = ISA_OP_SIMD_RED; *r = ISA_RED_MAX; return true;
+    case LANG_BI_SIMD_AND: *op = ISA_OP_SIMD_RED; *r = ISA_RED_AND; return true;
+    case LANG_BI_SIMD_OR: *op = ISA_OP_SIMD_RED; *r = ISA_RED_OR; return true;
+    case LANG_BI_SIMD_XOR: *op = ISA_OP_SIMD_RED; *r = ISA_RED_XOR; return true;
+    case LANG_BI_QUAD_SUM: *op = ISA_OP_QUAD_RED; *r = ISA_RED_SUM; return true;
+    case LANG_BI_QUAD_PRODUCT: *op = ISA_OP_QUAD_RED; *r = ISA_RED_PRODUCT; return true;
+    case LANG_BI_QUAD_MIN: *op = ISA_OP_QUAD_RED; *r = ISA_RED_MIN; return true;
+    case LANG_BI_QUAD_MAX: *op = ISA_OP_QUAD_RED; *r = ISA_RED_MAX; return true;
+    case LANG_BI_QUAD_AND: *op = ISA_OP_QUAD_RED; *r = ISA_RED_AND; return true;
+    case LANG_BI_QUAD_OR: *op = ISA_OP_QUAD_RED; *r = ISA_RED_OR; return true;
+    case LANG_BI_QUAD_XOR: *op = ISA_OP_QUAD_RED; *r = ISA_RED_XOR; return true;
+    case LANG_BI_SIMD_PREFIX_INCLUSIVE_SUM: *op = ISA_OP_SIMD_PREFIX; *r = ISA_RED_SUM; *prefix = 1; return true;
+    case LANG_BI_SIMD_PREFIX_EXCLUSIVE_SUM: *op = ISA_OP_SIMD_PREFIX; *r = ISA_RED_SUM; *prefix = 0; return true;
+    case LANG_BI_SIMD_PREFIX_INCLUSIVE_PRODUCT: *op = ISA_OP_SIMD_PREFIX; *r = ISA_RED_PRODUCT; *prefix = 1; return true;
+    case LANG_BI_SIMD_PREFIX_EXCLUSIVE_PRODUCT: *op = ISA_OP_SIMD_PREFIX; *r = ISA_RED_PRODUCT; *prefix = 0; return true;
+    case LANG_BI_QUAD_PREFIX_INCLUSIVE_SUM: *op = ISA_OP_QUAD_PREFIX; *r = ISA_RED_SUM; *prefix = 1; return true;
+    case LANG_BI_QUAD_PREFIX_EXCLUSIVE_SUM: *op = ISA_OP_QUAD_PREFIX; *r = ISA_RED_SUM; *prefix = 0; return true;
+    case LANG_BI_QUAD_PREFIX_INCLUSIVE_PRODUCT: *op = ISA_OP_QUAD_PREFIX; *r = ISA_RED_PRODUCT; *prefix = 1; return true;
+    case LANG_BI_QUAD_PREFIX_EXCLUSIVE_PRODUCT: *op = ISA_OP_QUAD_PREFIX; *r = ISA_RED_PRODUCT; *prefix = 0; return true;
+    default: return false;
+    }
+}
+
+static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
+{
+    LangBuiltin b = node->builtin;
+    switch (b) {
+    case LANG_BI_SIMD_BALLOT:
+        return mask_result(cg, node, ballot(cg, ISA_COND_NE, cg_bool_of(cg, args[0].c[0], args[0].type), lang_cg_imm(0)));
+    case LANG_BI_SIMD_ACTIVE_THREADS_MASK: return mask_result(cg, node, active_mask(cg));
+    case LANG_BI_SIMD_ALL: case LANG_BI_SIMD_ANY: case LANG_BI_QUAD_ALL: case LANG_BI_QUAD_ANY:
+    case LANG_BI_QUAD_BALLOT: {
+        IsaOperand m = ballot(cg, ISA_COND_NE, cg_bool_of(cg, args[0].c[0], args[0].type), lang_cg_imm(0));
+        IsaOperand act = active_mask(cg);
+        bool quad = b == LANG_BI_QUAD_ALL || b == LANG_BI_QUAD_ANY || b == LANG_BI_QUAD_BALLOT;
+        if (quad) {
+            m = quad_bits(cg, m);
+            act = quad_bits(cg, act);
+        }
+        if (b == LANG_BI_QUAD_BALLOT)
+            return mask_result(cg, node, m);
+        bool all = b == LANG_BI_SIMD_ALL || b == LANG_BI_QUAD_ALL;
+        CgVal r = cg_val_new(cg, node->type, 1);
+        r.c[0] = all ? sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, m, act, lang_cg_imm(1), lang_cg_imm(0))
+                     : sel(cg, ISA_OP_ICMPSEL, ISA_COND_NE, 32, m, lang_cg_imm(0), lang_cg_imm(1), lang_cg_imm(0));
+        return r;
+    }
+    case LANG_BI_SIMD_IS_FIRST: {
+        IsaOperand first = op1(cg, ISA_OP_FFS, 32, active_mask(cg));
+        CgVal r = cg_val_new(cg, node->type, 1);
+        r.c[0] = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, lane_id(cg), first, lang_cg_imm(1), lang_cg_imm(0));
+        return r;
+    }
+    default: break;
+    }
+    CgVal v = args[0];
+    int n;
+    CgLeaf *l = cg_leaves(cg, v.type, &n);
+    CgVal r = cg_val_new(cg, node->type, v.n);
+    IsaOpcode op;
+    IsaReduceOp red;
+    int prefix;
+    bool is_red = reduce_op(b, &op, &red, &prefix);
+    IsaOpcode sop = shuffle_op(b);
+    IsaOperand lane = {0};
+    if (!is_red && b != LANG_BI_SIMD_BROADCAST_FIRST) {
+        if (sop == ISA_OP_COUNT)
+            cg_error(cg, node->tok, "unsupported SIMD-group function");
+        lane = cg_convert(cg, args[1].c[0], args[1].type, lang_ty_uint);
+    }
+    for (int i = 0; i < v.n && i < n; i++) {
+        LangType *s = l[i].scalar;
+        int w = cg_width_of(s);
+        if (w == 64)
+            cg_error(cg, node->tok, "SIMD-group functions on 64-bit values are not supported yet");
+        if (is_red) {
+            IsaType t = s->kind == LTY_HALF ? ISA_TYPE_F16 : s->kind == LTY_FLOAT ? ISA_TYPE_F32
+                        : lang_is_unsigned(s) ? ISA_TYPE_U32 : ISA_TYPE_S32;
+            if (lang_is_float(s) && red >= ISA_RED_AND)
+                cg_error(cg, node->tok, "bitwise reductions need integer values");
+            IsaOperand d = lang_cg_new_vreg(cg, w);
+            IsaInst *in = lang_cg_emit(cg, op);
+            in->cond = (uint8_t)red;
+            in->type = (uint8_t)t;
+            if (prefix >= 0)
+                in->count = (uint8_t)prefix;
+            in->opd[0] = d;
+            in->opd[1] = cg_to_reg(cg, v.c[i], w);
+            r.c[i] = cg_normalize(cg, d, s);
+            continue;
+        }
+        IsaOperand x = v.c[i];
+        if (w == 16)
+            x = cvt_to(cg, x, ISA_TYPE_F32, ISA_TYPE_F16, 32); /* exact both ways */
+        IsaOperand d = lang_cg_new_vreg(cg, 32);
+        IsaInst *in = lang_cg_emit(cg, b == LANG_BI_SIMD_BROADCAST_FIRST ? ISA_OP_BCAST_FIRST : sop);
+        in->opd[0] = d;
+        in->opd[1] = cg_to_reg(cg, x, 32);
+        if (b != LANG_BI_SIMD_BROADCAST_FIRST)
+            in->opd[2] = lane;
+        r.c[i] = w == 16 ? cvt_to(cg, d, ISA_TYPE_F16, ISA_TYPE_F32, 16) : d;
+    }
+    return r;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------------ */
+
+CgVal cg_builtin(LangCg *cg, LangNode *node)
+{
+    LangBuiltin b = node->builtin;
+    int na = 0;
+    for (LangNode *a = node->args; a; a = a->next)
+        na++;
+    CgVal *args = lang_alloc(cg->ctx, (size_t)(na ? na : 1) * sizeof *args);
+    int i = 0;
+    if (b == LANG_BI_THREADGROUP_BARRIER || b == LANG_BI_SIMDGROUP_BARRIER) {
+        bool ok = true;
+        int64_t flags = fold(node->args, &ok);
+        if (!ok)
+            cg_error(cg, node->args ? node->args->tok : node->tok,
+                     "barrier flags must be a constant mem_flags value");
+        cg_set_loc(cg, node->tok);
+        IsaInst *in = lang_cg_emit(cg, b == LANG_BI_THREADGROUP_BARRIER ? ISA_OP_BARRIER : ISA_OP_SIMD_BARRIER);
+        in->flags = (uint8_t)(flags & 7);
+        return cg_val_new(cg, lang_ty_void, 0);
+    }
+    for (LangNode *a = node->args; a; a = a->next, i++) {
+        if (a->type && (a->type->kind == LTY_ENUM_MEMORY_ORDER))
+            args[i] = cg_val_new(cg, a->type, 0);
+        else
+            args[i] = cg_expr(cg, a);
+    }
+    cg_set_loc(cg, node->tok);
+    if (b >= LANG_BI_ATOMIC_STORE && b <= LANG_BI_ATOMIC_FETCH_XOR)
+        return atomic_fn(cg, node, args);
+    if (b >= LANG_BI_SIMD_SHUFFLE)
+        return simd_fn(cg, node, args);
+    LangType *rt = node->type;
+    LangType *at = na ? args[0].type : rt;
+    LangType *s = lang_scalar_of(at);
+    int n = lang_components(at);
+    if (b == LANG_BI_ALL || b == LANG_BI_ANY) {
+        IsaOperand acc = cg_bool_of(cg, args[0].c[0], s);
+        for (int k = 1; k < args[0].n; k++)
+            acc = op2(cg, b == LANG_BI_ALL ? ISA_OP_AND : ISA_OP_OR, 32, acc,
+                      cg_bool_of(cg, args[0].c[k], s));
+        CgVal r = cg_val_new(cg, rt, 1);
+        r.c[0] = acc;
+        return r;
+    }
+    if (b == LANG_BI_SELECT) { /* select(a, b, c): c ? b : a */
+        int nn = args[0].n;
+        CgVal r = cg_val_new(cg, rt, nn);
+        LangType *cs = lang_scalar_of(args[2].type);
+        for (int k = 0; k < nn; k++) {
+            IsaOperand c = cg_bool_of(cg, args[2].c[args[2].n == 1 ? 0 : k], cs);
+            r.c[k] = cg_select(cg, c, args[1].c[k], args[0].c[k], cg_width_of(s));
+        }
+        return r;
+    }
+    if (b >= LANG_BI_DOT && b <= LANG_BI_CROSS) {
+        CgVal r = cg_val_new(cg, rt, lang_components(rt));
+        switch (b) {
+        case LANG_BI_DOT: r.c[0] = dot(cg, s, args[0], args[1]); break;
+        case LANG_BI_LENGTH_SQUARED: r.c[0] = dot(cg, s, args[0], args[0]); break;
+        case LANG_BI_LENGTH: r.c[0] = sqrt_of(cg, s, dot(cg, s, args[0], args[0]), node); break;
+        case LANG_BI_DISTANCE: {
+            CgVal d = cg_val_new(cg, at, n);
+            for (int k = 0; k < n; k++)
+                d.c[k] = fop(cg, s, LND_SUB, args[0].c[k], args[1].c[k]);
+            r.c[0] = sqrt_of(cg, s, dot(cg, s, d, d), node);
+            break;
+        }
+        case LANG_BI_NORMALIZE: {
+            IsaOperand len = sqrt_of(cg, s, dot(cg, s, args[0], args[0]), node);
+            for (int k = 0; k < n; k++)
+                r.c[k] = fop(cg, s, LND_DIV, args[0].c[k], len);
+            break;
+        }
+        default: { /* CROSS */
+            CgVal x = args[0], y = args[1];
+            for (int k = 0; k < 3; k++) {
+                int j1 = (k + 1) % 3, j2 = (k + 2) % 3;
+                r.c[k] = fop(cg, s, LND_SUB, fop(cg, s, LND_MUL, x.c[j1], y.c[j2]),
+                             fop(cg, s, LND_MUL, x.c[j2], y.c[j1]));
+            }
+            break;
+        }
+        }
+        return r;
+    }
+    /* componentwise functions; scalar arguments broadcast */
+    int nr = lang_components(rt);
+    CgVal r = cg_val_new(cg, rt, nr);
+    for (int k = 0; k < nr; k++) {
+        IsaOperand x[4];
+        for (int j = 0; j < na && j < 4; j++)
+            x[j] = args[j].c[args[j].n == 1 ? 0 : k];
+        if (b >= LANG_BI_ISNAN && b <= LANG_BI_SIGNBIT) {
+            r.c[k] = relational(cg, b, s, x[0]);
+        } else if (b >= LANG_BI_CLZ && b <= LANG_BI_RHADD) {
+            r.c[k] = integer_fn(cg, b, s, x, node);
+        } else if (lang_is_float(s) && is_math(b)) {
+            bool h = s->kind == LTY_HALF;
+            IsaOperand d = lang_cg_new_vreg(cg, h ? 16 : 32);
+            bool fast = node->fast_math || (cg->ctx->opts && cg->ctx->opts->fast_math);
+            if (lang_cg_math(cg, b, d, x, na, h, fast))
+                r.c[k] = d;
+            else
+                r.c[k] = common(cg, b, s, x, node);
+        } else if (is_math(b) && !lang_is_float(s)) {
+            r.c[k] = common(cg, b, s, x, node);
+        } else {
+            cg_error(cg, node->tok, "this function is not supported for these argument types");
+        }
+    }
+    return r;
+}

@@ -1,0 +1,152 @@
+/*
+ * codegen_internal.h — what code generation's own files share (codegen.c: state, emission,
+ * kernel entry and exec-mask regions; codegen_expr.c: values, lvalues, memory, arithmetic;
+ * codegen_stmt.c: statements, control flow, inlining; codegen_builtin.c: non-math
+ * builtins). Not part of the stage contract.
+ *
+ * Values are flattened into scalar "leaves": a scalar is one leaf, a vector one per
+ * component, a struct or array the leaves of its members in layout order, a pointer one
+ * leaf (64-bit for device/constant, a 32-bit byte offset for threadgroup/thread). Each leaf
+ * is an operand (a vreg, a uniform or an immediate).
+ *
+ * IR conventions the backend relies on (besides lang_internal.h):
+ *  - a memory op with count N > 1 names the first of N vregs with consecutive ids as its
+ *    data; they must land in consecutive registers (halves for h16);
+ *  - 64-bit data of a memory op is an R64 operand (one 64-bit vreg) with format b32, count 2.
+ */
+#ifndef LOCKSTEP_LANG_CODEGEN_INTERNAL_H
+#define LOCKSTEP_LANG_CODEGEN_INTERNAL_H
+
+#include "codegen.h"
+
+typedef struct CgLval CgLval;
+
+typedef struct CgVal {
+    LangType *type;
+    int n;            /* leaves */
+    IsaOperand *c;    /* n operands */
+    CgLval *ref;      /* a pointer that designates a register lvalue (thread refs/&local) */
+} CgVal;
+
+typedef struct CgLeaf {
+    int off;          /* byte offset in the object */
+    LangType *scalar; /* scalar or pointer type of the leaf */
+} CgLeaf;
+
+/* A memory address: base + idx * scale + off (bytes). */
+typedef struct CgAddr {
+    LangAddrSpace space;
+    IsaOperand base;  /* device/constant: 64-bit pair; threadgroup/thread: 32-bit bytes */
+    IsaOperand idx;   /* ISA_OPD_NONE or a 32-bit register/immediate */
+    int scale;
+    int64_t off;
+} CgAddr;
+
+typedef enum CgLvKind { LV_REG, LV_MEM, LV_SWZ, LV_DYNVEC } CgLvKind;
+
+struct CgLval {
+    CgLvKind kind;
+    LangType *type;
+    IsaOperand *regs;      /* LV_REG: the leaves' storage (shared with the variable) */
+    CgAddr addr;           /* LV_MEM */
+    CgLval *base;          /* LV_SWZ, LV_DYNVEC: the vector */
+    uint8_t swz[4];
+    int swz_len;
+    IsaOperand dyn;        /* LV_DYNVEC: the index */
+};
+
+/* How a variable is bound in the current inlining. */
+typedef enum CgBindKind { BIND_NONE, BIND_REG, BIND_MEM, BIND_VALUE } CgBindKind;
+
+typedef struct CgBind {
+    CgBindKind kind;
+    IsaOperand *regs;      /* BIND_REG: vregs; BIND_VALUE: read-only operands */
+    CgVal value;           /* BIND_VALUE (incl. ref) */
+    CgAddr addr;           /* BIND_MEM */
+} CgBind;
+
+/* A breakable/continuable region or an inlined function's region. */
+typedef struct CgRegion {
+    struct CgRegion *up;
+    int base_depth;        /* exec depth outside the region */
+    bool is_loop, is_switch, is_func;
+    bool has_continue;
+    CgVal ret;             /* is_func: where a return value goes */
+    bool ret_set;
+} CgRegion;
+
+struct LangCg {
+    LangCtx *ctx;
+    LangUnit *unit;
+    LangFunction *kernel;
+    LangIr *ir;
+    IsaSourceLoc loc;
+    CgBind *binds;
+    int binds_cap;
+    int depth;             /* exec nesting added by the open constructs */
+    CgRegion *region;      /* innermost */
+    int load_slot;
+    uint32_t stack_bytes;
+    LangFunction **inline_stack;
+    int inline_depth;
+    bool vec_mem;          /* use .xN vector memory ops */
+};
+
+/* codegen.c */
+int cg_new_label(LangCg *cg);
+void cg_label(LangCg *cg, int label);
+IsaOperand cg_label_opd(int label);
+IsaOperand cg_num(int n);
+void cg_set_loc(LangCg *cg, const LangToken *tok);
+_Noreturn void cg_error(LangCg *cg, const LangToken *tok, const char *msg);
+int cg_width_of(const LangType *scalar);
+IsaOperand cg_vreg_for(LangCg *cg, const LangType *scalar);
+void cg_name_vreg(LangCg *cg, IsaOperand r, LangVar *var);
+CgBind *cg_bind(LangCg *cg, LangVar *var);
+bool cg_writes_var(LangNode *body, LangVar *var);
+uint32_t cg_stack_alloc(LangCg *cg, int size, int align);
+/* exec-mask constructs */
+void cg_if_begin(LangCg *cg, IsaOperand cond01, int *skip_label);
+void cg_if_cmp_begin(LangCg *cg, IsaOpcode op, IsaCond cond, IsaOperand a, IsaOperand b,
+                     int *skip_label);
+void cg_if_else(LangCg *cg, int *skip_label);
+void cg_if_end(LangCg *cg, int skip_label);
+void cg_set_depth_and_refresh(LangCg *cg, int value);
+
+/* codegen_expr.c */
+int cg_leaf_count(const LangType *ty);
+CgLeaf *cg_leaves(LangCg *cg, LangType *ty, int *n);
+CgVal cg_val_new(LangCg *cg, LangType *ty, int n);
+CgVal cg_val_fresh(LangCg *cg, LangType *ty);   /* vregs for every leaf */
+CgVal cg_expr(LangCg *cg, LangNode *node);
+IsaOperand cg_scalar(LangCg *cg, LangNode *node); /* a scalar expression's one operand */
+CgLval *cg_lval(LangCg *cg, LangNode *node);
+CgVal cg_load(LangCg *cg, CgLval *lv);
+void cg_store(LangCg *cg, CgLval *lv, CgVal v);
+CgVal cg_load_addr(LangCg *cg, CgAddr *a, LangType *ty);
+void cg_store_addr(LangCg *cg, CgAddr *a, LangType *ty, CgVal v);
+void cg_copy_into(LangCg *cg, IsaOperand *dst, LangType *ty, CgVal v);
+IsaOperand cg_mov(LangCg *cg, IsaOperand dst, IsaOperand src, int width);
+IsaOperand cg_to_reg(LangCg *cg, IsaOperand src, int width);
+IsaOperand cg_convert(LangCg *cg, IsaOperand v, LangType *from, LangType *to);
+IsaOperand cg_bool_of(LangCg *cg, IsaOperand v, LangType *ty); /* 0/1 */
+IsaOperand cg_select(LangCg *cg, IsaOperand c01, IsaOperand a, IsaOperand b, int width);
+IsaOperand cg_binop(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaOperand b,
+                    const LangToken *tok);
+IsaOperand cg_compare(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaOperand b);
+IsaOperand cg_normalize(LangCg *cg, IsaOperand v, LangType *ty);
+bool cg_expr_is_simple(LangNode *node);
+CgAddr cg_addr_of_pointer(LangCg *cg, CgVal p);
+CgVal cg_pointer_of_addr(LangCg *cg, CgAddr *a, LangType *pty);
+IsaOperand cg_elem_index(LangCg *cg, CgAddr *a, int fsz);
+int64_t cg_const_int(LangCg *cg, LangNode *node, bool *ok);
+
+/* codegen_stmt.c */
+void cg_stmt(LangCg *cg, LangNode *node);
+CgVal cg_call(LangCg *cg, LangNode *node);
+void cg_bind_local(LangCg *cg, LangVar *var);
+
+/* codegen_builtin.c */
+CgVal cg_builtin(LangCg *cg, LangNode *node);
+
+#endif

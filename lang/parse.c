@@ -1,0 +1,667 @@
+/*
+ * parse.c — the parser's entry points and program level (lang_parse, lang_find_kernel):
+ * `using`, typedef, function templates, recursion detection over the call graph, and calls
+ * to the Metal standard library (builtins.h).
+ *
+ * A template's tokens are kept and parsed again for each instance with its parameters bound
+ * as typedefs; simple and exact for the MLX pattern (explicit instantiation with
+ * [[host_name]], or f<T>(...) calls). Builtin calls resolve by name to a LangBuiltin and are
+ * typed by the spec's signatures (chapter 5): arguments are converted to what the chosen
+ * overload takes, so code generation sees, e.g., dot(half4, half4) -> half and
+ * simd_shuffle(T, ushort) -> T. Atomic calls check that the object is a pointer to an atomic
+ * type and that the memory order is present, reporting both problems in one run.
+ * Declarations are in parse_decl.c, statements in parse_stmt.c, expressions in
+ * parse_expr.c, the typing rules in type.c.
+ */
+#include <string.h>
+
+#include "parse.h"
+
+static const struct {
+    const char *name;
+    int lo, hi;
+} builtin_info[] = {
+#define BUILTIN_INFO_(id, name, lo, hi, ref) {name, lo, hi},
+    LANG_BUILTINS(BUILTIN_INFO_)
+#undef BUILTIN_INFO_
+};
+
+int lang_p_builtin_id(const LangToken *tok)
+{
+    for (int i = 0; i < LANG_BUILTIN_COUNT; i++)
+        if (lang_p_is(tok, builtin_info[i].name))
+            return i;
+    return -1;
+}
+
+static LangType *unqual(LangParser *p, LangType *ty)
+{
+    return lang_qualified(p->ctx, ty, false);
+}
+
+static bool numeric(const LangType *ty)
+{
+    return lang_is_scalar(ty) || ty->kind == LTY_VECTOR;
+}
+
+/* The common type of args[0..n) (usual arithmetic conversions, scalars broadcast to a vector
+ * argument's type); NULL with an error if there is none. */
+static LangType *unify(LangParser *p, LangNode **args, int n, LangToken *name)
+{
+    LangType *ty = NULL;
+    for (int i = 0; i < n; i++) {
+        LangType *t = args[i]->type;
+        if (!numeric(t)) {
+            lang_error_soft(p->ctx, args[i]->tok, "invalid argument of type '%s' to '%.*s'",
+                            lang_type_name(p->ctx, t), name->len, name->loc);
+            return NULL;
+        }
+        t = unqual(p, t);
+        if (!ty) {
+            ty = t;
+            continue;
+        }
+        if (lang_same_type(ty, t))
+            continue;
+        LangType *st = lang_scalar_of(ty), *su = lang_scalar_of(t);
+        LangType *elem;
+        if (lang_is_float(st) || lang_is_float(su))
+            elem = st->kind == LTY_FLOAT || su->kind == LTY_FLOAT ? lang_ty_float : lang_ty_half;
+        else
+            elem = st->size >= su->size ? st : su;
+        if (ty->kind == LTY_VECTOR && t->kind == LTY_VECTOR) {
+            if (ty->len != t->len || !lang_same_type(ty->base, t->base)) {
+                lang_error_soft(p->ctx, args[i]->tok, "'%.*s': arguments of types '%s' and "
+                                "'%s' do not match", name->len, name->loc,
+                                lang_type_name(p->ctx, ty), lang_type_name(p->ctx, t));
+                return NULL;
+            }
+        } else if (ty->kind == LTY_VECTOR) {
+            /* a scalar next to a vector takes the vector's type */
+        } else if (t->kind == LTY_VECTOR) {
+            ty = t;
+        } else {
+            ty = elem;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        args[i] = lang_p_convert(p, args[i], ty, args[i]->tok);
+    return ty;
+}
+
+/* Integer arguments of float functions are converted to float (the only overloads). */
+static LangType *floatify(LangParser *p, LangNode **args, int n, LangToken *name)
+{
+    LangType *ty = unify(p, args, n, name);
+    if (!ty || lang_is_float(lang_scalar_of(ty)))
+        return ty;
+    LangType *f = ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, lang_ty_float, ty->len, false)
+                                         : lang_ty_float;
+    for (int i = 0; i < n; i++)
+        args[i] = lang_p_convert(p, args[i], f, args[i]->tok);
+    return f;
+}
+
+static LangType *integer_args(LangParser *p, LangNode **args, int n, LangToken *name)
+{
+    LangType *ty = unify(p, args, n, name);
+    if (ty && !lang_is_integer(lang_scalar_of(ty))) {
+        lang_error_soft(p->ctx, name, "'%.*s' needs integer arguments, not '%s'", name->len,
+                        name->loc, lang_type_name(p->ctx, ty));
+        return NULL;
+    }
+    return ty;
+}
+
+static LangType *bool_like(LangParser *p, LangType *ty)
+{
+    return ty && ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, lang_ty_bool, ty->len, false)
+                                        : lang_ty_bool;
+}
+
+static bool is_atomic_fn(int id)
+{
+    return id >= LANG_BI_ATOMIC_STORE && id <= LANG_BI_ATOMIC_FETCH_XOR;
+}
+
+/* Atomic calls: args[0] a pointer to atomic T, then values of T and memory orders. */
+static LangType *atomic_call(LangParser *p, LangNode **args, int n, LangToken *name, int id)
+{
+    LangType *ptr = n ? args[0]->type : NULL;
+    LangType *value = lang_ty_int;
+    if (ptr && ptr->kind == LTY_ARRAY)
+        ptr = NULL;
+    if (!ptr || ptr->kind != LTY_POINTER || ptr->base->kind != LTY_ATOMIC) {
+        lang_error_soft(p->ctx, n ? args[0]->tok : name, "'%.*s' needs a pointer to an atomic "
+                        "type (atomic_int, atomic_uint or atomic_float), not '%s'", name->len,
+                        name->loc, n ? lang_type_name(p->ctx, args[0]->type) : "nothing");
+        if (ptr && ptr->kind == LTY_POINTER && lang_is_scalar(ptr->base))
+            value = unqual(p, ptr->base);
+    } else {
+        value = ptr->base->base;
+        if (ptr->space == LAS_CONSTANT || ptr->base->is_const)
+            lang_error_soft(p->ctx, args[0]->tok, "atomic object is read-only (%s)",
+                            lang_type_name(p->ctx, ptr));
+        if (value->kind == LTY_FLOAT && (id == LANG_BI_ATOMIC_FETCH_AND ||
+                                         id == LANG_BI_ATOMIC_FETCH_OR ||
+                                         id == LANG_BI_ATOMIC_FETCH_XOR ||
+                                         id == LANG_BI_ATOMIC_CMPXCHG_WEAK))
+            lang_error_soft(p->ctx, name, "'%.*s' is not available for atomic_float",
+                            name->len, name->loc);
+    }
+    int orders = id == LANG_BI_ATOMIC_CMPXCHG_WEAK ? 2 : 1;
+    int values = builtin_info[id].lo - orders;
+    for (int i = 1; i < n; i++) {
+        if (i >= values) {
+            if (args[i]->type->kind != LTY_ENUM_MEMORY_ORDER)
+                lang_error_soft(p->ctx, args[i]->tok, "expected a memory order (such as "
+                                "memory_order_relaxed), not '%s'",
+                                lang_type_name(p->ctx, args[i]->type));
+        } else if (id == LANG_BI_ATOMIC_CMPXCHG_WEAK && i == 1) {
+            LangType *t = args[i]->type;
+            if (t->kind != LTY_POINTER || !lang_same_type(t->base, value))
+                lang_error_soft(p->ctx, args[i]->tok, "expected a 'thread %s*' for the expected "
+                                "value, not '%s'", value->name, lang_type_name(p->ctx, t));
+        } else {
+            args[i] = lang_p_convert(p, args[i], value, args[i]->tok);
+        }
+    }
+    switch (id) {
+    case LANG_BI_ATOMIC_STORE: return lang_ty_void;
+    case LANG_BI_ATOMIC_CMPXCHG_WEAK: return lang_ty_bool;
+    default: return value;
+    }
+}
+
+static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *name, int id)
+{
+    LangType *ty;
+    switch (id) {
+    case LANG_BI_FABS: case LANG_BI_FLOOR: case LANG_BI_CEIL: case LANG_BI_TRUNC:
+    case LANG_BI_ROUND: case LANG_BI_RINT: case LANG_BI_FRACT: case LANG_BI_SQRT:
+    case LANG_BI_RSQRT: case LANG_BI_EXP: case LANG_BI_EXP2: case LANG_BI_EXP10:
+    case LANG_BI_LOG: case LANG_BI_LOG2: case LANG_BI_LOG10: case LANG_BI_SIN: case LANG_BI_COS:
+    case LANG_BI_TAN: case LANG_BI_ASIN: case LANG_BI_ACOS: case LANG_BI_ATAN: case LANG_BI_SINH:
+    case LANG_BI_COSH: case LANG_BI_TANH: case LANG_BI_SATURATE: case LANG_BI_SIGN:
+    case LANG_BI_NORMALIZE: case LANG_BI_FMOD: case LANG_BI_POW: case LANG_BI_POWR:
+    case LANG_BI_ATAN2: case LANG_BI_FMIN: case LANG_BI_FMAX: case LANG_BI_COPYSIGN:
+    case LANG_BI_FDIM: case LANG_BI_DIVIDE: case LANG_BI_STEP: case LANG_BI_FMA:
+    case LANG_BI_MAD: case LANG_BI_MIX: case LANG_BI_SMOOTHSTEP:
+        return floatify(p, args, n, name);
+    case LANG_BI_ABS: case LANG_BI_MIN: case LANG_BI_MAX: case LANG_BI_CLAMP:
+        return unify(p, args, n, name);
+    case LANG_BI_ISNAN: case LANG_BI_ISINF: case LANG_BI_ISFINITE: case LANG_BI_SIGNBIT:
+        return bool_like(p, floatify(p, args, n, name));
+    case LANG_BI_ALL: case LANG_BI_ANY:
+        if (!numeric(args[0]->type))
+            lang_error_soft(p->ctx, args[0]->tok, "'%.*s' needs a bool vector", name->len,
+                            name->loc);
+        else if (lang_scalar_of(args[0]->type)->kind != LTY_BOOL)
+            lang_error_soft(p->ctx, args[0]->tok, "'%.*s' needs a bool vector, not '%s'",
+                            name->len, name->loc, lang_type_name(p->ctx, args[0]->type));
+        return lang_ty_bool;
+    case LANG_BI_SELECT: {
+        ty = unify(p, args, 2, name);
+        LangType *want = bool_like(p, ty);
+        if (!lang_same_type(unqual(p, args[2]->type), want) && !lang_is_scalar(args[2]->type))
+            lang_error_soft(p->ctx, args[2]->tok, "select's condition must be '%s', not '%s'",
+                            lang_type_name(p->ctx, want), lang_type_name(p->ctx,
+                                                                         args[2]->type));
+        else if (!lang_same_type(unqual(p, args[2]->type), want))
+            args[2] = lang_p_convert(p, args[2], lang_scalar_of(want), args[2]->tok);
+        return ty;
+    }
+    case LANG_BI_CLZ: case LANG_BI_CTZ: case LANG_BI_POPCOUNT: case LANG_BI_REVERSE_BITS:
+    case LANG_BI_MULHI: case LANG_BI_MAD24: case LANG_BI_MUL24: case LANG_BI_ROTATE:
+    case LANG_BI_ABSDIFF: case LANG_BI_ADDSAT: case LANG_BI_SUBSAT: case LANG_BI_HADD:
+    case LANG_BI_RHADD:
+        return integer_args(p, args, n, name);
+    case LANG_BI_EXTRACT_BITS: case LANG_BI_INSERT_BITS: {
+        int data = id == LANG_BI_EXTRACT_BITS ? 1 : 2;
+        ty = integer_args(p, args, data, name);
+        for (int i = data; i < n; i++)
+            args[i] = lang_p_convert(p, args[i], lang_ty_uint, args[i]->tok);
+        return ty;
+    }
+    case LANG_BI_DOT: case LANG_BI_LENGTH: case LANG_BI_LENGTH_SQUARED: case LANG_BI_DISTANCE:
+    case LANG_BI_CROSS:
+        ty = floatify(p, args, n, name);
+        if (!ty)
+            return lang_ty_float;
+        if (id == LANG_BI_CROSS && (ty->kind != LTY_VECTOR || ty->len != 3))
+            lang_error_soft(p->ctx, name, "cross needs 3-component vectors, not '%s'",
+                            lang_type_name(p->ctx, ty));
+        return id == LANG_BI_CROSS ? ty : lang_scalar_of(ty);
+    case LANG_BI_THREADGROUP_BARRIER: case LANG_BI_SIMDGROUP_BARRIER:
+        if (args[0]->type->kind != LTY_ENUM_MEM_FLAGS)
+            lang_error_soft(p->ctx, args[0]->tok, "expected mem_flags (such as "
+                            "mem_flags::mem_threadgroup), not '%s'",
+                            lang_type_name(p->ctx, args[0]->type));
+        return lang_ty_void;
+    case LANG_BI_SIMD_BALLOT: case LANG_BI_QUAD_BALLOT:
+        args[0] = lang_p_to_bool(p, args[0]);
+        return lang_ty_ulong;
+    case LANG_BI_SIMD_ALL: case LANG_BI_SIMD_ANY: case LANG_BI_QUAD_ALL: case LANG_BI_QUAD_ANY:
+        args[0] = lang_p_to_bool(p, args[0]);
+        return lang_ty_bool;
+    case LANG_BI_SIMD_IS_FIRST:
+        return lang_ty_bool;
+    case LANG_BI_SIMD_ACTIVE_THREADS_MASK:
+        return lang_ty_ulong;
+    case LANG_BI_SIMD_AND: case LANG_BI_SIMD_OR: case LANG_BI_SIMD_XOR: case LANG_BI_QUAD_AND:
+    case LANG_BI_QUAD_OR: case LANG_BI_QUAD_XOR:
+        return integer_args(p, args, 1, name);
+    default:
+        break;
+    }
+    /* SIMD and quad data functions: T f(T data[, ushort lane]) */
+    ty = unqual(p, args[0]->type);
+    if (!numeric(ty) || ty->kind == LTY_BOOL) {
+        lang_error_soft(p->ctx, args[0]->tok, "invalid argument of type '%s' to '%.*s'",
+                        lang_type_name(p->ctx, ty), name->len, name->loc);
+        return lang_ty_int;
+    }
+    if (ty->kind == LTY_VECTOR && ty->packed)
+        args[0] = lang_p_convert(p, args[0], ty = lang_vector_of(p->ctx, ty->base, ty->len,
+                                                                 false), args[0]->tok);
+    if (n == 2)
+        args[1] = lang_p_convert(p, args[1], lang_ty_ushort, args[1]->tok);
+    return ty;
+}
+
+// builtin-call = ident "(" (assign ("," assign)*)? ")"
+LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
+{
+    LangCtx *ctx = p->ctx;
+    LangNode *node = lang_p_new_node(p, LND_BUILTIN, name);
+    node->builtin = (LangBuiltin)id;
+    node->fast_math = fast;
+    lang_p_skip(p, "(");
+    LangNode *args[8];
+    int n = 0;
+    while (!lang_p_consume(p, ")")) {
+        if (n && !lang_p_consume(p, ","))
+            lang_error_at(ctx, p->tok, "expected ',' or ')'");
+        LangNode *a = lang_p_assign(p);
+        if (n == 8)
+            lang_error_at(ctx, a->tok, "too many arguments to '%.*s'", name->len, name->loc);
+        if (a->type->kind == LTY_ARRAY && !is_atomic_fn(id))
+            lang_error_soft(ctx, a->tok, "an array cannot be passed to '%.*s'", name->len,
+                            name->loc);
+        args[n++] = a;
+    }
+    int lo = builtin_info[id].lo, hi = builtin_info[id].hi;
+    bool ok = n >= lo && n <= hi;
+    if (is_atomic_fn(id) && n == lo - 1 && n >= 1) {
+        lang_error_soft(ctx, p->prev, "missing memory order argument: '%.*s' takes %d "
+                        "arguments, the last one a memory order such as memory_order_relaxed",
+                        name->len, name->loc, lo);
+        node->type = atomic_call(p, args, n, name, id);
+    } else if (!ok) {
+        lang_error_soft(ctx, name, "too %s arguments to '%.*s', expected %d, have %d",
+                        n < lo ? "few" : "many", name->len, name->loc, n < lo ? lo : hi, n);
+        node->type = lang_ty_int;
+        if (is_atomic_fn(id) && n)
+            node->type = atomic_call(p, args, n > hi ? hi : n, name, id);
+    } else if (is_atomic_fn(id)) {
+        node->type = atomic_call(p, args, n, name, id);
+    } else {
+        node->type = type_call(p, args, n, name, id);
+        if (!node->type)
+            node->type = n ? unqual(p, args[0]->type) : lang_ty_int;
+    }
+    LangNode head = {0}, *cur = &head;
+    for (int i = 0; i < n; i++) {
+        args[i]->next = NULL;
+        cur = cur->next = args[i];
+    }
+    node->args = head.next;
+    node->num_args = n;
+    return node;
+}
+
+/* ---- templates ----------------------------------------------------------------------------- */
+
+// template-def = "template" "<" ("typename" | "class") ident ("," ...)* ">" function
+static void template_def(LangParser *p, LangToken *tmpl_tok)
+{
+    LangTemplate *t = lang_alloc(p->ctx, sizeof *t);
+    t->params = lang_alloc(p->ctx, 8 * sizeof *t->params);
+    lang_p_skip(p, "<");
+    do {
+        LangToken *kw = p->tok;
+        if (!lang_p_consume(p, "typename") && !lang_p_consume(p, "class"))
+            lang_error_at(p->ctx, kw, "only type template parameters (typename T) are "
+                          "supported");
+        if (p->tok->kind != LTK_IDENT)
+            lang_error_at(p->ctx, p->tok, "expected a template parameter name");
+        if (t->num_params == 8)
+            lang_error_at(p->ctx, p->tok, "too many template parameters");
+        t->params[t->num_params++] = p->tok;
+        lang_p_next(p);
+        if (lang_p_is(p->tok, "="))
+            lang_error_at(p->ctx, p->tok, "default template arguments are not supported");
+    } while (lang_p_consume(p, ","));
+    lang_p_skip(p, ">");
+    t->start = p->tok;
+    /* Find the name (the token before the first "(" outside attributes) and skip the body. */
+    int brackets = 0;
+    LangToken *name = NULL;
+    for (LangToken *tok = p->tok; tok->kind != LTK_EOF; tok = tok->next) {
+        if (lang_p_is(tok, "[") || lang_p_is(tok, "[["))
+            brackets++;
+        else if (lang_p_is(tok, "]") || lang_p_is(tok, "]]"))
+            brackets--;
+        else if (!brackets && (lang_p_is(tok, "struct") || lang_p_is(tok, "class")))
+            lang_error_at(p->ctx, tok, "class and struct templates are not supported yet");
+        else if (lang_p_is(tok, "kernel"))
+            t->is_kernel = true;
+        else if (!brackets && lang_p_is(tok, "(")) {
+            name = p->prev;
+            break;
+        }
+        p->prev = tok;
+        p->tok = tok->next;
+    }
+    if (!name || name->kind != LTK_IDENT)
+        lang_error_at(p->ctx, tmpl_tok, "expected a function template");
+    t->name_tok = name;
+    int depth = 0;
+    for (;;) {
+        LangToken *tok = p->tok;
+        if (tok->kind == LTK_EOF)
+            lang_error_at(p->ctx, tmpl_tok, "unterminated template definition");
+        lang_p_next(p);
+        if (lang_p_is(tok, "{"))
+            depth++;
+        else if (lang_p_is(tok, "}") && --depth == 0)
+            break;
+        else if (lang_p_is(tok, ";") && depth == 0)
+            break;
+    }
+    LangSym *sym = lang_p_lookup(p, name);
+    if (sym && sym->tmpl) {
+        if (sym->tmpl->start && lang_p_is(p->prev, "}"))
+            sym->tmpl->start = t->start; /* a definition after a declaration */
+        return;
+    }
+    lang_p_push_sym(p, name)->tmpl = t;
+    t->next = p->templates;
+    p->templates = t;
+}
+
+// template-args = "<" typename ("," typename)* ">"
+LangType **lang_p_template_args(LangParser *p, LangTemplate *t)
+{
+    LangToken *open = p->tok;
+    lang_p_skip(p, "<");
+    LangType **args = lang_alloc(p->ctx, 8 * sizeof *args);
+    int n = 0;
+    do {
+        LangToken *at = p->tok;
+        if (!lang_p_is_typename(p, at))
+            lang_error_at(p->ctx, at, "expected a type as template argument");
+        if (n == 8)
+            lang_error_at(p->ctx, at, "too many template arguments");
+        args[n++] = lang_p_typename(p);
+    } while (lang_p_consume(p, ","));
+    lang_p_skip(p, ">");
+    if (n != t->num_params)
+        lang_error_at(p->ctx, open, "template '%.*s' takes %d type argument%s, not %d",
+                      t->name_tok->len, t->name_tok->loc, t->num_params,
+                      t->num_params == 1 ? "" : "s", n);
+    return args;
+}
+
+LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args, LangToken *at)
+{
+    for (LangInstance *i = t->instances; i; i = i->next) {
+        int k = 0;
+        while (k < t->num_params && lang_same_type(i->args[k], args[k]))
+            k++;
+        if (k == t->num_params)
+            return i->func;
+    }
+    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
+    inst->args = args;
+    inst->next = t->instances;
+    t->instances = inst;
+    LangParser saved = *p;
+    p->scope = p->global;
+    lang_p_enter(p);
+    for (int k = 0; k < t->num_params; k++)
+        lang_p_push_sym(p, t->params[k])->type = args[k];
+    p->tok = t->start;
+    p->fn = NULL;
+    FnAttrs fa = {0};
+    lang_p_toplevel(p, &fa, inst);
+    if (!inst->func)
+        lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
+                      t->name_tok->loc);
+    char *name = lang_p_name(p, t->name_tok);
+    for (int k = 0; k < t->num_params; k++)
+        name = lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
+                           lang_type_name(p->ctx, args[k]));
+    inst->func->name = lang_format(p->ctx, "%s>", name);
+    LangScope *global = p->global;
+    LangTemplate *templates = p->templates;
+    LangCallEdge *calls = p->calls;
+    int next_id = p->next_var_id;
+    LangFunction *tail = p->funcs_tail;
+    LangVar *gtail = p->globals_tail;
+    *p = saved;
+    p->global = global;
+    p->templates = templates;
+    p->calls = calls;
+    p->next_var_id = next_id;
+    p->funcs_tail = tail;
+    p->globals_tail = gtail;
+    return inst->func;
+}
+
+// explicit-instantiation = "template" attrs "decltype" "(" ident template-args ")"
+//                          ident template-args ";"
+//                        | "template" attrs declspec ident template-args params ";"
+static void explicit_instantiation(LangParser *p)
+{
+    FnAttrs fa = {0};
+    lang_p_attributes(p, &fa, NULL);
+    while (lang_p_consume(p, "kernel"))
+        fa.is_kernel = true;
+    bool decltype = lang_p_consume(p, "decltype");
+    if (decltype)
+        lang_p_skip(p, "(");
+    else
+        lang_p_typename(p); /* the return type of `template void f<float>(...)` */
+    LangToken *name = p->tok;
+    LangSym *sym = lang_p_lookup(p, name);
+    if (!sym || !sym->tmpl)
+        lang_error_at(p->ctx, name, "'%.*s' is not a function template", name->len, name->loc);
+    lang_p_next(p);
+    LangType **args = lang_p_template_args(p, sym->tmpl);
+    if (decltype) {
+        lang_p_skip(p, ")");
+        LangToken *again = p->tok;
+        if (again->len != name->len || memcmp(again->loc, name->loc, (size_t)name->len))
+            lang_error_at(p->ctx, again, "expected '%.*s'", name->len, name->loc);
+        lang_p_next(p);
+        LangType **args2 = lang_p_template_args(p, sym->tmpl);
+        for (int k = 0; k < sym->tmpl->num_params; k++)
+            if (!lang_same_type(args[k], args2[k]))
+                lang_error_at(p->ctx, again, "template arguments differ from the decltype's");
+    } else {
+        int depth = 0; /* the parameter list repeats the template's; it is not checked */
+        do {
+            depth += lang_p_is(p->tok, "(") - lang_p_is(p->tok, ")");
+            if (p->tok->kind == LTK_EOF)
+                lang_error_at(p->ctx, p->tok, "expected ')'");
+            lang_p_next(p);
+        } while (depth > 0);
+    }
+    lang_p_expect_semi(p);
+    LangFunction *f = lang_p_instantiate(p, sym->tmpl, args, name);
+    if (fa.is_kernel && !f->is_kernel)
+        lang_error_at(p->ctx, name, "[[kernel]] instantiation of a template that is not a "
+                      "kernel");
+    if (fa.host_name)
+        f->name = fa.host_name;
+}
+
+// using = "using" "namespace" ident ("::" ident)* ";" | "using" ident "=" typename ";"
+static void using_decl(LangParser *p)
+{
+    if (lang_p_consume(p, "namespace")) {
+        LangToken *ns = p->tok;
+        if (lang_p_is(ns, "mpp"))
+            lang_error_at(p->ctx, ns, "Metal Performance Primitives (namespace mpp, Metal 4 "
+                          "tensor operations) are not supported yet");
+        if (!lang_p_is(ns, "metal"))
+            lang_error_at(p->ctx, ns, "unknown namespace '%.*s' (only 'metal' is known)",
+                          ns->len, ns->loc);
+        lang_p_next(p);
+        while (lang_p_consume(p, "::"))
+            lang_p_next(p);
+        lang_p_expect_semi(p);
+        return;
+    }
+    LangToken *name = p->tok;
+    if (name->kind != LTK_IDENT)
+        lang_error_at(p->ctx, name, "expected 'namespace' or an alias name");
+    lang_p_next(p);
+    lang_p_skip(p, "=");
+    LangType *ty = lang_p_typename(p);
+    lang_p_expect_semi(p);
+    lang_p_push_sym(p, name)->type = ty;
+}
+
+// typedef = "typedef" declspec declarator ("," declarator)* ";"
+static void typedef_decl(LangParser *p)
+{
+    LangAddrSpace space = LAS_THREAD;
+    bool has_space = false;
+    LangType *base = lang_p_declspec(p, &space, &has_space);
+    do {
+        LangToken *name = NULL;
+        LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
+        if (!name)
+            lang_error_at(p->ctx, p->tok, "expected a typedef name");
+        if (ty->kind == LTY_STRUCT && base->name && strchr(base->name, '(')) {
+            ty->name = lang_p_name(p, name); /* typedef struct { ... } Name; */
+        }
+        lang_p_push_sym(p, name)->type = ty;
+    } while (lang_p_consume(p, ","));
+    lang_p_expect_semi(p);
+}
+
+/* ---- recursion ----------------------------------------------------------------------------- */
+
+/* Depth-first search for a call cycle through f; on_path marks the current path. */
+static bool find_cycle(LangParser *p, LangFunction *f, LangFunction **path, int depth,
+                       LangFunction **done, int *num_done)
+{
+    for (int i = 0; i < *num_done; i++)
+        if (done[i] == f)
+            return false;
+    for (int i = 0; i < depth; i++)
+        if (path[i] == f)
+            return true;
+    if (depth >= 256)
+        return false;
+    path[depth] = f;
+    for (LangCallEdge *e = p->calls; e; e = e->next) {
+        if (e->caller != f || e->callee == f)
+            continue; /* direct recursion is reported at the call */
+        if (find_cycle(p, e->callee, path, depth + 1, done, num_done)) {
+            if (e->callee == path[0])
+                lang_error_soft(p->ctx, e->tok, "recursive call: '%s' calls itself through "
+                                "'%s' (functions cannot be recursive in Metal)", path[0]->name,
+                                f->name);
+            return true;
+        }
+    }
+    if (*num_done < 4096)
+        done[(*num_done)++] = f;
+    return false;
+}
+
+static void check_recursion(LangParser *p)
+{
+    LangFunction *path[256];
+    int num_done = 0;
+    LangFunction **done = lang_alloc(p->ctx, 4096 * sizeof *done);
+    for (LangFunction *f = p->unit->funcs; f; f = f->next)
+        if (find_cycle(p, f, path, 0, done, &num_done))
+            return; /* one report is enough */
+    for (LangCallEdge *e = p->calls; e; e = e->next)
+        if (!e->callee->is_defined)
+            lang_error_soft(p->ctx, e->tok, "function '%s' is declared but never defined",
+                            e->callee->name);
+}
+
+// program = (using | typedef | template-def | explicit-instantiation | toplevel | ";")*
+LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
+{
+    LangParser parser = {.ctx = ctx, .tok = tok};
+    LangParser *p = &parser;
+    p->unit = lang_alloc(ctx, sizeof *p->unit);
+    lang_p_enter(p);
+    p->global = p->scope;
+    while (p->tok->kind != LTK_EOF) {
+        LangToken *t = p->tok;
+        if (lang_p_consume(p, ";"))
+            continue;
+        if (lang_p_consume(p, "using")) {
+            using_decl(p);
+        } else if (lang_p_consume(p, "typedef")) {
+            typedef_decl(p);
+        } else if (lang_p_consume(p, "template")) {
+            if (lang_p_is(p->tok, "<"))
+                template_def(p, t);
+            else
+                explicit_instantiation(p);
+        } else if (lang_p_is(t, "namespace")) {
+            lang_error_at(ctx, t, "namespace definitions are not supported yet");
+        } else {
+            FnAttrs fa = {0};
+            lang_p_toplevel(p, &fa, NULL);
+        }
+    }
+    check_recursion(p);
+    lang_bail_if_errors(ctx);
+    return p->unit;
+}
+
+/* ---- entry point --------------------------------------------------------------------------- */
+
+static char *kernel_list(LangCtx *ctx, LangUnit *unit)
+{
+    char *list = "";
+    for (LangFunction *f = unit->funcs; f; f = f->next)
+        if (f->is_kernel && f->is_defined)
+            list = lang_format(ctx, "%s%s%s", list, *list ? ", " : "", f->name);
+    return list;
+}
+
+LangFunction *lang_find_kernel(LangCtx *ctx, LangUnit *unit, const char *entry)
+{
+    LangFunction *found = NULL;
+    int count = 0;
+    for (LangFunction *f = unit->funcs; f; f = f->next) {
+        if (!f->is_kernel || !f->is_defined)
+            continue;
+        count++;
+        if (entry && strcmp(f->name, entry) == 0)
+            return f;
+        found = f;
+    }
+    if (count == 0)
+        lang_error_at(ctx, NULL, "no kernel function in the file (declare one with `kernel "
+                      "void name(...)`)");
+    if (entry)
+        lang_error_at(ctx, NULL, "no kernel named '%s' (the file's kernels: %s)", entry,
+                      kernel_list(ctx, unit));
+    if (count > 1)
+        lang_error_at(ctx, NULL, "the file has several kernels (%s): name the one to run",
+                      kernel_list(ctx, unit));
+    return found;
+}

@@ -1,0 +1,835 @@
+/*
+ * parse_decl.c — declarations: type names (scalars, vectors, packed_, vec<T,N>, atomics,
+ * structs with C layout, enums), declarators, attributes, kernel and ordinary functions with
+ * their parameter attributes (Table 11 types checked), and program-scope constants and
+ * function constants. Metal types lockstep does not implement (textures, matrices, tensors)
+ * are refused by name with a "not supported yet" message rather than "unknown type".
+ */
+#include <string.h>
+
+#include "parse.h"
+
+/* ---- type names ---------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    LangType **type;
+} scalar_names[] = {
+    {"void", &lang_ty_void}, {"bool", &lang_ty_bool}, {"char", &lang_ty_char},
+    {"uchar", &lang_ty_uchar}, {"short", &lang_ty_short}, {"ushort", &lang_ty_ushort},
+    {"int", &lang_ty_int}, {"uint", &lang_ty_uint}, {"long", &lang_ty_long},
+    {"ulong", &lang_ty_ulong}, {"half", &lang_ty_half}, {"float", &lang_ty_float},
+    {"int8_t", &lang_ty_char}, {"uint8_t", &lang_ty_uchar}, {"int16_t", &lang_ty_short},
+    {"uint16_t", &lang_ty_ushort}, {"int32_t", &lang_ty_int}, {"uint32_t", &lang_ty_uint},
+    {"int64_t", &lang_ty_long}, {"uint64_t", &lang_ty_ulong}, {"float16_t", &lang_ty_half},
+    {"float32_t", &lang_ty_float}, {"size_t", &lang_ty_ulong}, {"ptrdiff_t", &lang_ty_long},
+    {"memory_order", &lang_ty_memory_order}, {"mem_flags", &lang_ty_mem_flags},
+};
+
+static LangType *scalar_named(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
+        if (strlen(scalar_names[i].name) == n && memcmp(scalar_names[i].name, s, n) == 0)
+            return *scalar_names[i].type;
+    return NULL;
+}
+
+static LangType *atomic_of(LangParser *p, LangType *value, LangToken *tok)
+{
+    if (value->kind != LTY_INT && value->kind != LTY_UINT && value->kind != LTY_FLOAT)
+        lang_error_at(p->ctx, tok, "atomic<%s> is not supported (atomic_int, atomic_uint and "
+                      "atomic_float are)", lang_type_name(p->ctx, value));
+    LangType *ty = lang_alloc(p->ctx, sizeof *ty);
+    ty->kind = LTY_ATOMIC;
+    ty->size = ty->align = 4;
+    ty->base = value;
+    ty->name = lang_format(p->ctx, "atomic_%s", value->name);
+    return ty;
+}
+
+/* Builtin type spelled by one token: float, half4, packed_float3, atomic_uint, uint32_t. */
+static LangType *builtin_type(LangParser *p, const LangToken *tok)
+{
+    if (!lang_p_is_name(tok))
+        return NULL;
+    const char *s = tok->loc;
+    size_t n = (size_t)tok->len;
+    LangType *ty = scalar_named(s, n);
+    if (ty)
+        return ty;
+    if (n > 7 && memcmp(s, "atomic_", 7) == 0) {
+        ty = scalar_named(s + 7, n - 7);
+        if (ty && (ty->kind == LTY_INT || ty->kind == LTY_UINT || ty->kind == LTY_FLOAT))
+            return atomic_of(p, ty, (LangToken *)tok);
+        return NULL;
+    }
+    bool packed = n > 7 && memcmp(s, "packed_", 7) == 0;
+    if (packed)
+        s += 7, n -= 7;
+    if (n < 2 || s[n - 1] < '2' || s[n - 1] > '4')
+        return NULL;
+    ty = scalar_named(s, n - 1);
+    if (!ty || ty->kind == LTY_VOID || ty->kind >= LTY_ENUM_MEMORY_ORDER || ty == lang_ty_void ||
+        (n - 1 != strlen(ty->name)))
+        return NULL; /* "int322" or aliases like "uint32_t4" are not vector names */
+    return lang_vector_of(p->ctx, ty, s[n - 1] - '0', packed);
+}
+
+/* Names of MSL types lockstep does not implement: refused with a clear message. */
+static const char *unsupported_type(const LangToken *tok)
+{
+    static const char *const prefixes[][2] = {
+        {"texture", "textures are not supported yet"},
+        {"depth", "depth textures are not supported yet"},
+        {"sampler", "samplers are not supported yet"},
+        {"simdgroup_", "simdgroup_matrix types are not supported yet"},
+        {"tensor", "Metal 4 tensor types (tensor<...>) are not supported yet"},
+        {"cooperative_tensor", "Metal 4 tensor types are not supported yet"},
+        {"double", "double is not supported by Metal"},
+        {"bfloat", "bfloat is not supported yet"},
+        {"imageblock", "imageblocks are not supported yet"},
+        {"array", "array<T, N> and argument buffers are not supported yet"},
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i][0]);
+        if ((size_t)tok->len >= n && memcmp(tok->loc, prefixes[i][0], n) == 0 &&
+            (prefixes[i][0][n - 1] == '_' || (size_t)tok->len == n ||
+             strcmp(prefixes[i][0], "texture") == 0 || strcmp(prefixes[i][0], "depth") == 0))
+            return prefixes[i][1];
+    }
+    /* matrices: float4x4, half2x3 */
+    if (tok->len >= 4 && tok->loc[tok->len - 2] == 'x' && tok->loc[tok->len - 1] >= '2' &&
+        tok->loc[tok->len - 1] <= '4' && tok->loc[tok->len - 3] >= '2' &&
+        tok->loc[tok->len - 3] <= '4' && scalar_named(tok->loc, (size_t)tok->len - 3))
+        return "matrix types are not supported yet";
+    return NULL;
+}
+
+static bool is_space_kw(const LangToken *tok)
+{
+    return lang_p_is(tok, "device") || lang_p_is(tok, "constant") ||
+           lang_p_is(tok, "threadgroup") || lang_p_is(tok, "thread");
+}
+
+bool lang_p_is_typename(LangParser *p, LangToken *tok)
+{
+    static const char *const words[] = {"const", "volatile", "device", "constant", "threadgroup",
+                                        "thread", "struct", "enum", "unsigned", "signed",
+                                        "static", "constexpr", "vec", "atomic"};
+    if (!lang_p_is_name(tok))
+        return false;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (lang_p_is(tok, words[i]))
+            return true;
+    if (lang_p_is(tok, "metal") && lang_p_is(tok->next, "::"))
+        return lang_p_is_typename(p, tok->next->next);
+    LangSym *sym = lang_p_lookup(p, tok);
+    if (sym)
+        return sym->type != NULL && !sym->is_enum_const;
+    return builtin_type(p, tok) || unsupported_type(tok);
+}
+
+// struct-decl = "struct" ident? ("{" (declspec declarator ("," declarator)* ";")* "}")?
+static LangType *struct_decl(LangParser *p)
+{
+    LangToken *name = NULL;
+    if (p->tok->kind == LTK_IDENT) {
+        name = p->tok;
+        lang_p_next(p);
+    }
+    if (!lang_p_is(p->tok, "{")) {
+        if (!name)
+            lang_error_at(p->ctx, p->tok, "expected a struct name or '{'");
+        LangSym *sym = lang_p_lookup(p, name);
+        if (!sym || !sym->type || sym->type->kind != LTY_STRUCT)
+            lang_error_at(p->ctx, name, "unknown struct '%.*s'", name->len, name->loc);
+        return sym->type;
+    }
+    LangToken *open = p->tok;
+    lang_p_next(p);
+    LangType *ty = lang_alloc(p->ctx, sizeof *ty);
+    ty->kind = LTY_STRUCT;
+    ty->name = name ? lang_p_name(p, name) : "(anonymous struct)";
+    LangMember head = {0}, *cur = &head;
+    int offset = 0, align = 1;
+    while (!lang_p_consume(p, "}")) {
+        if (p->tok->kind == LTK_EOF)
+            lang_error_at(p->ctx, open, "unterminated struct");
+        LangAddrSpace space = LAS_THREAD;
+        bool has_space = false;
+        LangToken *at = p->tok;
+        if (!lang_p_is_typename(p, at))
+            lang_error_at(p->ctx, at, "unknown type name '%.*s'", at->len, at->loc);
+        LangType *base = lang_p_declspec(p, &space, &has_space);
+        do {
+            LangToken *mname = NULL;
+            LangType *mt = lang_p_declarator(p, base, space, has_space, &mname);
+            if (!mname)
+                lang_error_at(p->ctx, p->tok, "expected a member name");
+            if (lang_p_is(p->tok, "("))
+                lang_error_at(p->ctx, p->tok, "member functions are not supported yet");
+            if (mt->kind == LTY_VOID || mt->size == 0)
+                lang_error_at(p->ctx, mname, "member '%.*s' has incomplete type", mname->len,
+                              mname->loc);
+            while (lang_p_is(p->tok, "[") && lang_p_is(p->tok->next, "["))
+                for (int depth = 0; ; lang_p_next(p)) { /* member attributes: ignored */
+                    depth += lang_p_is(p->tok, "[") - lang_p_is(p->tok, "]");
+                    if (p->tok->kind == LTK_EOF || (depth == 0 && lang_p_is(p->tok, "]"))) {
+                        lang_p_next(p);
+                        break;
+                    }
+                }
+            for (LangMember *m = head.next; m; m = m->next)
+                if (strlen(m->name) == (size_t)mname->len &&
+                    memcmp(m->name, mname->loc, (size_t)mname->len) == 0)
+                    lang_error_soft(p->ctx, mname, "duplicate member '%s'", m->name);
+            LangMember *m = lang_alloc(p->ctx, sizeof *m);
+            m->name = lang_p_name(p, mname);
+            m->type = mt;
+            m->tok = mname;
+            offset = (offset + mt->align - 1) / mt->align * mt->align;
+            m->offset = offset;
+            offset += mt->size;
+            if (mt->align > align)
+                align = mt->align;
+            cur = cur->next = m;
+        } while (lang_p_consume(p, ","));
+        lang_p_expect_semi(p);
+    }
+    ty->members = head.next;
+    ty->align = align;
+    ty->size = (offset + align - 1) / align * align;
+    if (name)
+        lang_p_push_sym(p, name)->type = ty;
+    return ty;
+}
+
+// enum-decl = "enum" ("class" | "struct")? ident? (":" typename)? "{" enumerator-list "}"
+static LangType *enum_decl(LangParser *p)
+{
+    if (!lang_p_consume(p, "class"))
+        lang_p_consume(p, "struct");
+    LangToken *name = NULL;
+    if (p->tok->kind == LTK_IDENT) {
+        name = p->tok;
+        lang_p_next(p);
+    }
+    LangType *ty = lang_alloc(p->ctx, sizeof *ty);
+    *ty = *lang_ty_int;
+    ty->name = name ? lang_p_name(p, name) : "int";
+    if (lang_p_consume(p, ":")) {
+        LangType *under = lang_p_typename(p);
+        if (!lang_is_integer(under))
+            lang_error_at(p->ctx, p->prev, "enum base type must be an integer type");
+    }
+    if (!lang_p_is(p->tok, "{")) {
+        if (!name)
+            lang_error_at(p->ctx, p->tok, "expected '{'");
+        LangSym *sym = lang_p_lookup(p, name);
+        if (!sym || !sym->type)
+            lang_error_at(p->ctx, name, "unknown enum '%.*s'", name->len, name->loc);
+        return sym->type;
+    }
+    if (name)
+        lang_p_push_sym(p, name)->type = ty;
+    lang_p_next(p);
+    int64_t value = 0;
+    while (!lang_p_consume(p, "}")) {
+        LangToken *en = p->tok;
+        if (en->kind != LTK_IDENT)
+            lang_error_at(p->ctx, en, "expected an enumerator name");
+        lang_p_next(p);
+        if (lang_p_consume(p, "=")) {
+            LangToken *at = p->tok;
+            if (!lang_p_eval(p, lang_p_cond(p), &value))
+                lang_error_at(p->ctx, at, "enumerator value is not an integer constant");
+        }
+        LangSym *sym = lang_p_push_sym(p, en);
+        sym->is_enum_const = true;
+        sym->enum_value = value++;
+        if (!lang_p_consume(p, ",")) {
+            lang_p_skip(p, "}");
+            break;
+        }
+    }
+    return ty;
+}
+
+/* A template argument list "<" T ("," T)* ">" for one- or two-argument builtin templates. */
+static LangType *type_arg(LangParser *p)
+{
+    lang_p_skip(p, "<");
+    return lang_p_typename(p);
+}
+
+// declspec = ("const" | "volatile" | address-space | "static" | "inline" | "constexpr")*
+//            (scalar | vector | "vec" "<" T "," N ">" | "atomic" "<" T ">" | struct-decl
+//             | enum-decl | typedef-name | "unsigned" int-type?)
+//            ("const" | address-space)*
+LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
+{
+    LangType *ty = NULL;
+    bool is_const = false;
+    for (;;) {
+        LangToken *tok = p->tok;
+        if (lang_p_consume(p, "const") || lang_p_consume(p, "constexpr")) {
+            is_const = true;
+            continue;
+        }
+        if (lang_p_consume(p, "volatile") || lang_p_consume(p, "static") ||
+            lang_p_consume(p, "inline") || lang_p_consume(p, "__restrict") ||
+            lang_p_consume(p, "restrict"))
+            continue;
+        if (is_space_kw(tok)) {
+            if (*has_space)
+                lang_error_at(p->ctx, tok, "more than one address space");
+            *has_space = true;
+            *space = lang_p_is(tok, "device") ? LAS_DEVICE
+                     : lang_p_is(tok, "constant") ? LAS_CONSTANT
+                     : lang_p_is(tok, "threadgroup") ? LAS_THREADGROUP : LAS_THREAD;
+            lang_p_next(p);
+            continue;
+        }
+        if (ty)
+            break;
+        if (lang_p_is(tok, "metal") && lang_p_is(tok->next, "::")) {
+            lang_p_next(p);
+            lang_p_next(p);
+            continue;
+        }
+        if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
+            ty = struct_decl(p);
+            continue;
+        }
+        if (lang_p_consume(p, "enum")) {
+            ty = enum_decl(p);
+            continue;
+        }
+        if (lang_p_consume(p, "unsigned") || lang_p_consume(p, "signed")) {
+            bool u = lang_p_is(tok, "unsigned");
+            ty = u ? lang_ty_uint : lang_ty_int;
+            if (lang_p_consume(p, "char"))
+                ty = u ? lang_ty_uchar : lang_ty_char;
+            else if (lang_p_consume(p, "short"))
+                ty = u ? lang_ty_ushort : lang_ty_short;
+            else if (lang_p_consume(p, "long"))
+                ty = u ? lang_ty_ulong : lang_ty_long;
+            else
+                lang_p_consume(p, "int");
+            lang_p_consume(p, "int");
+            continue;
+        }
+        if (lang_p_consume(p, "vec")) {
+            LangType *elem = type_arg(p);
+            lang_p_skip(p, ",");
+            LangToken *at = p->tok;
+            int64_t n = at->kind == LTK_NUM && !at->is_float ? (int64_t)at->ival : 0;
+            if (n < 2 || n > 4) /* a literal: an expression would take the '>' */
+                lang_error_at(p->ctx, at, "vector length must be 2, 3 or 4");
+            lang_p_next(p);
+            lang_p_skip(p, ">");
+            if (!lang_is_scalar(elem))
+                lang_error_at(p->ctx, tok, "vec<T, N> needs a scalar element type");
+            ty = lang_vector_of(p->ctx, lang_qualified(p->ctx, elem, false), (int)n, false);
+            continue;
+        }
+        if (lang_p_consume(p, "atomic")) {
+            LangType *value = type_arg(p);
+            lang_p_skip(p, ">");
+            ty = atomic_of(p, value, tok);
+            continue;
+        }
+        if (lang_p_is(tok, "long")) { /* long, long int, long long */
+            lang_p_next(p);
+            lang_p_consume(p, "long");
+            lang_p_consume(p, "int");
+            ty = lang_ty_long;
+            continue;
+        }
+        if (lang_p_is(tok, "short")) {
+            lang_p_next(p);
+            lang_p_consume(p, "int");
+            ty = lang_ty_short;
+            continue;
+        }
+        LangSym *sym = lang_p_is_name(tok) ? lang_p_lookup(p, tok) : NULL;
+        if (sym && sym->type && !sym->is_enum_const) {
+            ty = sym->type;
+            lang_p_next(p);
+            continue;
+        }
+        if (!sym && (ty = builtin_type(p, tok)) != NULL) {
+            lang_p_next(p);
+            continue;
+        }
+        const char *why = lang_p_is_name(tok) ? unsupported_type(tok) : NULL;
+        if (why)
+            lang_error_at(p->ctx, tok, "%s", why);
+        if (tok->kind == LTK_IDENT)
+            lang_error_at(p->ctx, tok, "unknown type name '%.*s'", tok->len, tok->loc);
+        lang_error_at(p->ctx, tok, "expected a type");
+    }
+    return is_const ? lang_qualified(p->ctx, ty, true) : ty;
+}
+
+// declarator = ("*" "const"? | "&")* ident? ("[" const-expr "]")*
+LangType *lang_p_declarator(LangParser *p, LangType *base, LangAddrSpace space, bool has_space,
+                            LangToken **name_tok)
+{
+    LangType *ty = base;
+    for (;;) {
+        LangToken *tok = p->tok;
+        bool ref = lang_p_is(tok, "&");
+        if (!ref && !lang_p_is(tok, "*"))
+            break;
+        lang_p_next(p);
+        if (!has_space)
+            lang_error_soft(p->ctx, tok, "%s needs an address space (device, constant, "
+                            "threadgroup or thread)", ref ? "a reference" : "a pointer");
+        if (ty->kind == LTY_POINTER && ty->is_reference)
+            lang_error_at(p->ctx, tok, "pointers and references to references are invalid");
+        ty = lang_pointer_to(p->ctx, ty, space);
+        ty->is_reference = ref;
+        while (lang_p_consume(p, "const") || lang_p_consume(p, "__restrict") ||
+               lang_p_consume(p, "restrict"))
+            ;
+        space = LAS_THREAD; /* a pointer to a pointer: the outer one lives in thread memory */
+    }
+    *name_tok = NULL;
+    if (p->tok->kind == LTK_IDENT) {
+        *name_tok = p->tok;
+        lang_p_next(p);
+    }
+    /* array dimensions, outermost first */
+    int dims[8], ndims = 0;
+    while (lang_p_is(p->tok, "[") && !lang_p_is(p->tok->next, "[")) {
+        LangToken *at = p->tok->next;
+        lang_p_next(p);
+        int64_t n = 0;
+        if (lang_p_is(p->tok, "]"))
+            lang_error_at(p->ctx, p->tok, "array size missing");
+        if (!lang_p_eval(p, lang_p_cond(p), &n))
+            lang_error_at(p->ctx, at, "array size is not an integer constant");
+        if (n <= 0 || n > (1 << 24))
+            lang_error_at(p->ctx, at, "invalid array size %lld", (long long)n);
+        lang_p_skip(p, "]");
+        if (ndims == 8)
+            lang_error_at(p->ctx, at, "too many array dimensions");
+        dims[ndims++] = (int)n;
+    }
+    for (int i = ndims - 1; i >= 0; i--) {
+        if (ty->size == 0)
+            lang_error_at(p->ctx, p->prev, "array of an incomplete type");
+        ty = lang_array_of(p->ctx, ty, dims[i]);
+    }
+    return ty;
+}
+
+// typename = declspec ("*" | "&")*
+LangType *lang_p_typename(LangParser *p)
+{
+    LangAddrSpace space = LAS_THREAD;
+    bool has_space = false;
+    LangType *ty = lang_p_declspec(p, &space, &has_space);
+    LangToken *name = NULL;
+    ty = lang_p_declarator(p, ty, space, has_space, &name);
+    if (name)
+        lang_error_at(p->ctx, name, "expected ')' or '>' after the type name");
+    return ty;
+}
+
+/* ---- attributes ---------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    LangAttr attr;
+    bool vector_ok;   /* Table 11: ushort2/3 and uint2/3 allowed */
+} builtin_attrs[] = {
+    {"thread_position_in_grid", LATTR_THREAD_POSITION_IN_GRID, true},
+    {"thread_position_in_threadgroup", LATTR_THREAD_POSITION_IN_THREADGROUP, true},
+    {"thread_index_in_threadgroup", LATTR_THREAD_INDEX_IN_THREADGROUP, false},
+    {"threadgroup_position_in_grid", LATTR_THREADGROUP_POSITION_IN_GRID, true},
+    {"threads_per_grid", LATTR_THREADS_PER_GRID, true},
+    {"threads_per_threadgroup", LATTR_THREADS_PER_THREADGROUP, true},
+    {"dispatch_threads_per_threadgroup", LATTR_DISPATCH_THREADS_PER_THREADGROUP, true},
+    {"threadgroups_per_grid", LATTR_THREADGROUPS_PER_GRID, true},
+    {"thread_execution_width", LATTR_THREAD_EXECUTION_WIDTH, false},
+    {"threads_per_simdgroup", LATTR_THREADS_PER_SIMDGROUP, false},
+    {"thread_index_in_simdgroup", LATTR_THREAD_INDEX_IN_SIMDGROUP, false},
+    {"simdgroup_index_in_threadgroup", LATTR_SIMDGROUP_INDEX_IN_THREADGROUP, false},
+    {"simdgroups_per_threadgroup", LATTR_SIMDGROUPS_PER_THREADGROUP, false},
+    {"dispatch_simdgroups_per_threadgroup", LATTR_DISPATCH_SIMDGROUPS_PER_THREADGROUP, false},
+    {"thread_index_in_quadgroup", LATTR_THREAD_INDEX_IN_QUADGROUP, false},
+    {"quadgroup_index_in_threadgroup", LATTR_QUADGROUP_INDEX_IN_THREADGROUP, false},
+    {"quadgroups_per_threadgroup", LATTR_QUADGROUPS_PER_THREADGROUP, false},
+    {"dispatch_quadgroups_per_threadgroup", LATTR_DISPATCH_QUADGROUPS_PER_THREADGROUP, false},
+};
+
+static bool at_attr(LangParser *p)
+{
+    return lang_p_is(p->tok, "[[") || (lang_p_is(p->tok, "[") && lang_p_is(p->tok->next, "["));
+}
+
+static void attr_open(LangParser *p)
+{
+    if (!lang_p_consume(p, "[[")) {
+        lang_p_next(p);
+        lang_p_next(p);
+    }
+}
+
+static void attr_close(LangParser *p)
+{
+    if (lang_p_consume(p, "]]"))
+        return;
+    lang_p_skip(p, "]");
+    lang_p_skip(p, "]");
+}
+
+static int attr_int_arg(LangParser *p)
+{
+    lang_p_skip(p, "(");
+    LangToken *at = p->tok;
+    int64_t v = 0;
+    if (!lang_p_eval(p, lang_p_cond(p), &v) || v < 0 || v > 65535)
+        lang_error_at(p->ctx, at, "expected a non-negative integer constant");
+    lang_p_skip(p, ")");
+    return (int)v;
+}
+
+// attrs = ("[[" attr ("," attr)* "]]")*   for functions (fa) or variables/parameters (va)
+void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va)
+{
+    while (at_attr(p)) {
+        attr_open(p);
+        do {
+            LangToken *tok = p->tok;
+            if (!lang_p_is_name(tok))
+                lang_error_at(p->ctx, tok, "expected an attribute name");
+            lang_p_next(p);
+            if (fa && lang_p_is(tok, "kernel")) {
+                fa->is_kernel = true;
+            } else if (fa && lang_p_is(tok, "host_name")) {
+                lang_p_skip(p, "(");
+                if (p->tok->kind != LTK_STR)
+                    lang_error_at(p->ctx, p->tok, "expected a string");
+                fa->host_name = p->tok->str ? p->tok->str
+                                            : lang_strndup(p->ctx, p->tok->loc + 1,
+                                                           (size_t)p->tok->len - 2);
+                lang_p_next(p);
+                lang_p_skip(p, ")");
+            } else if (fa && (lang_p_is(tok, "max_total_threads_per_threadgroup") ||
+                              lang_p_is(tok, "visible") || lang_p_is(tok, "stitchable"))) {
+                if (lang_p_is(p->tok, "("))
+                    attr_int_arg(p);
+            } else if (va && lang_p_is(tok, "buffer")) {
+                va->attr = LATTR_BUFFER, va->tok = tok;
+                va->index = attr_int_arg(p);
+            } else if (va && lang_p_is(tok, "threadgroup")) {
+                va->attr = LATTR_THREADGROUP, va->tok = tok;
+                va->index = attr_int_arg(p);
+            } else if (va && lang_p_is(tok, "function_constant")) {
+                va->is_function_constant = true, va->tok = tok;
+                va->index = attr_int_arg(p);
+            } else {
+                size_t i, n = sizeof builtin_attrs / sizeof builtin_attrs[0];
+                for (i = 0; i < n && !(va && lang_p_is(tok, builtin_attrs[i].name)); i++)
+                    ;
+                if (i == n)
+                    lang_error_at(p->ctx, tok, "unknown or misplaced attribute '%.*s'", tok->len,
+                                  tok->loc);
+                va->attr = builtin_attrs[i].attr;
+                va->tok = tok;
+            }
+        } while (lang_p_consume(p, ","));
+        attr_close(p);
+    }
+}
+
+/* ---- functions ----------------------------------------------------------------------------- */
+
+static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
+{
+    LangType *ty = v->type;
+    bool ptr = ty->kind == LTY_POINTER;
+    if (va->attr == LATTR_NONE) {
+        if (ptr && ty->space == LAS_THREADGROUP)
+            va->attr = LATTR_THREADGROUP, va->index = -1;
+        else if (ptr && (ty->space == LAS_DEVICE || ty->space == LAS_CONSTANT))
+            va->attr = LATTR_BUFFER, va->index = -1; /* assigned automatically, like Metal */
+        else
+            lang_error_soft(p->ctx, v->tok, "kernel parameter '%s' needs an attribute such as "
+                            "[[buffer(n)]] or [[thread_position_in_grid]]", v->name);
+    } else if (va->attr == LATTR_BUFFER) {
+        if (!ptr || (ty->space != LAS_DEVICE && ty->space != LAS_CONSTANT))
+            lang_error_soft(p->ctx, v->tok, "[[buffer(n)]] parameter '%s' must be a device or "
+                            "constant pointer or reference, not '%s'", v->name,
+                            lang_type_name(p->ctx, ty));
+    } else if (va->attr == LATTR_THREADGROUP) {
+        if (!ptr || ty->space != LAS_THREADGROUP)
+            lang_error_soft(p->ctx, v->tok, "[[threadgroup(n)]] parameter '%s' must be a "
+                            "threadgroup pointer or reference, not '%s'", v->name,
+                            lang_type_name(p->ctx, ty));
+    } else {
+        size_t i = 0;
+        while (builtin_attrs[i].attr != va->attr)
+            i++;
+        LangType *s = lang_scalar_of(ty);
+        bool ok = (s->kind == LTY_UINT || s->kind == LTY_USHORT) &&
+                  (ty->kind != LTY_VECTOR || (builtin_attrs[i].vector_ok && ty->len <= 3 &&
+                                              !ty->packed));
+        if (!ok)
+            lang_error_soft(p->ctx, v->tok, "type '%s' is not valid for [[%s]] (use %s)",
+                            lang_type_name(p->ctx, ty), builtin_attrs[i].name,
+                            builtin_attrs[i].vector_ok
+                                ? "uint, uint2, uint3, ushort, ushort2 or ushort3"
+                                : "uint or ushort");
+    }
+    v->attr = va->attr;
+    v->attr_index = va->index;
+}
+
+/* Kernel arguments without an index get the next free one, as Metal assigns them. */
+static void assign_indices(LangFunction *f)
+{
+    for (LangVar *v = f->params; v; v = v->next) {
+        if (v->attr_index >= 0 || (v->attr != LATTR_BUFFER && v->attr != LATTR_THREADGROUP))
+            continue;
+        int next = 0;
+        for (LangVar *o = f->params; o; o = o->next)
+            if (o != v && o->attr == v->attr && o->attr_index >= next)
+                next = o->attr_index + 1;
+        v->attr_index = next;
+    }
+}
+
+// params = "(" ("void" | param ("," param)*)? ")"
+// param = attrs? declspec declarator attrs?
+static LangVar *params(LangParser *p, LangFunction *f)
+{
+    LangVar head = {0}, *cur = &head;
+    lang_p_skip(p, "(");
+    if (lang_p_is(p->tok, "void") && lang_p_is(p->tok->next, ")"))
+        lang_p_next(p);
+    int n = 0;
+    while (!lang_p_consume(p, ")")) {
+        if (n && !lang_p_consume(p, ","))
+            lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
+        VarAttrs va = {0};
+        lang_p_attributes(p, NULL, &va);
+        LangToken *at = p->tok;
+        if (!lang_p_is_typename(p, at)) {
+            if (at->kind == LTK_IDENT)
+                lang_error_at(p->ctx, at, "unknown type name '%.*s'", at->len, at->loc);
+            lang_error_at(p->ctx, at, "expected a parameter declaration");
+        }
+        LangAddrSpace space = LAS_THREAD;
+        bool has_space = false;
+        LangType *base = lang_p_declspec(p, &space, &has_space);
+        LangToken *name = NULL;
+        LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
+        lang_p_attributes(p, NULL, &va);
+        if (!name)
+            lang_error_at(p->ctx, p->tok, "expected a parameter name");
+        if (ty->kind == LTY_ARRAY) /* arrays as parameters are pointers (C) */
+            ty = lang_pointer_to(p->ctx, ty->base, has_space ? space : LAS_THREAD);
+        if (ty->kind == LTY_VOID)
+            lang_error_at(p->ctx, name, "parameter has type void");
+        LangVar *v = lang_p_new_var(p, name, ty, LVAR_PARAM);
+        v->space = LAS_THREAD;
+        if (va.is_function_constant)
+            lang_error_soft(p->ctx, va.tok, "[[function_constant]] belongs on a program-scope "
+                            "constant");
+        if (f->is_kernel)
+            check_kernel_param(p, v, &va);
+        else if (va.attr)
+            lang_error_soft(p->ctx, va.tok, "attribute only valid on kernel parameters");
+        cur = cur->next = v;
+        n++;
+    }
+    f->num_params = n;
+    return head.next;
+}
+
+static bool same_signature(LangFunction *a, LangType *ret, LangVar *params)
+{
+    if (!lang_same_type(a->ret, ret))
+        return false;
+    LangVar *x = a->params, *y = params;
+    for (; x && y; x = x->next, y = y->next)
+        if (!lang_same_type(x->type, y->type))
+            return false;
+    return !x && !y;
+}
+
+// function = declspec ident params (";" | "{" compound)
+static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnAttrs *fa,
+                              LangInstance *inst)
+{
+    LangCtx *ctx = p->ctx;
+    LangFunction *prior = NULL;
+    if (!inst) {
+        LangSym *sym = lang_p_lookup(p, name);
+        if (sym && sym->func)
+            prior = sym->func;
+        else if (sym && (sym->var || sym->type))
+            lang_error_at(ctx, name, "redefinition of '%.*s' as a function", name->len,
+                          name->loc);
+    }
+    LangFunction *f = lang_alloc(ctx, sizeof *f);
+    f->name = inst ? lang_p_name(p, name) : lang_p_name(p, name);
+    f->tok = name;
+    f->ret = ret;
+    f->is_kernel = fa->is_kernel;
+    if (fa->host_name)
+        f->name = fa->host_name;
+    if (inst)
+        inst->func = f;
+    if (f->is_kernel && ret->kind != LTY_VOID)
+        lang_error_soft(ctx, name, "a kernel function must return void");
+    lang_p_enter(p);
+    f->params = params(p, f);
+    if (f->is_kernel)
+        assign_indices(f);
+    if (prior) {
+        if (!same_signature(prior, ret, f->params) || prior->is_kernel != f->is_kernel)
+            lang_error_at(ctx, name, "'%.*s' redeclared with a different signature (functions "
+                          "cannot be overloaded yet)", name->len, name->loc);
+        if (prior->is_defined && lang_p_is(p->tok, "{"))
+            lang_error_at(ctx, name, "redefinition of '%.*s'", name->len, name->loc);
+        prior->params = f->params; /* the definition's names */
+        f = prior;
+    } else {
+        if (!inst) {
+            LangScope *saved = p->scope;
+            p->scope = p->global;
+            lang_p_push_sym(p, name)->func = f;
+            p->scope = saved;
+        }
+        if (p->funcs_tail)
+            p->funcs_tail->next = f;
+        else
+            p->unit->funcs = f;
+        p->funcs_tail = f;
+    }
+    if (lang_p_consume(p, ";")) {
+        lang_p_leave(p);
+        return f;
+    }
+    LangToken *open = p->tok;
+    if (!lang_p_consume(p, "{")) {
+        if (lang_p_is(p->tok, "const") || lang_p_is(p->tok, "->"))
+            lang_error_at(ctx, p->tok, "member functions and trailing return types are not "
+                          "supported");
+        lang_error_at(ctx, p->tok, "expected '{' or ';' after the parameter list");
+    }
+    f->is_defined = true;
+    p->fn = f;
+    p->locals_tail = NULL;
+    p->tg_bytes = 0;
+    p->loop_depth = p->switch_depth = 0;
+    f->body = lang_p_compound(p, open);
+    f->tg_mem_bytes = p->tg_bytes;
+    p->fn = NULL;
+    lang_p_leave(p);
+    return f;
+}
+
+/* ---- program-scope variables ---------------------------------------------------------------- */
+
+static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpace space,
+                       bool has_space, VarAttrs *va)
+{
+    if (!has_space || space != LAS_CONSTANT)
+        lang_error_soft(p->ctx, name, "program-scope variable '%.*s' must be declared in the "
+                        "constant address space", name->len, name->loc);
+    if (ty->kind == LTY_VOID || ty->kind == LTY_ATOMIC)
+        lang_error_at(p->ctx, name, "invalid type for a program-scope constant");
+    LangType *value_ty = lang_qualified(p->ctx, ty, false);
+    LangNode *init = NULL;
+    LangToken *at = p->tok;
+    if (lang_p_consume(p, "=") || lang_p_is(p->tok, "{")) {
+        if (va->is_function_constant)
+            lang_error_soft(p->ctx, at, "a function constant cannot have an initializer");
+        at = p->tok;
+        init = lang_p_initializer(p, value_ty);
+        LangNode *folded = lang_p_fold(p, init);
+        if (!folded)
+            lang_error_soft(p->ctx, at, "the initializer of a program-scope constant must be "
+                            "a constant expression");
+        else
+            init = folded;
+    } else if (!va->is_function_constant) {
+        lang_error_soft(p->ctx, name, "program-scope constant '%.*s' needs an initializer",
+                        name->len, name->loc);
+    }
+    if (va->attr)
+        lang_error_soft(p->ctx, va->tok, "attribute not valid on a program-scope variable");
+    if (va->is_function_constant && !lang_is_scalar(ty))
+        lang_error_soft(p->ctx, name, "function constant '%.*s' must have a scalar type",
+                        name->len, name->loc);
+    LangVar *v = lang_p_new_var(p, name, lang_qualified(p->ctx, ty, true),
+                                va->is_function_constant ? LVAR_FUNCTION_CONSTANT
+                                                         : LVAR_CONSTANT);
+    v->space = LAS_CONSTANT;
+    v->init = init;
+    v->attr_index = va->is_function_constant ? va->index : 0;
+    if (p->globals_tail)
+        p->globals_tail->next = v;
+    else
+        p->unit->globals = v;
+    p->globals_tail = v;
+}
+
+/* ---- program scope ------------------------------------------------------------------------- */
+
+// toplevel = attrs ("kernel" | "static" | "inline")* declspec declarator attrs?
+//            (function | ("=" initializer)? ";")
+void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst)
+{
+    for (;;) {
+        lang_p_attributes(p, fa, NULL);
+        if (lang_p_consume(p, "kernel")) {
+            fa->is_kernel = true;
+        } else if (lang_p_consume(p, "static") || lang_p_consume(p, "inline") ||
+                   lang_p_consume(p, "METAL_FUNC")) {
+        } else if (lang_p_consume(p, "__attribute__")) {
+            int depth = 0;
+            do {
+                depth += lang_p_is(p->tok, "(") - lang_p_is(p->tok, ")");
+                lang_p_next(p);
+            } while (depth > 0 && p->tok->kind != LTK_EOF);
+        } else {
+            break;
+        }
+    }
+    LangToken *start = p->tok;
+    if (!lang_p_is_typename(p, start)) {
+        if (start->kind == LTK_IDENT)
+            lang_error_at(p->ctx, start, "unknown type name '%.*s'", start->len, start->loc);
+        lang_error_at(p->ctx, start, "expected a declaration");
+    }
+    LangAddrSpace space = LAS_THREAD;
+    bool has_space = false;
+    LangType *base = lang_p_declspec(p, &space, &has_space);
+    if (lang_p_consume(p, ";"))
+        return; /* struct or enum declaration */
+    for (;;) {
+        LangToken *name = NULL;
+        LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
+        if (!name)
+            lang_error_at(p->ctx, p->tok, "expected a name");
+        if (lang_p_is(p->tok, "(")) {
+            function(p, ty, name, fa, inst);
+            return;
+        }
+        if (fa->is_kernel)
+            lang_error_at(p->ctx, p->tok, "expected '(' after the kernel's name");
+        VarAttrs va = {0};
+        lang_p_attributes(p, NULL, &va);
+        global_var(p, ty, name, space, has_space, &va);
+        if (!lang_p_consume(p, ","))
+            break;
+    }
+    lang_p_expect_semi(p);
+}

@@ -1,0 +1,933 @@
+/*
+ * parse_expr.c — expressions: precedence climbing from comma down to primary, the MSL
+ * typing rules (usual arithmetic conversions, half op float -> float, scalar op vector ->
+ * vector, no implicit conversion between vector element types), lvalues and what may be
+ * assigned, swizzles, constructors and casts, and constant folding. Every conversion is an
+ * explicit node, so code generation never has to infer one. Builtin calls are typed in
+ * parse.c.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "parse.h"
+
+static LangNode *unary(LangParser *p);
+static LangNode *postfix(LangParser *p);
+
+LangNode *lang_p_new_node(LangParser *p, LangNodeKind kind, LangToken *tok)
+{
+    LangNode *n = lang_alloc(p->ctx, sizeof *n);
+    n->kind = kind;
+    n->tok = tok;
+    n->builtin = LANG_BUILTIN_NONE;
+    return n;
+}
+
+static LangType *unqual(LangParser *p, LangType *ty)
+{
+    return lang_qualified(p->ctx, ty, false);
+}
+
+/* Wraps an integer to its type's width and signedness. */
+
+/* ---- lvalues ------------------------------------------------------------------------------- */
+
+static void check_assignable(LangParser *p, LangNode *node, LangToken *tok)
+{
+    if (node->kind == LND_NUM && node->tok->kind == LTK_IDENT) { /* a folded constant */
+        lang_error_soft(p->ctx, tok, "cannot assign to program-scope constant '%.*s'",
+                        node->tok->len, node->tok->loc);
+        return;
+    }
+    if (!lang_p_is_lvalue(node)) {
+        lang_error_soft(p->ctx, tok, "expression is not assignable");
+        return;
+    }
+    LangVar *v = lang_p_root_var(node);
+    if (v && (v->kind == LVAR_CONSTANT || v->kind == LVAR_FUNCTION_CONSTANT)) {
+        lang_error_soft(p->ctx, tok, "cannot assign to program-scope constant '%s'", v->name);
+    } else if (lang_p_lvalue_space(node) == LAS_CONSTANT) {
+        lang_error_soft(p->ctx, tok, "cannot assign to memory in the constant address space "
+                        "(it is read-only)");
+    } else if (node->type->is_const) {
+        lang_error_soft(p->ctx, tok, "cannot assign to a const value of type '%s'",
+                        lang_type_name(p->ctx, node->type));
+    } else if (node->type->kind == LTY_ATOMIC) {
+        lang_error_soft(p->ctx, tok, "cannot assign to an atomic; use atomic_store_explicit");
+    } else if (node->type->kind == LTY_ARRAY) {
+        lang_error_soft(p->ctx, tok, "arrays cannot be assigned");
+    }
+}
+
+/* ---- binary operators ---------------------------------------------------------------------- */
+
+static bool is_numeric(const LangType *ty)
+{
+    return lang_is_scalar(ty) || ty->kind == LTY_VECTOR;
+}
+
+static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNode *rhs,
+                        LangToken *tok)
+{
+    LangNode *node = lang_p_new_node(p, kind, tok);
+    LangType *lt = lhs->type, *rt = rhs->type;
+    node->lhs = lhs;
+    node->rhs = rhs;
+    if (kind == LND_LOGAND || kind == LND_LOGOR) {
+        node->lhs = lang_p_to_bool(p, lhs);
+        node->rhs = lang_p_to_bool(p, rhs);
+        node->type = lang_ty_bool;
+        return node;
+    }
+    if (lt->kind == LTY_ENUM_MEM_FLAGS && rt->kind == LTY_ENUM_MEM_FLAGS && kind == LND_BITOR) {
+        node->type = lang_ty_mem_flags;
+        LangNode *f = lang_p_fold(p, node);
+        return f ? f : node;
+    }
+    /* pointer arithmetic and comparison */
+    if (lt->kind == LTY_ARRAY && lang_p_is_lvalue(lhs))
+        lhs = node->lhs = lang_p_cast(p, lhs, lang_pointer_to(p->ctx, lt->base, lang_p_lvalue_space(lhs)),
+                                  tok, false), lt = lhs->type;
+    if (lt->kind == LTY_POINTER || rt->kind == LTY_POINTER) {
+        if ((kind == LND_ADD || kind == LND_SUB) && lt->kind == LTY_POINTER &&
+            lang_is_integer(rt)) {
+            node->type = lt;
+            return node;
+        }
+        if (kind == LND_ADD && rt->kind == LTY_POINTER && lang_is_integer(lt)) {
+            node->lhs = rhs, node->rhs = lhs;
+            node->type = rt;
+            return node;
+        }
+        if (lt->kind == LTY_POINTER && lang_same_type(lt, rt)) {
+            if (kind == LND_SUB) {
+                node->type = lang_ty_long;
+                return node;
+            }
+            if (kind >= LND_EQ && kind <= LND_GE) {
+                node->type = lang_ty_bool;
+                return node;
+            }
+        }
+        lang_error_soft(p->ctx, tok, "invalid operands to binary expression ('%s' and '%s')",
+                        lang_type_name(p->ctx, lt), lang_type_name(p->ctx, rt));
+        node->type = lang_ty_int;
+        return node;
+    }
+    LangType *ty = is_numeric(lt) && is_numeric(rt) ? lang_p_common_type(p, lt, rt) : NULL;
+    bool int_only = kind == LND_MOD || (kind >= LND_BITAND && kind <= LND_SHR);
+    if (!ty || (int_only && !lang_is_integer(lang_scalar_of(ty)))) {
+        lang_error_soft(p->ctx, tok, "invalid operands to binary expression ('%s' and '%s')",
+                        lang_type_name(p->ctx, lt), lang_type_name(p->ctx, rt));
+        node->type = lang_ty_int;
+        return node;
+    }
+    if (kind == LND_SHL || kind == LND_SHR) {
+        /* the result has the (promoted) left type; the count follows it */
+        ty = lt->kind == LTY_VECTOR ? unqual(p, lt) : lang_p_promote(unqual(p, lt));
+        if (rt->kind == LTY_VECTOR && lt->kind != LTY_VECTOR) {
+            lang_error_soft(p->ctx, tok, "a scalar cannot be shifted by a vector");
+            ty = unqual(p, rt);
+        }
+    }
+    node->lhs = lang_p_cast(p, lhs, ty, tok, false);
+    node->rhs = lang_p_cast(p, rhs, ty, tok, false);
+    if (kind >= LND_EQ && kind <= LND_GE)
+        node->type = ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, lang_ty_bool, ty->len, false)
+                                            : lang_ty_bool;
+    else
+        node->type = ty;
+    if (node->lhs->kind == LND_NUM && node->rhs->kind == LND_NUM) {
+        LangNode *f = lang_p_fold(p, node);
+        if (f)
+            return f;
+    }
+    return node;
+}
+
+/* ---- expression grammar -------------------------------------------------------------------- */
+
+// expr = assign ("," assign)*
+LangNode *lang_p_expr(LangParser *p)
+{
+    LangNode *node = lang_p_assign(p);
+    while (lang_p_is(p->tok, ",")) {
+        LangToken *tok = p->tok;
+        lang_p_next(p);
+        LangNode *c = lang_p_new_node(p, LND_COMMA, tok);
+        c->lhs = node;
+        c->rhs = lang_p_assign(p);
+        c->type = c->rhs->type;
+        node = c;
+    }
+    return node;
+}
+
+static const struct {
+    const char *op;
+    LangNodeKind kind;
+} assign_ops[] = {
+    {"+=", LND_ADD}, {"-=", LND_SUB}, {"*=", LND_MUL}, {"/=", LND_DIV}, {"%=", LND_MOD},
+    {"&=", LND_BITAND}, {"|=", LND_BITOR}, {"^=", LND_BITXOR}, {"<<=", LND_SHL},
+    {">>=", LND_SHR},
+};
+
+// assign = cond (("=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=")
+//          assign)?
+LangNode *lang_p_assign(LangParser *p)
+{
+    LangNode *lhs = lang_p_cond(p);
+    LangToken *tok = p->tok;
+    LangNodeKind op = LND_NULL_STMT;
+    if (lang_p_is(tok, "=")) {
+        op = 0;
+    } else {
+        for (size_t i = 0; i < sizeof assign_ops / sizeof assign_ops[0]; i++)
+            if (lang_p_is(tok, assign_ops[i].op))
+                op = assign_ops[i].kind;
+    }
+    if (op == LND_NULL_STMT)
+        return lhs;
+    lang_p_next(p);
+    LangToken *rtok = p->tok;
+    LangNode *rhs = lang_p_assign(p);
+    check_assignable(p, lhs, tok);
+    LangNode *node = lang_p_new_node(p, LND_ASSIGN, tok);
+    node->assign_op = op;
+    node->lhs = lhs;
+    node->type = unqual(p, lhs->type);
+    if (op && lhs->type->kind == LTY_POINTER && (op == LND_ADD || op == LND_SUB) &&
+        lang_is_integer(rhs->type)) {
+        node->rhs = rhs;
+        return node;
+    }
+    if (op) /* type-check the operation itself, then store the converted right side */
+        binary(p, op, lhs, rhs, tok);
+    if (op == LND_SHL || op == LND_SHR)
+        node->rhs = lang_is_integer(rhs->type) || rhs->type->kind == LTY_VECTOR
+                        ? lang_p_cast(p, rhs, lhs->type->kind == LTY_VECTOR || lang_is_scalar(
+                                      rhs->type) ? node->type : rhs->type, rtok, false)
+                        : rhs;
+    else
+        node->rhs = lang_p_cast(p, rhs, node->type, rtok, false);
+    return node;
+}
+
+// cond = logor ("?" expr ":" cond)?
+LangNode *lang_p_cond(LangParser *p);
+
+static LangNode *binary_level(LangParser *p, int level);
+
+LangNode *lang_p_cond(LangParser *p)
+{
+    LangNode *c = binary_level(p, 0);
+    LangToken *tok = p->tok;
+    if (!lang_p_consume(p, "?"))
+        return c;
+    LangNode *node = lang_p_new_node(p, LND_COND, tok);
+    node->cond = lang_p_to_bool(p, c);
+    LangNode *then = lang_p_expr(p);
+    lang_p_skip(p, ":");
+    LangNode *els = lang_p_cond(p);
+    LangType *ty;
+    if (lang_same_type(then->type, els->type))
+        ty = unqual(p, then->type);
+    else if (is_numeric(then->type) && is_numeric(els->type) &&
+             (ty = lang_p_common_type(p, then->type, els->type)) != NULL)
+        ;
+    else {
+        lang_error_soft(p->ctx, tok, "incompatible operand types ('%s' and '%s')",
+                        lang_type_name(p->ctx, then->type), lang_type_name(p->ctx, els->type));
+        ty = unqual(p, then->type);
+    }
+    node->then = lang_p_cast(p, then, ty, tok, false);
+    node->els = lang_p_cast(p, els, ty, tok, false);
+    node->type = ty;
+    if (node->cond->kind == LND_NUM)
+        return node->cond->ival ? node->then : node->els;
+    return node;
+}
+
+/* Binary operators by precedence, lowest first (C's table). */
+static const struct {
+    const char *op;
+    LangNodeKind kind;
+    int level;
+} binops[] = {
+    {"||", LND_LOGOR, 0}, {"&&", LND_LOGAND, 1}, {"|", LND_BITOR, 2}, {"^", LND_BITXOR, 3},
+    {"&", LND_BITAND, 4}, {"==", LND_EQ, 5}, {"!=", LND_NE, 5}, {"<", LND_LT, 6},
+    {"<=", LND_LE, 6}, {">", LND_GT, 6}, {">=", LND_GE, 6}, {"<<", LND_SHL, 7},
+    {">>", LND_SHR, 7}, {"+", LND_ADD, 8}, {"-", LND_SUB, 8}, {"*", LND_MUL, 9},
+    {"/", LND_DIV, 9}, {"%", LND_MOD, 9},
+};
+
+// logor = logand ("||" logand)*        logand = bitor ("&&" bitor)*
+// bitor = bitxor ("|" bitxor)*         bitxor = bitand ("^" bitand)*
+// bitand = equality ("&" equality)*    equality = relational (("==" | "!=") relational)*
+// relational = shift (("<" | "<=" | ">" | ">=") shift)*
+// shift = add (("<<" | ">>") add)*     add = mul (("+" | "-") mul)*
+// mul = unary (("*" | "/" | "%") unary)*
+static LangNode *binary_level(LangParser *p, int level)
+{
+    if (level == 10)
+        return unary(p);
+    LangNode *node = binary_level(p, level + 1);
+    for (;;) {
+        LangToken *tok = p->tok;
+        size_t i, n = sizeof binops / sizeof binops[0];
+        for (i = 0; i < n && !(binops[i].level == level && lang_p_is(tok, binops[i].op)); i++)
+            ;
+        if (i == n)
+            return node;
+        lang_p_next(p);
+        LangNode *rhs = binary_level(p, level + 1);
+        node = binary(p, binops[i].kind, node, rhs, tok);
+    }
+}
+
+static LangNode *cast_to(LangParser *p, LangNode *node, LangType *ty, LangToken *tok)
+{
+    if (ty->kind == LTY_VOID) {
+        LangNode *c = lang_p_new_node(p, LND_CAST, tok);
+        c->lhs = node;
+        c->type = lang_ty_void;
+        return c;
+    }
+    if (ty->kind == LTY_STRUCT || ty->kind == LTY_ARRAY) {
+        if (lang_same_type(node->type, ty))
+            return node;
+        lang_error_soft(p->ctx, tok, "cannot cast '%s' to '%s'",
+                        lang_type_name(p->ctx, node->type), lang_type_name(p->ctx, ty));
+        return node;
+    }
+    return lang_p_cast(p, node, ty, tok, true);
+}
+
+static LangNode *incdec(LangParser *p, LangNodeKind kind, LangNode *lhs, LangToken *tok)
+{
+    check_assignable(p, lhs, tok);
+    if (!lang_is_scalar(lhs->type) && lhs->type->kind != LTY_POINTER &&
+        lhs->type->kind != LTY_VECTOR)
+        lang_error_soft(p->ctx, tok, "cannot increment or decrement '%s'",
+                        lang_type_name(p->ctx, lhs->type));
+    LangNode *node = lang_p_new_node(p, kind, tok);
+    node->lhs = lhs;
+    node->type = unqual(p, lhs->type);
+    return node;
+}
+
+/* After "(" and a type name: a C cast `(T*)` rather than `(T(x) + y)` if only type tokens
+ * come before the ")". */
+static bool is_cast(const LangToken *t)
+{
+    for (; t->kind != LTK_EOF; t = t->next) {
+        if (lang_p_is(t, ")"))
+            return true;
+        if (!lang_p_is_name(t) && t->kind != LTK_NUM && !lang_p_is(t, "*") &&
+            !lang_p_is(t, "&") && !lang_p_is(t, "<") && !lang_p_is(t, ">") &&
+            !lang_p_is(t, ",") && !lang_p_is(t, "::"))
+            return false;
+    }
+    return false;
+}
+
+// unary = ("+" | "-" | "!" | "~" | "*" | "&" | "++" | "--") unary
+//       | "(" typename ")" unary
+//       | postfix
+static LangNode *unary(LangParser *p)
+{
+    LangToken *tok = p->tok;
+    if (lang_p_is(tok, "(") && lang_p_is_typename(p, tok->next) && is_cast(tok->next)) {
+        lang_p_next(p);
+        LangType *ty = lang_p_typename(p);
+        lang_p_skip(p, ")");
+        return cast_to(p, unary(p), ty, tok);
+    }
+    if (lang_p_consume(p, "+")) {
+        LangNode *n = unary(p);
+        if (!is_numeric(n->type))
+            lang_error_soft(p->ctx, tok, "invalid argument type '%s' to unary expression",
+                            lang_type_name(p->ctx, n->type));
+        return lang_is_scalar(n->type) ? lang_p_cast(p, n, lang_p_promote(n->type), tok, false) : n;
+    }
+    if (lang_p_consume(p, "-") || lang_p_consume(p, "~")) {
+        bool neg = lang_p_is(tok, "-");
+        LangNode *n = unary(p);
+        LangType *ty = n->type;
+        if (!is_numeric(ty) || (!neg && !lang_is_integer(lang_scalar_of(ty)))) {
+            lang_error_soft(p->ctx, tok, "invalid argument type '%s' to unary expression",
+                            lang_type_name(p->ctx, ty));
+            return n;
+        }
+        ty = ty->kind == LTY_VECTOR ? unqual(p, ty) : lang_p_promote(unqual(p, ty));
+        LangNode *node = lang_p_new_node(p, neg ? LND_NEG : LND_BITNOT, tok);
+        node->lhs = lang_p_cast(p, n, ty, tok, false);
+        node->type = ty;
+        LangNode *f = node->lhs->kind == LND_NUM ? lang_p_fold(p, node) : NULL;
+        return f ? f : node;
+    }
+    if (lang_p_consume(p, "!")) {
+        LangNode *n = unary(p);
+        LangNode *node = lang_p_new_node(p, LND_NOT, tok);
+        if (n->type->kind == LTY_VECTOR) {
+            node->type = lang_vector_of(p->ctx, lang_ty_bool, n->type->len, false);
+            node->lhs = lang_p_cast(p, n, node->type, tok, true);
+        } else {
+            node->lhs = lang_p_to_bool(p, n);
+            node->type = lang_ty_bool;
+        }
+        LangNode *f = node->lhs->kind == LND_NUM ? lang_p_fold(p, node) : NULL;
+        return f ? f : node;
+    }
+    if (lang_p_consume(p, "*")) {
+        LangNode *n = unary(p);
+        LangNode *node = lang_p_new_node(p, LND_DEREF, tok);
+        node->lhs = n;
+        if (n->type->kind == LTY_ARRAY && lang_p_is_lvalue(n))
+            node->lhs = n = lang_p_cast(p, n, lang_pointer_to(p->ctx, n->type->base,
+                                                          lang_p_lvalue_space(n)), tok, false);
+        if (n->type->kind != LTY_POINTER) {
+            lang_error_at(p->ctx, tok, "indirection requires a pointer operand ('%s' invalid)",
+                          lang_type_name(p->ctx, n->type));
+        }
+        node->type = n->type->base;
+        return node;
+    }
+    if (lang_p_consume(p, "&")) {
+        LangNode *n = unary(p);
+        if (!lang_p_is_lvalue(n) || n->kind == LND_SWIZZLE ||
+            (n->kind == LND_INDEX && n->lhs->type->kind == LTY_VECTOR))
+            lang_error_at(p->ctx, tok, "cannot take the address of this expression");
+        LangNode *node = lang_p_new_node(p, LND_ADDR, tok);
+        node->lhs = n;
+        node->type = lang_pointer_to(p->ctx, n->type, lang_p_lvalue_space(n));
+        LangVar *v = lang_p_root_var(n);
+        if (v)
+            v->address_taken = true;
+        return node;
+    }
+    if (lang_p_consume(p, "++"))
+        return incdec(p, LND_PRE_INC, unary(p), tok);
+    if (lang_p_consume(p, "--"))
+        return incdec(p, LND_PRE_DEC, unary(p), tok);
+    return postfix(p);
+}
+
+/* .xyzw / .rgba on a vector. */
+static LangNode *swizzle(LangParser *p, LangNode *lhs, LangToken *name)
+{
+    LangType *vt = lhs->type;
+    LangNode *node = lang_p_new_node(p, LND_SWIZZLE, name);
+    node->lhs = lhs;
+    if (name->len > 4)
+        lang_error_at(p->ctx, name, "a swizzle selects at most 4 components");
+    int set = -1;
+    for (int i = 0; i < name->len; i++) {
+        const char *c = strchr("xyzw", name->loc[i]);
+        int s = 0;
+        if (!c || !name->loc[i]) {
+            c = strchr("rgba", name->loc[i]);
+            s = 1;
+        }
+        if (!c || !name->loc[i] || (set >= 0 && set != s))
+            lang_error_at(p->ctx, name, "invalid swizzle '%.*s' on '%s' (use x y z w or r g b "
+                          "a)", name->len, name->loc, lang_type_name(p->ctx, vt));
+        set = s;
+        int idx = (int)(c - (s ? "rgba" : "xyzw"));
+        if (idx >= vt->len)
+            lang_error_at(p->ctx, name, "swizzle component '%c' is out of range for '%s'",
+                          name->loc[i], lang_type_name(p->ctx, vt));
+        node->swizzle[i] = (uint8_t)idx;
+    }
+    node->swizzle_len = name->len;
+    LangType *elem = lang_qualified(p->ctx, vt->base, vt->is_const);
+    node->type = name->len == 1 ? elem
+                                : lang_qualified(p->ctx, lang_vector_of(p->ctx, vt->base,
+                                                                        name->len, false),
+                                                 vt->is_const);
+    return node;
+}
+
+static LangNode *member(LangParser *p, LangNode *lhs, LangToken *name)
+{
+    LangType *ty = lhs->type;
+    if (ty->kind == LTY_VECTOR)
+        return swizzle(p, lhs, name);
+    if (ty->kind != LTY_STRUCT)
+        lang_error_at(p->ctx, name, "member reference base type '%s' is not a structure",
+                      lang_type_name(p->ctx, ty));
+    for (LangMember *m = ty->members; m; m = m->next) {
+        if (strlen(m->name) != (size_t)name->len || memcmp(m->name, name->loc, (size_t)name->len))
+            continue;
+        LangNode *node = lang_p_new_node(p, LND_MEMBER, name);
+        node->lhs = lhs;
+        node->member = m;
+        node->type = ty->is_const ? lang_qualified(p->ctx, m->type, true) : m->type;
+        return node;
+    }
+    lang_error_at(p->ctx, name, "no member named '%.*s' in '%s'", name->len, name->loc,
+                  lang_type_name(p->ctx, ty));
+}
+
+static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
+{
+    LangToken *at = p->tok;
+    LangNode *idx = lang_p_expr(p);
+    lang_p_skip(p, "]");
+    LangType *ty = lhs->type;
+    LangNode *node = lang_p_new_node(p, LND_INDEX, tok);
+    node->lhs = lhs;
+    node->rhs = idx;
+    if (!lang_is_integer(idx->type))
+        lang_error_soft(p->ctx, at, "array subscript is not an integer ('%s')",
+                        lang_type_name(p->ctx, idx->type));
+    else if (idx->type->size < 4)
+        node->rhs = lang_p_cast(p, idx, lang_ty_int, at, false);
+    if (ty->kind == LTY_POINTER) {
+        node->type = ty->base;
+    } else if (ty->kind == LTY_ARRAY || ty->kind == LTY_VECTOR) {
+        node->type = ty->is_const ? lang_qualified(p->ctx, ty->base, true) : ty->base;
+        int64_t v;
+        LangVar *var = lang_p_root_var(lhs);
+        if (lang_p_eval(p, idx, &v)) {
+            if (v < 0 || v >= ty->len)
+                lang_error_soft(p->ctx, at, "index %lld is past the end of '%s'", (long long)v,
+                                lang_type_name(p->ctx, ty));
+        } else if (var && ty->kind == LTY_ARRAY) {
+            var->address_taken = true;
+        }
+    } else {
+        lang_error_at(p->ctx, tok, "subscripted value '%s' is not an array, pointer or vector",
+                      lang_type_name(p->ctx, ty));
+    }
+    return node;
+}
+
+// postfix = primary ("[" expr "]" | "." ident | "->" ident | "++" | "--")*
+static LangNode *primary(LangParser *p);
+
+static LangNode *postfix(LangParser *p)
+{
+    LangNode *node = primary(p);
+    for (;;) {
+        LangToken *tok = p->tok;
+        if (lang_p_consume(p, "[")) {
+            node = index_expr(p, node, tok);
+        } else if (lang_p_consume(p, ".") || lang_p_consume(p, "->")) {
+            if (lang_p_is(tok, "->")) {
+                if (node->type->kind != LTY_POINTER)
+                    lang_error_at(p->ctx, tok, "'->' needs a pointer ('%s' is not one)",
+                                  lang_type_name(p->ctx, node->type));
+                LangNode *d = lang_p_new_node(p, LND_DEREF, tok);
+                d->lhs = node;
+                d->type = node->type->base;
+                node = d;
+            }
+            LangToken *name = p->tok;
+            if (!lang_p_is_name(name))
+                lang_error_at(p->ctx, name, "expected a member name");
+            lang_p_next(p);
+            if (lang_p_is(p->tok, "("))
+                lang_error_at(p->ctx, name, "member functions are not supported");
+            node = member(p, node, name);
+        } else if (lang_p_consume(p, "++")) {
+            node = incdec(p, LND_POST_INC, node, tok);
+        } else if (lang_p_consume(p, "--")) {
+            node = incdec(p, LND_POST_DEC, node, tok);
+        } else {
+            return node;
+        }
+    }
+}
+
+/* ---- primary ------------------------------------------------------------------------------- */
+
+/* Constructor or functional cast: T(args) or T{args}. */
+static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
+{
+    ty = unqual(p, ty);
+    if (lang_p_is(p->tok, "{") && (ty->kind == LTY_STRUCT || ty->kind == LTY_ARRAY))
+        return lang_p_initializer(p, ty);
+    bool brace = lang_p_is(p->tok, "{");
+    lang_p_next(p);
+    const char *close = brace ? "}" : ")";
+    LangNode head = {0}, *cur = &head;
+    int n = 0;
+    while (!lang_p_consume(p, close)) {
+        if (n && !lang_p_consume(p, ","))
+            lang_error_at(p->ctx, p->tok, "expected ',' or '%s'", close);
+        cur = cur->next = lang_p_assign(p);
+        n++;
+    }
+    LangNode *args = head.next;
+    if (ty->kind == LTY_STRUCT) {
+        LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, tok);
+        c->type = ty;
+        LangMember *m = ty->members;
+        LangNode h2 = {0}, *c2 = &h2;
+        for (LangNode *a = args, *next; a; a = next, m = m ? m->next : NULL) {
+            next = a->next;
+            if (!m)
+                lang_error_at(p->ctx, a->tok, "too many arguments for '%s'", ty->name);
+            c2 = c2->next = lang_p_cast(p, a, m->type, a->tok, false);
+            c2->next = NULL;
+        }
+        c->args = h2.next;
+        c->num_args = n;
+        return c;
+    }
+    if (lang_is_scalar(ty)) {
+        if (n > 1)
+            lang_error_at(p->ctx, tok, "a '%s' cast takes one value", ty->name);
+        return n ? lang_p_cast(p, args, ty, tok, true) : lang_p_num(p, tok, ty, 0, 0);
+    }
+    if (ty->kind != LTY_VECTOR)
+        lang_error_at(p->ctx, tok, "cannot construct a '%s'", lang_type_name(p->ctx, ty));
+    if (n == 0)
+        return lang_p_broadcast(p, lang_p_num(p, tok, ty->base, 0, 0), ty, tok);
+    if (n == 1 && args->type->kind == LTY_VECTOR && args->type->len == ty->len)
+        return lang_p_cast(p, args, ty, tok, true);
+    if (n == 1 && lang_is_scalar(args->type))
+        return lang_p_broadcast(p, args, ty, tok);
+    LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, tok);
+    c->type = ty;
+    int total = 0;
+    LangNode h2 = {0}, *c2 = &h2;
+    for (LangNode *a = args, *next; a; a = next) {
+        next = a->next;
+        a->next = NULL;
+        LangType *at = a->type;
+        if (lang_is_scalar(at)) {
+            c2 = c2->next = lang_p_cast(p, a, ty->base, a->tok, true);
+            total++;
+        } else if (at->kind == LTY_VECTOR) {
+            c2 = c2->next = lang_p_cast(p, a, lang_vector_of(p->ctx, ty->base, at->len, false),
+                                    a->tok, true);
+            total += at->len;
+        } else {
+            lang_error_at(p->ctx, a->tok, "cannot use '%s' in a '%s' constructor",
+                          lang_type_name(p->ctx, at), ty->name);
+        }
+        c2->next = NULL;
+    }
+    if (total != ty->len)
+        lang_error_soft(p->ctx, tok, "a '%s' constructor needs %d components, not %d", ty->name,
+                        ty->len, total);
+    c->args = h2.next;
+    c->num_args = n;
+    return c;
+}
+
+static LangNode *call(LangParser *p, LangFunction *f, LangToken *tok)
+{
+    lang_p_skip(p, "(");
+    LangNode *node = lang_p_new_node(p, LND_CALL, tok);
+    node->func = f;
+    node->type = unqual(p, f->ret);
+    if (f->is_kernel)
+        lang_error_soft(p->ctx, tok, "a kernel function cannot be called");
+    if (p->fn && f == p->fn)
+        lang_error_soft(p->ctx, tok, "recursive call to '%s' (functions cannot be recursive in "
+                        "Metal)", f->name);
+    LangCallEdge *e = lang_alloc(p->ctx, sizeof *e);
+    e->caller = p->fn;
+    e->callee = f;
+    e->tok = tok;
+    e->next = p->calls;
+    if (p->fn)
+        p->calls = e;
+    LangNode head = {0}, *cur = &head;
+    LangVar *param = f->params;
+    int n = 0;
+    while (!lang_p_consume(p, ")")) {
+        if (n && !lang_p_consume(p, ","))
+            lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
+        LangToken *at = p->tok;
+        LangNode *a = lang_p_assign(p);
+        n++;
+        if (!param)
+            continue;
+        LangType *pt = param->type;
+        if (pt->kind == LTY_POINTER && pt->is_reference) {
+            if (!lang_p_is_lvalue(a) || !lang_same_type(a->type, pt->base) ||
+                lang_p_lvalue_space(a) != pt->space) {
+                lang_error_soft(p->ctx, at, "cannot bind '%s' to a reference parameter of type "
+                                "'%s'", lang_type_name(p->ctx, a->type),
+                                lang_type_name(p->ctx, pt));
+            } else {
+                if (a->type->is_const && !pt->base->is_const)
+                    lang_error_soft(p->ctx, at, "binding a const value to a non-const "
+                                    "reference");
+                LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
+                addr->lhs = a;
+                addr->type = pt;
+                LangVar *v = lang_p_root_var(a);
+                if (v)
+                    v->address_taken = true;
+                a = addr;
+            }
+        } else {
+            a = lang_p_cast(p, a, pt, at, false);
+        }
+        cur = cur->next = a;
+        param = param->next;
+    }
+    if (n != f->num_params)
+        lang_error_soft(p->ctx, tok, "too %s arguments to function call, expected %d, have %d",
+                        n < f->num_params ? "few" : "many", f->num_params, n);
+    node->args = head.next;
+    node->num_args = n < f->num_params ? n : f->num_params;
+    return node;
+}
+
+static const struct {
+    const char *name;
+    double value;
+    LangType **type;
+} predefined[] = {
+    {"INFINITY", INFINITY, &lang_ty_float}, {"NAN", NAN, &lang_ty_float},
+    {"HUGE_VALF", INFINITY, &lang_ty_float}, {"HUGE_VALH", INFINITY, &lang_ty_half},
+    {"MAXFLOAT", 3.4028234663852886e38, &lang_ty_float},
+    {"FLT_MAX", 3.4028234663852886e38, &lang_ty_float},
+    {"FLT_MIN", 1.1754943508222875e-38, &lang_ty_float},
+    {"FLT_EPSILON", 1.1920928955078125e-07, &lang_ty_float},
+    {"HALF_MAX", 65504.0, &lang_ty_half}, {"HALF_MIN", 6.103515625e-05, &lang_ty_half},
+    {"HALF_EPSILON", 0.0009765625, &lang_ty_half},
+    {"M_PI_F", 3.14159265358979323846, &lang_ty_float},
+    {"M_PI_2_F", 1.57079632679489661923, &lang_ty_float},
+    {"M_PI_4_F", 0.78539816339744830962, &lang_ty_float},
+    {"M_1_PI_F", 0.31830988618379067154, &lang_ty_float},
+    {"M_2_PI_F", 0.63661977236758134308, &lang_ty_float},
+    {"M_2_SQRTPI_F", 1.12837916709551257390, &lang_ty_float},
+    {"M_E_F", 2.71828182845904523536, &lang_ty_float},
+    {"M_LOG2E_F", 1.44269504088896340736, &lang_ty_float},
+    {"M_LOG10E_F", 0.43429448190325182765, &lang_ty_float},
+    {"M_LN2_F", 0.69314718055994530942, &lang_ty_float},
+    {"M_LN10_F", 2.30258509299404568402, &lang_ty_float},
+    {"M_SQRT2_F", 1.41421356237309504880, &lang_ty_float},
+    {"M_SQRT1_2_F", 0.70710678118654752440, &lang_ty_float},
+    {"M_PI_H", 3.14159265358979323846, &lang_ty_half},
+    {"CHAR_MAX", 127, &lang_ty_int}, {"CHAR_MIN", -128, &lang_ty_int},
+    {"UCHAR_MAX", 255, &lang_ty_int}, {"SHRT_MAX", 32767, &lang_ty_int},
+    {"SHRT_MIN", -32768, &lang_ty_int}, {"USHRT_MAX", 65535, &lang_ty_int},
+    {"INT_MAX", 2147483647.0, &lang_ty_int}, {"INT_MIN", -2147483648.0, &lang_ty_int},
+    {"UINT_MAX", 4294967295.0, &lang_ty_uint},
+};
+
+static LangNode *predefined_const(LangParser *p, LangToken *tok)
+{
+    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
+        if (lang_p_is(tok, predefined[i].name)) {
+            LangType *ty = *predefined[i].type;
+            return lang_p_num(p, tok, ty, (uint64_t)(int64_t)(lang_is_float(ty) ? 0
+                                                              : predefined[i].value),
+                              predefined[i].value);
+        }
+    return NULL;
+}
+
+static LangNode *var_ref(LangParser *p, LangVar *v, LangToken *tok)
+{
+    if (v->kind == LVAR_CONSTANT && v->init && v->init->kind == LND_NUM)
+        return lang_p_num(p, tok, v->init->type, v->init->ival, v->init->fval);
+    LangNode *node = lang_p_new_node(p, LND_VAR, tok);
+    node->var = v;
+    node->type = v->type;
+    if (v->type->kind == LTY_POINTER && v->type->is_reference) {
+        LangNode *d = lang_p_new_node(p, LND_DEREF, tok);
+        d->lhs = node;
+        d->type = v->type->base;
+        return d;
+    }
+    return node;
+}
+
+/* metal::mem_flags::mem_x and memory_order_x */
+static LangNode *enum_constant(LangParser *p, LangToken *tok)
+{
+    static const struct {
+        const char *name;
+        int value;
+        bool mem_flags;
+    } consts[] = {
+        {"mem_none", 0, true}, {"mem_device", 1, true}, {"mem_threadgroup", 2, true},
+        {"mem_texture", 4, true}, {"mem_threadgroup_imageblock", 8, true},
+        {"memory_order_relaxed", 0, false},
+    };
+    for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++)
+        if (lang_p_is(tok, consts[i].name))
+            return lang_p_num(p, tok, consts[i].mem_flags ? lang_ty_mem_flags
+                                                          : lang_ty_memory_order,
+                              (uint64_t)consts[i].value, 0);
+    if (lang_p_is(tok, "memory_order_seq_cst") || lang_p_is(tok, "memory_order_acquire") ||
+        lang_p_is(tok, "memory_order_release") || lang_p_is(tok, "memory_order_acq_rel"))
+        lang_error_at(p->ctx, tok, "only memory_order_relaxed is supported");
+    return NULL;
+}
+
+/* "<" T ">" "(" expr ")" of static_cast and as_type */
+static LangNode *cast_template(LangParser *p, LangToken *tok, bool bitcast)
+{
+    lang_p_skip(p, "<");
+    LangType *ty = unqual(p, lang_p_typename(p));
+    lang_p_skip(p, ">");
+    lang_p_skip(p, "(");
+    LangNode *e = lang_p_expr(p);
+    lang_p_skip(p, ")");
+    if (!bitcast)
+        return cast_to(p, e, ty, tok);
+    if (!is_numeric(ty) || !is_numeric(e->type) || ty->size != e->type->size) {
+        lang_error_soft(p->ctx, tok, "as_type<%s> of '%s': %s", lang_type_name(p->ctx, ty),
+                        lang_type_name(p->ctx, e->type),
+                        is_numeric(ty) && is_numeric(e->type)
+                            ? lang_format(p->ctx, "the sizes differ (%d and %d bytes)",
+                                          ty->size, e->type->size)
+                            : "both types must be scalars or vectors");
+    }
+    LangNode *node = lang_p_new_node(p, LND_BITCAST, tok);
+    node->lhs = e;
+    node->type = ty;
+    return node;
+}
+
+// primary = "(" expr ")" | num | "true" | "false" | "sizeof" ("(" typename ")" | unary)
+//         | ("static_cast" | "as_type") "<" typename ">" "(" expr ")"
+//         | typename ("(" args ")" | "{" args "}")
+//         | ("metal" | "fast" | "precise") "::" primary
+//         | "mem_flags" "::" ident | ident template-args? ("(" args ")")?
+static LangNode *primary(LangParser *p)
+{
+    LangToken *tok = p->tok;
+    bool fast = p->ctx->opts && p->ctx->opts->fast_math, ns = false;
+    while (lang_p_is_name(p->tok) && lang_p_is(p->tok->next, "::") &&
+           (lang_p_is(p->tok, "metal") || lang_p_is(p->tok, "fast") ||
+            lang_p_is(p->tok, "precise"))) {
+        if (!lang_p_is(p->tok, "metal"))
+            fast = lang_p_is(p->tok, "fast"), ns = true;
+        lang_p_next(p);
+        lang_p_next(p);
+    }
+    if (p->tok != tok && ns) {
+        int id = lang_p_builtin_id(p->tok);
+        if (id < 0)
+            lang_error_at(p->ctx, p->tok, "no function '%.*s' in namespace '%.*s'",
+                          p->tok->len, p->tok->loc, tok->len, tok->loc);
+        LangToken *name = p->tok;
+        lang_p_next(p);
+        return lang_p_builtin_call(p, name, id, fast);
+    }
+    tok = p->tok;
+    if (lang_p_consume(p, "(")) {
+        LangNode *node = lang_p_expr(p);
+        lang_p_skip(p, ")");
+        return node;
+    }
+    if (tok->kind == LTK_NUM) {
+        lang_p_next(p);
+        LangType *ty = tok->num_type;
+        if (!ty)
+            ty = tok->is_float ? lang_ty_float : tok->ival > 0x7fffffff ? lang_ty_long
+                                                                       : lang_ty_int;
+        return lang_p_num(p, tok, ty, tok->ival, tok->is_float ? tok->fval : (double)tok->ival);
+    }
+    if (tok->kind == LTK_STR)
+        lang_error_at(p->ctx, tok, "string literals are not supported");
+    if (lang_p_consume(p, "true") || lang_p_consume(p, "false"))
+        return lang_p_num(p, tok, lang_ty_bool, lang_p_is(tok, "true"), 0);
+    if (lang_p_consume(p, "sizeof")) {
+        LangType *ty;
+        if (lang_p_is(p->tok, "(") && lang_p_is_typename(p, p->tok->next)) {
+            lang_p_next(p);
+            ty = lang_p_typename(p);
+            lang_p_skip(p, ")");
+        } else {
+            ty = unary(p)->type;
+        }
+        return lang_p_num(p, tok, lang_ty_ulong, (uint64_t)ty->size, 0);
+    }
+    if (lang_p_consume(p, "static_cast"))
+        return cast_template(p, tok, false);
+    if (lang_p_consume(p, "as_type"))
+        return cast_template(p, tok, true);
+    if (lang_p_is(tok, "reinterpret_cast") || lang_p_is(tok, "const_cast") ||
+        lang_p_is(tok, "dynamic_cast"))
+        lang_error_at(p->ctx, tok, "%.*s is not supported (use as_type or static_cast)",
+                      tok->len, tok->loc);
+    if (lang_p_is(tok, "mem_flags") && lang_p_is(tok->next, "::")) {
+        lang_p_next(p);
+        lang_p_next(p);
+        LangNode *c = enum_constant(p, p->tok);
+        if (!c || c->type != lang_ty_mem_flags)
+            lang_error_at(p->ctx, p->tok, "unknown mem_flags value '%.*s'", p->tok->len,
+                          p->tok->loc);
+        lang_p_next(p);
+        return c;
+    }
+    if (!lang_p_is_name(tok))
+        lang_error_at(p->ctx, tok, "expected expression");
+    LangSym *sym = lang_p_lookup(p, tok);
+    if (sym && sym->type && !sym->is_enum_const && lang_p_is(tok->next, "::")) {
+        lang_p_next(p); /* EnumName::enumerator */
+        lang_p_next(p);
+        tok = p->tok;
+        sym = lang_p_lookup(p, tok);
+        if (!sym || !sym->is_enum_const)
+            lang_error_at(p->ctx, tok, "expected an enumerator");
+    }
+    if (lang_p_is_typename(p, tok)) {
+        LangType *ty = lang_p_typename(p);
+        if (!lang_p_is(p->tok, "(") && !lang_p_is(p->tok, "{"))
+            lang_error_at(p->ctx, p->tok, "expected '(' after the type name '%s'",
+                          lang_type_name(p->ctx, ty));
+        return construct(p, ty, tok);
+    }
+    lang_p_next(p);
+    if (sym && sym->var)
+        return var_ref(p, sym->var, tok);
+    if (sym && sym->is_enum_const)
+        return lang_p_num(p, tok, lang_ty_int, (uint64_t)sym->enum_value, 0);
+    if (sym && sym->func) {
+        if (!lang_p_is(p->tok, "("))
+            lang_error_at(p->ctx, p->tok, "function '%.*s' must be called", tok->len, tok->loc);
+        return call(p, sym->func, tok);
+    }
+    if (sym && sym->tmpl) {
+        if (!lang_p_is(p->tok, "<"))
+            lang_error_at(p->ctx, p->tok, "template '%.*s' needs explicit template arguments "
+                          "(%.*s<T>(...))", tok->len, tok->loc, tok->len, tok->loc);
+        LangType **args = lang_p_template_args(p, sym->tmpl);
+        LangFunction *f = lang_p_instantiate(p, sym->tmpl, args, tok);
+        return call(p, f, tok);
+    }
+    LangNode *c = enum_constant(p, tok);
+    if (c)
+        return c;
+    if (lang_p_is(p->tok, "(")) {
+        if (lang_p_is(tok, "is_function_constant_defined")) {
+            lang_p_next(p);
+            LangToken *at = p->tok;
+            LangNode *v = lang_p_expr(p);
+            if (v->kind != LND_VAR || v->var->kind != LVAR_FUNCTION_CONSTANT)
+                lang_error_soft(p->ctx, at, "is_function_constant_defined needs a function "
+                                "constant");
+            lang_p_skip(p, ")");
+            return lang_p_num(p, tok, lang_ty_bool, 1, 0);
+        }
+        int id = lang_p_builtin_id(tok);
+        if (id >= 0)
+            return lang_p_builtin_call(p, tok, id, fast);
+    }
+    c = predefined_const(p, tok);
+    if (c)
+        return c;
+    lang_error_soft(p->ctx, tok, "use of undeclared identifier '%.*s'", tok->len, tok->loc);
+    if (lang_p_is(p->tok, "(")) { /* an unknown function: check its arguments anyway */
+        lang_p_next(p);
+        while (!lang_p_consume(p, ")")) {
+            lang_p_assign(p);
+            if (!lang_p_consume(p, ",") && !lang_p_is(p->tok, ")"))
+                lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
+        }
+    }
+    return lang_p_num(p, tok, lang_ty_int, 0, 0);
+}

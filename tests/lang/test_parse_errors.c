@@ -1,0 +1,225 @@
+/*
+ * test_parse_errors.c — the parser's diagnostics: each semantic or syntax error's text and
+ * its file:line:col (columns counted by hand in the test programs), several soft errors
+ * reported by one run, and refusals of what lockstep does not support yet.
+ */
+#include "test_util.h"
+
+#include "../../lang/lang_internal.h"
+
+/* Parses text as "t.metal"; returns the error message (static) or NULL if it parsed. */
+static const char *parse_error(const char *text)
+{
+    static UtilError err;
+    LangOptions opts = {0};
+    LangCtx ctx = {.err = &err, .opts = &opts};
+    const char *result = NULL;
+    memset(&err, 0, sizeof err);
+    if (setjmp(ctx.bail) == 0) {
+        LangFile *file = lang_add_file(&ctx, "t.metal", lang_strndup(&ctx, text, strlen(text)));
+        lang_parse(&ctx, lang_preprocess(&ctx, lang_tokenize(&ctx, file)));
+    } else {
+        result = err.message;
+    }
+    lang_ctx_free(&ctx);
+    return result;
+}
+
+/* The error's lines starting with "t.metal:" (the diagnostics, without source and caret),
+ * joined with '|'. */
+static void expect_errors(const char *text, const char *want)
+{
+    const char *msg = parse_error(text);
+    if (!msg)
+        fail_msg("accepted: %s", text);
+    char got[2048] = "";
+    for (const char *line = msg; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        if (strncmp(line, "t.metal:", 8) == 0 || strncmp(line, "error:", 6) == 0)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.*s", *got ? "|" : "",
+                     (int)n, line);
+        line += n + (nl != NULL);
+    }
+    if (strcmp(got, want) != 0)
+        fail_msg("for:\n%s\nexpected: %s\n     got: %s", text, want, got);
+}
+
+#define K "kernel void k(device float *a [[buffer(0)]], uint i [[thread_position_in_grid]]) "
+/*        123456789012345678901234567890123456789012345678901234567890123456789012345678901
+ * The kernel's body "{" is at column 82; its first statement at column 84. */
+
+static void test_syntax(void **state)
+{
+    (void)state;
+    /* "expected ';'" points just after the previous token */
+    expect_errors(K "{ a[i] = 1 }", "t.metal:1:94: error: expected ';'");
+    expect_errors(K "{ float x = ; }", "t.metal:1:96: error: expected expression");
+    expect_errors(K "{ float x = 1 +; }", "t.metal:1:99: error: expected expression");
+    expect_errors(K "{ if (i) { a[0] = 1; }", "t.metal:1:107: error: expected '}' (to match the "
+                  "'{' at line 1)");
+    expect_errors("kernel void k(device float *a [[buffer(0)]]) { a[0] = 1; } }",
+                  "t.metal:1:61: error: expected a declaration");
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    expect_errors(K "{ a[i] = b; }", "t.metal:1:93: error: use of undeclared identifier 'b'");
+    expect_errors(K "{ Foo x = 1; }", "t.metal:1:84: error: unknown type name 'Foo'");
+    expect_errors("kernel void k(constant Params &p [[buffer(0)]]) {}",
+                  "t.metal:1:24: error: unknown type name 'Params'");
+    /* a name lives until the end of its block */
+    expect_errors(K "{ for (int j = 0; j < 2; j++) {} a[j] = 1; }",
+                  "t.metal:1:118: error: use of undeclared identifier 'j'");
+    expect_errors(K "{ { float t = 1; } a[i] = t; }",
+                  "t.metal:1:110: error: use of undeclared identifier 't'");
+}
+
+static void test_types(void **state)
+{
+    (void)state;
+    expect_errors(K "{ float4 v = 1; half4 h = v; }",
+                  "t.metal:1:110: error: cannot convert 'float4' to 'half4'");
+    expect_errors(K "{ float4 v = float4(1, 2, 3); }",
+                  "t.metal:1:97: error: a 'float4' constructor needs 4 components, not 3");
+    expect_errors(K "{ int x = a; }", "t.metal:1:94: error: cannot convert 'device float*' to "
+                  "'int'");
+    expect_errors(K "{ uint u = as_type<uint>(half(1)); }",
+                  "t.metal:1:95: error: as_type<uint> of 'half': the sizes differ (4 and 2 "
+                  "bytes)");
+    expect_errors(K "{ float4 v; v.xq = 1; }",
+                  "t.metal:1:98: error: invalid swizzle 'xq' on 'float4' (use x y z w or r g b "
+                  "a)");
+    expect_errors(K "{ float3 v; float w = v.w; }",
+                  "t.metal:1:108: error: swizzle component 'w' is out of range for 'float3'");
+    expect_errors("kernel void k(float t [[thread_position_in_grid]]) {}",
+                  "t.metal:1:21: error: type 'float' is not valid for [[thread_position_in_grid]]"
+                  " (use uint, uint2, uint3, ushort, ushort2 or ushort3)");
+    expect_errors("kernel void k(uint2 t [[simdgroup_index_in_threadgroup]]) {}",
+                  "t.metal:1:21: error: type 'uint2' is not valid for "
+                  "[[simdgroup_index_in_threadgroup]] (use uint or ushort)");
+    expect_errors("kernel int k(device int *a [[buffer(0)]]) { return 1; }",
+                  "t.metal:1:12: error: a kernel function must return void");
+}
+
+static void test_calls(void **state)
+{
+    (void)state;
+    expect_errors("float f(float x, float y) { return x + y; }\n" K "{ a[i] = f(1); }",
+                  "t.metal:2:92: error: too few arguments to function call, expected 2, have 1");
+    expect_errors(K "{ a[i] = dot(a[i]); }",
+                  "t.metal:1:92: error: too few arguments to 'dot', expected 2, have 1");
+    expect_errors("float f(float x) { return f(x - 1); }\n" K "{ a[i] = f(1); }",
+                  "t.metal:1:27: error: recursive call to 'f' (functions cannot be recursive in "
+                  "Metal)");
+    expect_errors("float f(float x);\nfloat g(float x) { return f(x); }\n"
+                  "float f(float x) { return g(x); }\n" K "{ a[i] = f(1); }",
+                  "t.metal:2:27: error: recursive call: 'f' calls itself through 'g' (functions "
+                  "cannot be recursive in Metal)");
+    expect_errors(K "{ a[i] = foo(1); }", "t.metal:1:92: error: use of undeclared identifier "
+                  "'foo'");
+}
+
+static void test_assignment(void **state)
+{
+    (void)state;
+    expect_errors("kernel void k(constant float *a [[buffer(0)]]) { a[0] = 1; }",
+                  "t.metal:1:55: error: cannot assign to memory in the constant address space "
+                  "(it is read-only)");
+    expect_errors("kernel void k(device const float *a [[buffer(0)]]) { a[0] = 1; }",
+                  "t.metal:1:59: error: cannot assign to a const value of type 'const float'");
+    expect_errors("constant float PI = 3.0f;\n" K "{ PI = 2; }",
+                  "t.metal:2:87: error: cannot assign to program-scope constant 'PI'");
+    expect_errors("constant uint N [[function_constant(0)]];\n" K "{ N = 2; }",
+                  "t.metal:2:86: error: cannot assign to program-scope constant 'N'");
+    expect_errors(K "{ const int c = 2; c += 1; }",
+                  "t.metal:1:103: error: cannot assign to a const value of type 'const int'");
+    expect_errors(K "{ float4 v; v.xx = 1; }", "t.metal:1:98: error: expression is not "
+                  "assignable");
+}
+
+static void test_atomics(void **state)
+{
+    (void)state;
+    expect_errors("kernel void k(device int *c [[buffer(0)]]) {\n"
+                  "  atomic_fetch_add_explicit(c, 1, memory_order_relaxed); }",
+                  "t.metal:2:29: error: 'atomic_fetch_add_explicit' needs a pointer to an atomic "
+                  "type (atomic_int, atomic_uint or atomic_float), not 'device int*'");
+    /* both problems of one call, in one run */
+    expect_errors("kernel void k(device int *c [[buffer(0)]]) {\n"
+                  "  atomic_fetch_add_explicit(c, 1); }",
+                  "t.metal:2:33: error: missing memory order argument: "
+                  "'atomic_fetch_add_explicit' takes 3 arguments, the last one a memory order "
+                  "such as memory_order_relaxed|"
+                  "t.metal:2:29: error: 'atomic_fetch_add_explicit' needs a pointer to an atomic "
+                  "type (atomic_int, atomic_uint or atomic_float), not 'device int*'");
+    expect_errors("kernel void k(device atomic_uint *c [[buffer(0)]]) {\n"
+                  "  uint x = c[0]; }",
+                  "t.metal:2:12: error: an atomic cannot be used as a value; use "
+                  "atomic_load_explicit");
+    expect_errors("kernel void k(device atomic_uint *c [[buffer(0)]]) {\n"
+                  "  atomic_store_explicit(c, 1u, 0); }",
+                  "t.metal:2:31: error: expected a memory order (such as memory_order_relaxed), "
+                  "not 'int'");
+}
+
+static void test_several_errors(void **state)
+{
+    (void)state;
+    expect_errors(K "{ a[i] = x; break; a[i] = y; }",
+                  "t.metal:1:93: error: use of undeclared identifier 'x'|"
+                  "t.metal:1:96: error: 'break' outside a loop or switch|"
+                  "t.metal:1:112: error: use of undeclared identifier 'y'");
+}
+
+static void test_unsupported(void **state)
+{
+    (void)state;
+    expect_errors(K "{ float4x4 m; }", "t.metal:1:84: error: matrix types are not supported "
+                  "yet");
+    expect_errors("kernel void k(texture2d<float> t [[texture(0)]]) {}",
+                  "t.metal:1:15: error: textures are not supported yet");
+    expect_errors("using namespace mpp::tensor_ops;",
+                  "t.metal:1:17: error: Metal Performance Primitives (namespace mpp, Metal 4 "
+                  "tensor operations) are not supported yet");
+    expect_errors("kernel void k(tensor<device half, dextents<int, 2>> t) {}",
+                  "t.metal:1:15: error: Metal 4 tensor types (tensor<...>) are not supported "
+                  "yet");
+    expect_errors(K "{ double d = 1; }", "t.metal:1:84: error: double is not supported by "
+                  "Metal");
+}
+
+static void test_never_crash(void **state)
+{
+    (void)state;
+    /* truncated programs: every prefix gets a message, none crashes */
+    const char *text = "struct S { float a; half3 b; };\n"
+                       "template <typename T> T f(T x) { return x * 2; }\n"
+                       "constant int N = 4;\n"
+                       "kernel void k(device S *s [[buffer(0)]], uint i [[thread_position_in_grid]])"
+                       " { threadgroup float t[N]; t[i % N] = f<float>(s[i].a);"
+                       " switch (i) { case 1: break; default: s[i].b = half3(t[0]); } }";
+    size_t n = strlen(text);
+    char buf[512];
+    for (size_t len = 0; len < n; len++) {
+        memcpy(buf, text, len);
+        buf[len] = '\0';
+        const char *msg = parse_error(buf);
+        if (len > 0 && !msg && len < n - 1)
+            fail_msg("prefix of %zu chars parsed", len);
+    }
+    assert_null(parse_error(text));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_syntax),      cmocka_unit_test(test_names),
+        cmocka_unit_test(test_types),       cmocka_unit_test(test_calls),
+        cmocka_unit_test(test_assignment),  cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_several_errors), cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_never_crash),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
