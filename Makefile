@@ -33,7 +33,7 @@ LIB_SRCS := $(filter-out ui/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-BENCH_SRCS := $(wildcard bench/sim_*.c)
+BENCH_SRCS := $(wildcard bench/bench_*.c)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 .PHONY: all run test asan docs bench install clean deps check-docs fuzz
@@ -92,7 +92,7 @@ fuzz:
 	    { [ "$$(id -u)" -eq 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } || \
 	    { echo "make fuzz needs clang and libclang-rt-14-dev"; exit 1; }
 	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 SIM_OPT=-O1 \
-	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/liblockstep.a
+	    CFLAGS="-O1 -g -Wno-format-nonliteral -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/liblockstep.a
 	@mkdir -p build-fuzz/corpus
 	@find kernels ../shared/kernels/seed -name '*.metal' -exec cp {} build-fuzz/corpus/ \; 2>/dev/null || true
 	clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined fuzz/fuzz_compile.c \

@@ -822,6 +822,18 @@ void cg_store(LangCg *cg, CgLval *lv, CgVal v)
     }
     case LV_MEM: cg_store_addr(cg, &lv->addr, lv->type, v); return;
     case LV_SWZ: {
+        if (lv->base->kind == LV_MEM) { /* f[i].zx = v: store only z and x, no read-modify-write */
+            LangType *s = lang_scalar_of(lv->base->type);
+            CgVal part = cg_val_new(cg, s, 1);
+            for (int i = 0; i < lv->swz_len; i++) {
+                CgLval one = *lv->base;
+                one.type = s;
+                one.addr.off += (int64_t)lv->swz[i] * s->size;
+                part.c[0] = v.c[i];
+                cg_store(cg, &one, part);
+            }
+            return;
+        }
         CgVal b = cg_load(cg, lv->base);
         CgVal nb = cg_val_new(cg, lv->base->type, b.n);
         memcpy(nb.c, b.c, (size_t)b.n * sizeof *b.c);

@@ -87,12 +87,18 @@ LangFile *lang_add_file(LangCtx *ctx, const char *name, char *contents)
 
 /* Formats "file:line:col: error: msg", then the line and a caret under col, into out. */
 static void format_diag(char *out, size_t size, const LangFile *file, const char *pos, int len,
+                        const char *fmt, va_list ap) UTIL_PRINTF(6, 0);
+static void format_diag(char *out, size_t size, const LangFile *file, const char *pos, int len,
                         const char *fmt, va_list ap)
 {
     char msg[600];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (!file || !pos) {
-        snprintf(out, size, "error: %s", msg);
+        /* No position (a whole-file problem such as "no kernel"): still name the file. */
+        if (file)
+            snprintf(out, size, "%s: error: %s", file->name, msg);
+        else
+            snprintf(out, size, "error: %s", msg);
         return;
     }
     const char *start = pos, *end = pos;
@@ -122,6 +128,8 @@ static void format_diag(char *out, size_t size, const LangFile *file, const char
 }
 
 static _Noreturn void report(LangCtx *ctx, const LangFile *file, const char *pos, int len,
+                             const char *fmt, va_list ap) UTIL_PRINTF(5, 0);
+static _Noreturn void report(LangCtx *ctx, const LangFile *file, const char *pos, int len,
                              const char *fmt, va_list ap)
 {
     char diag[1024];
@@ -142,6 +150,8 @@ void lang_error_soft(LangCtx *ctx, const LangToken *tok, const char *fmt, ...)
         tok = tok->origin;
     if (tok && tok->file)
         format_diag(diag, sizeof diag, tok->file, tok->loc, tok->len, fmt, ap);
+    else if (ctx->num_errors == 0 && ctx->num_files)
+        format_diag(diag, sizeof diag, ctx->files[0], NULL, 0, fmt, ap);
     else
         vsnprintf(diag, sizeof diag, fmt, ap);
     va_end(ap);
@@ -166,7 +176,7 @@ void lang_error_at(LangCtx *ctx, const LangToken *tok, const char *fmt, ...)
     while (tok && tok->origin)
         tok = tok->origin;
     if (!tok || !tok->file)
-        report(ctx, NULL, NULL, 0, fmt, ap);
+        report(ctx, ctx->num_files ? ctx->files[0] : NULL, NULL, 0, fmt, ap);
     report(ctx, tok->file, tok->loc, tok->len, fmt, ap);
 }
 

@@ -81,6 +81,7 @@ typedef struct LangParser {
     int loop_depth, switch_depth;
     LangNode *cur_switch, *last_case;
     int tg_bytes;          /* threadgroup memory of the kernel being parsed */
+    int depth;             /* nesting of expressions and statements (bounded) */
 } LangParser;
 
 typedef struct FnAttrs {

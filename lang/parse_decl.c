@@ -5,6 +5,7 @@
  * function constants. Metal types lockstep does not implement (textures, matrices, tensors)
  * are refused by name with a "not supported yet" message rather than "unknown type".
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "parse.h"
@@ -78,29 +79,40 @@ static LangType *builtin_type(LangParser *p, const LangToken *tok)
 /* Names of MSL types lockstep does not implement: refused with a clear message. */
 static const char *unsupported_type(const LangToken *tok)
 {
-    static const char *const prefixes[][2] = {
-        {"texture", "textures are not supported yet"},
-        {"depth", "depth textures are not supported yet"},
-        {"sampler", "samplers are not supported yet"},
-        {"simdgroup_", "simdgroup_matrix types are not supported yet"},
-        {"tensor", "Metal 4 tensor types (tensor<...>) are not supported yet"},
-        {"cooperative_tensor", "Metal 4 tensor types are not supported yet"},
-        {"double", "double is not supported by Metal"},
-        {"bfloat", "bfloat is not supported yet"},
-        {"imageblock", "imageblocks are not supported yet"},
-        {"array", "array<T, N> and argument buffers are not supported yet"},
-    };
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-        size_t n = strlen(prefixes[i][0]);
-        if ((size_t)tok->len >= n && memcmp(tok->loc, prefixes[i][0], n) == 0 &&
-            (prefixes[i][0][n - 1] == '_' || (size_t)tok->len == n ||
-             strcmp(prefixes[i][0], "texture") == 0 || strcmp(prefixes[i][0], "depth") == 0))
-            return prefixes[i][1];
-    }
+    const char *s = tok->loc;
+    size_t n = (size_t)tok->len;
+#define STARTS(lit) (n >= sizeof lit - 1 && memcmp(s, lit, sizeof lit - 1) == 0)
+#define IS(lit) (n == sizeof lit - 1 && memcmp(s, lit, n) == 0)
+    /* texture1d, texture2d_array, texturecube, texture_buffer; depth2d, depthcube */
+    if ((STARTS("texture") && n > 7 && (isdigit((unsigned char)s[7]) || STARTS("texturecube") ||
+                                        STARTS("texture_buffer"))))
+        return "textures are not supported yet";
+    if (STARTS("depth") && n > 5 && (isdigit((unsigned char)s[5]) || STARTS("depthcube")))
+        return "depth textures are not supported yet";
+    if (IS("sampler"))
+        return "samplers are not supported yet";
+    if (IS("simdgroup_matrix") || (STARTS("simdgroup_") && n > 3 && s[n - 2] == 'x' &&
+                                   isdigit((unsigned char)s[n - 1])))
+        return "simdgroup_matrix types are not supported yet";
+    if (IS("tensor") || IS("tensor_inline") || IS("tensor_handle"))
+        return "Metal 4 tensor types (tensor<...>) are not supported yet";
+    if (IS("cooperative_tensor"))
+        return "Metal 4 tensor types are not supported yet";
+    if (IS("double"))
+        return "double is not supported by Metal";
+    if (STARTS("bfloat"))
+        return "bfloat is not supported yet";
+    if (IS("array") || IS("array_ref"))
+        return "array<T, N> and argument buffers are not supported yet";
+    if (IS("imageblock"))
+        return "imageblocks are not supported yet";
+    if (IS("auto"))
+        return "'auto' is not supported yet; write the type";
+#undef STARTS
+#undef IS
     /* matrices: float4x4, half2x3 */
-    if (tok->len >= 4 && tok->loc[tok->len - 2] == 'x' && tok->loc[tok->len - 1] >= '2' &&
-        tok->loc[tok->len - 1] <= '4' && tok->loc[tok->len - 3] >= '2' &&
-        tok->loc[tok->len - 3] <= '4' && scalar_named(tok->loc, (size_t)tok->len - 3))
+    if (n >= 4 && s[n - 2] == 'x' && s[n - 1] >= '2' && s[n - 1] <= '4' && s[n - 3] >= '2' &&
+        s[n - 3] <= '4' && scalar_named(s, n - 3))
         return "matrix types are not supported yet";
     return NULL;
 }
@@ -590,8 +602,16 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
 }
 
 /* Kernel arguments without an index get the next free one, as Metal assigns them. */
-static void assign_indices(LangFunction *f)
+static void assign_indices(LangParser *p, LangFunction *f)
 {
+    for (LangVar *v = f->params; v; v = v->next)
+        for (LangVar *o = f->params; o != v; o = o->next)
+            if (v->attr_index >= 0 && o->attr == v->attr && o->attr_index == v->attr_index &&
+                (v->attr == LATTR_BUFFER || v->attr == LATTR_THREADGROUP))
+                lang_error_soft(p->ctx, v->tok, "'%s' and '%s' have the same %s index %d",
+                                o->name, v->name, v->attr == LATTR_BUFFER ? "buffer"
+                                                                           : "threadgroup",
+                                v->attr_index);
     for (LangVar *v = f->params; v; v = v->next) {
         if (v->attr_index >= 0 || (v->attr != LATTR_BUFFER && v->attr != LATTR_THREADGROUP))
             continue;
@@ -690,7 +710,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     lang_p_enter(p);
     f->params = params(p, f);
     if (f->is_kernel)
-        assign_indices(f);
+        assign_indices(p, f);
     if (prior) {
         if (!same_signature(prior, ret, f->params) || prior->is_kernel != f->is_kernel)
             lang_error_at(ctx, name, "'%.*s' redeclared with a different signature (functions "

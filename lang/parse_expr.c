@@ -34,9 +34,11 @@ static LangType *unqual(LangParser *p, LangType *ty)
 
 static void check_assignable(LangParser *p, LangNode *node, LangToken *tok)
 {
-    if (node->kind == LND_NUM && node->tok->kind == LTK_IDENT) { /* a folded constant */
-        lang_error_soft(p->ctx, tok, "cannot assign to program-scope constant '%.*s'",
-                        node->tok->len, node->tok->loc);
+    if (node->kind == LND_NUM && node->tok->kind == LTK_IDENT) {
+        LangSym *sym = lang_p_lookup(p, node->tok);
+        if (sym && sym->var) /* a folded constant; otherwise undeclared, already reported */
+            lang_error_soft(p->ctx, tok, "cannot assign to program-scope constant '%.*s'",
+                            node->tok->len, node->tok->loc);
         return;
     }
     if (!lang_p_is_lvalue(node)) {
@@ -213,11 +215,9 @@ LangNode *lang_p_assign(LangParser *p)
     return node;
 }
 
-// cond = logor ("?" expr ":" cond)?
-LangNode *lang_p_cond(LangParser *p);
-
 static LangNode *binary_level(LangParser *p, int level);
 
+// cond = logor ("?" expr ":" cond)?
 LangNode *lang_p_cond(LangParser *p)
 {
     LangNode *c = binary_level(p, 0);
@@ -331,10 +331,23 @@ static bool is_cast(const LangToken *t)
     return false;
 }
 
+static LangNode *unary_inner(LangParser *p);
+
+/* Expressions recurse through here: a bound on the depth keeps hostile input (thousands of
+ * nested parentheses) from overflowing the stack. */
+static LangNode *unary(LangParser *p)
+{
+    if (++p->depth > 500)
+        lang_error_at(p->ctx, p->tok, "expression or statement nests too deeply");
+    LangNode *node = unary_inner(p);
+    p->depth--;
+    return node;
+}
+
 // unary = ("+" | "-" | "!" | "~" | "*" | "&" | "++" | "--") unary
 //       | "(" typename ")" unary
 //       | postfix
-static LangNode *unary(LangParser *p)
+static LangNode *unary_inner(LangParser *p)
 {
     LangToken *tok = p->tok;
     if (lang_p_is(tok, "(") && lang_p_is_typename(p, tok->next) && is_cast(tok->next)) {
@@ -469,6 +482,7 @@ static LangNode *member(LangParser *p, LangNode *lhs, LangToken *name)
                   lang_type_name(p->ctx, ty));
 }
 
+// index = postfix "[" expr "]"   (after the "[")
 static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
 {
     LangToken *at = p->tok;
@@ -503,9 +517,9 @@ static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
     return node;
 }
 
-// postfix = primary ("[" expr "]" | "." ident | "->" ident | "++" | "--")*
 static LangNode *primary(LangParser *p);
 
+// postfix = primary ("[" expr "]" | "." ident | "->" ident | "++" | "--")*
 static LangNode *postfix(LangParser *p)
 {
     LangNode *node = primary(p);
@@ -542,7 +556,8 @@ static LangNode *postfix(LangParser *p)
 
 /* ---- primary ------------------------------------------------------------------------------- */
 
-/* Constructor or functional cast: T(args) or T{args}. */
+/* Constructor or functional cast (the type is already parsed):
+ * construct = typename ("(" (assign ("," assign)*)? ")" | "{" (assign ("," assign)*)? "}") */
 static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
 {
     ty = unqual(p, ty);
@@ -618,6 +633,7 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
     return c;
 }
 
+// call = ident template-args? "(" (assign ("," assign)*)? ")"   (after the name)
 static LangNode *call(LangParser *p, LangFunction *f, LangToken *tok)
 {
     lang_p_skip(p, "(");
@@ -678,52 +694,6 @@ static LangNode *call(LangParser *p, LangFunction *f, LangToken *tok)
     node->args = head.next;
     node->num_args = n < f->num_params ? n : f->num_params;
     return node;
-}
-
-static const struct {
-    const char *name;
-    double value;
-    LangType **type;
-} predefined[] = {
-    {"INFINITY", INFINITY, &lang_ty_float}, {"NAN", NAN, &lang_ty_float},
-    {"HUGE_VALF", INFINITY, &lang_ty_float}, {"HUGE_VALH", INFINITY, &lang_ty_half},
-    {"MAXFLOAT", 3.4028234663852886e38, &lang_ty_float},
-    {"FLT_MAX", 3.4028234663852886e38, &lang_ty_float},
-    {"FLT_MIN", 1.1754943508222875e-38, &lang_ty_float},
-    {"FLT_EPSILON", 1.1920928955078125e-07, &lang_ty_float},
-    {"HALF_MAX", 65504.0, &lang_ty_half}, {"HALF_MIN", 6.103515625e-05, &lang_ty_half},
-    {"HALF_EPSILON", 0.0009765625, &lang_ty_half},
-    {"M_PI_F", 3.14159265358979323846, &lang_ty_float},
-    {"M_PI_2_F", 1.57079632679489661923, &lang_ty_float},
-    {"M_PI_4_F", 0.78539816339744830962, &lang_ty_float},
-    {"M_1_PI_F", 0.31830988618379067154, &lang_ty_float},
-    {"M_2_PI_F", 0.63661977236758134308, &lang_ty_float},
-    {"M_2_SQRTPI_F", 1.12837916709551257390, &lang_ty_float},
-    {"M_E_F", 2.71828182845904523536, &lang_ty_float},
-    {"M_LOG2E_F", 1.44269504088896340736, &lang_ty_float},
-    {"M_LOG10E_F", 0.43429448190325182765, &lang_ty_float},
-    {"M_LN2_F", 0.69314718055994530942, &lang_ty_float},
-    {"M_LN10_F", 2.30258509299404568402, &lang_ty_float},
-    {"M_SQRT2_F", 1.41421356237309504880, &lang_ty_float},
-    {"M_SQRT1_2_F", 0.70710678118654752440, &lang_ty_float},
-    {"M_PI_H", 3.14159265358979323846, &lang_ty_half},
-    {"CHAR_MAX", 127, &lang_ty_int}, {"CHAR_MIN", -128, &lang_ty_int},
-    {"UCHAR_MAX", 255, &lang_ty_int}, {"SHRT_MAX", 32767, &lang_ty_int},
-    {"SHRT_MIN", -32768, &lang_ty_int}, {"USHRT_MAX", 65535, &lang_ty_int},
-    {"INT_MAX", 2147483647.0, &lang_ty_int}, {"INT_MIN", -2147483648.0, &lang_ty_int},
-    {"UINT_MAX", 4294967295.0, &lang_ty_uint},
-};
-
-static LangNode *predefined_const(LangParser *p, LangToken *tok)
-{
-    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
-        if (lang_p_is(tok, predefined[i].name)) {
-            LangType *ty = *predefined[i].type;
-            return lang_p_num(p, tok, ty, (uint64_t)(int64_t)(lang_is_float(ty) ? 0
-                                                              : predefined[i].value),
-                              predefined[i].value);
-        }
-    return NULL;
 }
 
 static LangNode *var_ref(LangParser *p, LangVar *v, LangToken *tok)
@@ -917,9 +887,6 @@ static LangNode *primary(LangParser *p)
         if (id >= 0)
             return lang_p_builtin_call(p, tok, id, fast);
     }
-    c = predefined_const(p, tok);
-    if (c)
-        return c;
     lang_error_soft(p->ctx, tok, "use of undeclared identifier '%.*s'", tok->len, tok->loc);
     if (lang_p_is(p->tok, "(")) { /* an unknown function: check its arguments anyway */
         lang_p_next(p);

@@ -145,6 +145,8 @@ static void add_local(LangParser *p, LangVar *v)
 LangNode *lang_p_initializer(LangParser *p, LangType *ty)
 {
     LangToken *start = p->tok;
+    if (p->depth > 500)
+        lang_error_at(p->ctx, start, "initializer nests too deeply");
     if (!lang_p_is(p->tok, "{")) {
         LangNode *e = lang_p_assign(p);
         return lang_p_convert(p, e, ty, start);
@@ -177,7 +179,9 @@ LangNode *lang_p_initializer(LangParser *p, LangType *ty)
         if (limit >= 0 && count >= limit)
             lang_error_at(p->ctx, at, "too many initializers for '%s'",
                           lang_type_name(p->ctx, ty));
+        p->depth++;
         cur = cur->next = lang_p_initializer(p, lang_qualified(p->ctx, et, false));
+        p->depth--;
         count++;
     }
     lang_p_skip(p, "}");
@@ -201,6 +205,8 @@ LangNode *lang_p_local_decl(LangParser *p)
     LangAddrSpace space = LAS_THREAD;
     bool has_space = false;
     LangType *base = lang_p_declspec(p, &space, &has_space);
+    if (lang_p_consume(p, ";"))
+        return new_stmt(p, LND_NULL_STMT, start); /* a local struct or enum definition */
     LangNode head = {0}, *cur = &head;
     int n = 0;
     do {
@@ -297,13 +303,16 @@ static LangNode *switch_body(LangParser *p, LangNode *sw)
         } else {
             lang_p_skip(p, "case");
             LangNode *v = lang_p_cond(p);
-            int64_t val;
-            if (!lang_p_eval(p, v, &val) || !lang_is_integer(v->type))
+            int64_t val = 0;
+            if (!lang_p_eval(p, v, &val) || !lang_is_integer(v->type)) {
                 lang_error_soft(p->ctx, tok->next, "case value is not an integer constant");
-            for (LangNode *o = sw->case_next; o; o = o->case_next)
-                if (!o->is_default && o->case_value == val)
-                    lang_error_soft(p->ctx, tok->next, "duplicate case value %lld",
-                                    (long long)val);
+                val = INT64_MIN; /* matches no other label */
+            } else {
+                for (LangNode *o = sw->case_next; o; o = o->case_next)
+                    if (!o->is_default && o->case_value == val)
+                        lang_error_soft(p->ctx, tok->next, "duplicate case value %lld",
+                                        (long long)val);
+            }
             c->case_value = val;
         }
         lang_p_skip(p, ":");
@@ -320,6 +329,17 @@ static LangNode *switch_body(LangParser *p, LangNode *sw)
     return block;
 }
 
+static LangNode *stmt_inner(LangParser *p);
+
+static LangNode *stmt(LangParser *p)
+{
+    if (++p->depth > 500)
+        lang_error_at(p->ctx, p->tok, "expression or statement nests too deeply");
+    LangNode *node = stmt_inner(p);
+    p->depth--;
+    return node;
+}
+
 // stmt = "return" expr? ";"
 //      | "if" "(" expr ")" stmt ("else" stmt)?
 //      | "switch" "(" expr ")" switch-body
@@ -331,7 +351,7 @@ static LangNode *switch_body(LangParser *p, LangNode *sw)
 //      | ";"
 //      | local-decl
 //      | expr ";"
-static LangNode *stmt(LangParser *p)
+static LangNode *stmt_inner(LangParser *p)
 {
     LangToken *tok = p->tok;
     if (lang_p_consume(p, "return")) {
@@ -444,6 +464,8 @@ static LangNode *stmt(LangParser *p)
         lang_p_expect_semi(p);
         return new_stmt(p, LND_CONTINUE, tok);
     }
+    if (lang_p_is(tok, "goto") || (tok->kind == LTK_IDENT && lang_p_is(tok->next, ":")))
+        lang_error_at(p->ctx, tok, "goto and labels are not supported");
     if (lang_p_is(p->tok, "case") || lang_p_is(p->tok, "default"))
         lang_error_at(p->ctx, tok, "'%.*s' label not directly inside a switch body", tok->len,
                       tok->loc);

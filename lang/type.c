@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../util/fp.h"
 #include "parse.h"
 
 #define SCALAR_TYPE(var, kind_, size_, spelled) \
@@ -226,8 +227,10 @@ LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival,
     n->type = unqual(p, ty);
     n->is_float = lang_is_float(ty);
     if (n->is_float) {
-        n->fval = ty->kind == LTY_FLOAT ? (double)(float)fval : fval;
-        n->ival = (uint64_t)(int64_t)fval;
+        /* a half constant is a binary16 value, so folded half expressions round per op */
+        n->fval = ty->kind == LTY_FLOAT ? (double)(float)fval
+                  : (double)util_f16_to_f32(util_f64_to_f16(fval));
+        n->ival = fval > -9.2e18 && fval < 9.2e18 ? (uint64_t)(int64_t)fval : 0;
     } else {
         n->ival = wrap_int(ty, ival);
         n->fval = lang_is_unsigned(ty) ? (double)n->ival : (double)(int64_t)n->ival;
@@ -459,8 +462,10 @@ static LangNode *fold_binary(LangParser *p, LangNode *node, LangNode *l, LangNod
     case LND_MOD:
         if (!f && (y == 0 || (!u && sy == -1 && sx == INT64_MIN)))
             return NULL; /* not a constant: let the program fault at run time */
-        if (node->kind == LND_DIV)
-            fr = a / b, ir = u ? x / y : (uint64_t)(sx / sy);
+        if (node->kind == LND_DIV && f)
+            fr = a / b;
+        else if (node->kind == LND_DIV)
+            ir = u ? x / y : (uint64_t)(sx / sy);
         else if (f)
             return NULL;
         else

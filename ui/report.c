@@ -23,6 +23,9 @@ void ui_report_header(FILE *out, const UiManifest *m, const IsaProgram *program)
 {
     label(out, "kernel");
     fprintf(out, "%s  (%s)\n", program->name ? program->name : "?", m->kernel_path);
+    label(out, "registers");
+    fprintf(out, "%u per thread: up to %u threads resident per core\n", program->num_regs,
+            ui_occupancy_threads(program->num_regs));
     uint32_t threads[3], groups[3];
     bool partial[3];
     int num_partial = 0, dims_used = 0;

@@ -517,13 +517,14 @@ static void test_find_kernel(void **state)
         lang_find_kernel(&fx->ctx, two, NULL);
         fail_msg("an ambiguous entry was accepted");
     }
-    assert_string_equal(fx->err.message,
-                        "error: the file has several kernels (a, b): name the one to run");
+    assert_non_null(strstr(fx->err.message,
+                           "error: the file has several kernels (a, b): name the one to run"));
     if (setjmp(fx->ctx.bail) == 0) {
         lang_find_kernel(&fx->ctx, two, "c");
         fail_msg("a missing entry was accepted");
     }
-    assert_string_equal(fx->err.message, "error: no kernel named 'c' (the file's kernels: a, b)");
+    assert_non_null(strstr(fx->err.message,
+                           "error: no kernel named 'c' (the file's kernels: a, b)"));
 }
 
 int main(void)

@@ -13,7 +13,7 @@ static const char *parse_error(const char *text)
     static UtilError err;
     LangOptions opts = {0};
     LangCtx ctx = {.err = &err, .opts = &opts};
-    const char *result = NULL;
+    const char *volatile result = NULL;
     memset(&err, 0, sizeof err);
     if (setjmp(ctx.bail) == 0) {
         LangFile *file = lang_add_file(&ctx, "t.metal", lang_strndup(&ctx, text, strlen(text)));
@@ -46,53 +46,52 @@ static void expect_errors(const char *text, const char *want)
 }
 
 #define K "kernel void k(device float *a [[buffer(0)]], uint i [[thread_position_in_grid]]) "
-/*        123456789012345678901234567890123456789012345678901234567890123456789012345678901
- * The kernel's body "{" is at column 82; its first statement at column 84. */
+/* 81 characters: the body's "{" is at column 82, its first statement at column 84. */
 
 static void test_syntax(void **state)
 {
     (void)state;
     /* "expected ';'" points just after the previous token */
-    expect_errors(K "{ a[i] = 1 }", "t.metal:1:94: error: expected ';'");
-    expect_errors(K "{ float x = ; }", "t.metal:1:96: error: expected expression");
-    expect_errors(K "{ float x = 1 +; }", "t.metal:1:99: error: expected expression");
-    expect_errors(K "{ if (i) { a[0] = 1; }", "t.metal:1:107: error: expected '}' (to match the "
+    expect_errors(K "{ a[i] = 1 }", "t.metal:1:92: error: expected ';'");
+    expect_errors(K "{ float x = ; }", "t.metal:1:94: error: expected expression");
+    expect_errors(K "{ float x = 1 +; }", "t.metal:1:97: error: expected expression");
+    expect_errors(K "{ if (i) { a[0] = 1; }", "t.metal:1:104: error: expected '}' (to match the "
                   "'{' at line 1)");
     expect_errors("kernel void k(device float *a [[buffer(0)]]) { a[0] = 1; } }",
-                  "t.metal:1:61: error: expected a declaration");
+                  "t.metal:1:60: error: expected a declaration");
 }
 
 static void test_names(void **state)
 {
     (void)state;
-    expect_errors(K "{ a[i] = b; }", "t.metal:1:93: error: use of undeclared identifier 'b'");
+    expect_errors(K "{ a[i] = b; }", "t.metal:1:91: error: use of undeclared identifier 'b'");
     expect_errors(K "{ Foo x = 1; }", "t.metal:1:84: error: unknown type name 'Foo'");
     expect_errors("kernel void k(constant Params &p [[buffer(0)]]) {}",
                   "t.metal:1:24: error: unknown type name 'Params'");
     /* a name lives until the end of its block */
     expect_errors(K "{ for (int j = 0; j < 2; j++) {} a[j] = 1; }",
-                  "t.metal:1:118: error: use of undeclared identifier 'j'");
+                  "t.metal:1:117: error: use of undeclared identifier 'j'");
     expect_errors(K "{ { float t = 1; } a[i] = t; }",
-                  "t.metal:1:110: error: use of undeclared identifier 't'");
+                  "t.metal:1:108: error: use of undeclared identifier 't'");
 }
 
 static void test_types(void **state)
 {
     (void)state;
     expect_errors(K "{ float4 v = 1; half4 h = v; }",
-                  "t.metal:1:110: error: cannot convert 'float4' to 'half4'");
+                  "t.metal:1:108: error: cannot convert 'float4' to 'half4'");
     expect_errors(K "{ float4 v = float4(1, 2, 3); }",
-                  "t.metal:1:97: error: a 'float4' constructor needs 4 components, not 3");
-    expect_errors(K "{ int x = a; }", "t.metal:1:94: error: cannot convert 'device float*' to "
+                  "t.metal:1:95: error: a 'float4' constructor needs 4 components, not 3");
+    expect_errors(K "{ int x = a; }", "t.metal:1:92: error: cannot convert 'device float*' to "
                   "'int'");
     expect_errors(K "{ uint u = as_type<uint>(half(1)); }",
-                  "t.metal:1:95: error: as_type<uint> of 'half': the sizes differ (4 and 2 "
+                  "t.metal:1:93: error: as_type<uint> of 'half': the sizes differ (4 and 2 "
                   "bytes)");
     expect_errors(K "{ float4 v; v.xq = 1; }",
-                  "t.metal:1:98: error: invalid swizzle 'xq' on 'float4' (use x y z w or r g b "
+                  "t.metal:1:96: error: invalid swizzle 'xq' on 'float4' (use x y z w or r g b "
                   "a)");
     expect_errors(K "{ float3 v; float w = v.w; }",
-                  "t.metal:1:108: error: swizzle component 'w' is out of range for 'float3'");
+                  "t.metal:1:106: error: swizzle component 'w' is out of range for 'float3'");
     expect_errors("kernel void k(float t [[thread_position_in_grid]]) {}",
                   "t.metal:1:21: error: type 'float' is not valid for [[thread_position_in_grid]]"
                   " (use uint, uint2, uint3, ushort, ushort2 or ushort3)");
@@ -107,9 +106,9 @@ static void test_calls(void **state)
 {
     (void)state;
     expect_errors("float f(float x, float y) { return x + y; }\n" K "{ a[i] = f(1); }",
-                  "t.metal:2:92: error: too few arguments to function call, expected 2, have 1");
+                  "t.metal:2:91: error: too few arguments to function call, expected 2, have 1");
     expect_errors(K "{ a[i] = dot(a[i]); }",
-                  "t.metal:1:92: error: too few arguments to 'dot', expected 2, have 1");
+                  "t.metal:1:91: error: too few arguments to 'dot', expected 2, have 1");
     expect_errors("float f(float x) { return f(x - 1); }\n" K "{ a[i] = f(1); }",
                   "t.metal:1:27: error: recursive call to 'f' (functions cannot be recursive in "
                   "Metal)");
@@ -117,7 +116,7 @@ static void test_calls(void **state)
                   "float f(float x) { return g(x); }\n" K "{ a[i] = f(1); }",
                   "t.metal:2:27: error: recursive call: 'f' calls itself through 'g' (functions "
                   "cannot be recursive in Metal)");
-    expect_errors(K "{ a[i] = foo(1); }", "t.metal:1:92: error: use of undeclared identifier "
+    expect_errors(K "{ a[i] = foo(1); }", "t.metal:1:91: error: use of undeclared identifier "
                   "'foo'");
 }
 
@@ -135,7 +134,7 @@ static void test_assignment(void **state)
                   "t.metal:2:86: error: cannot assign to program-scope constant 'N'");
     expect_errors(K "{ const int c = 2; c += 1; }",
                   "t.metal:1:103: error: cannot assign to a const value of type 'const int'");
-    expect_errors(K "{ float4 v; v.xx = 1; }", "t.metal:1:98: error: expression is not "
+    expect_errors(K "{ float4 v; v.xx = 1; }", "t.metal:1:99: error: expression is not "
                   "assignable");
 }
 
@@ -160,7 +159,7 @@ static void test_atomics(void **state)
                   "atomic_load_explicit");
     expect_errors("kernel void k(device atomic_uint *c [[buffer(0)]]) {\n"
                   "  atomic_store_explicit(c, 1u, 0); }",
-                  "t.metal:2:31: error: expected a memory order (such as memory_order_relaxed), "
+                  "t.metal:2:32: error: expected a memory order (such as memory_order_relaxed), "
                   "not 'int'");
 }
 
@@ -168,9 +167,38 @@ static void test_several_errors(void **state)
 {
     (void)state;
     expect_errors(K "{ a[i] = x; break; a[i] = y; }",
-                  "t.metal:1:93: error: use of undeclared identifier 'x'|"
-                  "t.metal:1:96: error: 'break' outside a loop or switch|"
-                  "t.metal:1:112: error: use of undeclared identifier 'y'");
+                  "t.metal:1:91: error: use of undeclared identifier 'x'|"
+                  "t.metal:1:94: error: 'break' outside a loop or switch|"
+                  "t.metal:1:108: error: use of undeclared identifier 'y'");
+}
+
+static void test_declarations(void **state)
+{
+    (void)state;
+    expect_errors("kernel void k(device float *a [[buffer(1)]], device float *b [[buffer(1)]]) {}",
+                  "t.metal:1:60: error: 'a' and 'b' have the same buffer index 1");
+    expect_errors(K "{ switch (i) { case 1: break; case 1: break; } }",
+                  "t.metal:1:117: error: duplicate case value 1");
+    expect_errors(K "{ goto out; }", "t.metal:1:84: error: goto and labels are not supported");
+    expect_errors(K "{ float x = i ? 1 : }", "t.metal:1:102: error: expected expression");
+}
+
+/* Thousands of nested parentheses or blocks get a message, not a stack overflow. */
+static void test_deep_nesting(void **state)
+{
+    (void)state;
+    size_t n = 20000;
+    char *text = malloc(2 * n + 200);
+    strcpy(text, K "{ a[i] = ");
+    size_t len = strlen(text);
+    memset(text + len, '(', n);
+    text[len + n] = '1';
+    memset(text + len + n + 1, ')', n);
+    strcpy(text + len + 2 * n + 1, "; }");
+    const char *msg = parse_error(text);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "error: expression or statement nests too deeply"));
+    free(text);
 }
 
 static void test_unsupported(void **state)
@@ -193,7 +221,7 @@ static void test_unsupported(void **state)
 static void test_never_crash(void **state)
 {
     (void)state;
-    /* truncated programs: every prefix gets a message, none crashes */
+    /* truncated programs: each prefix parses or gets a diagnostic; none crashes */
     const char *text = "struct S { float a; half3 b; };\n"
                        "template <typename T> T f(T x) { return x * 2; }\n"
                        "constant int N = 4;\n"
@@ -206,8 +234,8 @@ static void test_never_crash(void **state)
         memcpy(buf, text, len);
         buf[len] = '\0';
         const char *msg = parse_error(buf);
-        if (len > 0 && !msg && len < n - 1)
-            fail_msg("prefix of %zu chars parsed", len);
+        if (msg && strstr(msg, "error: ") == NULL)
+            fail_msg("prefix of %zu chars: no diagnostic in '%s'", len, msg);
     }
     assert_null(parse_error(text));
 }
@@ -218,7 +246,8 @@ int main(void)
         cmocka_unit_test(test_syntax),      cmocka_unit_test(test_names),
         cmocka_unit_test(test_types),       cmocka_unit_test(test_calls),
         cmocka_unit_test(test_assignment),  cmocka_unit_test(test_atomics),
-        cmocka_unit_test(test_several_errors), cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_several_errors), cmocka_unit_test(test_declarations),
+        cmocka_unit_test(test_deep_nesting), cmocka_unit_test(test_unsupported),
         cmocka_unit_test(test_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
