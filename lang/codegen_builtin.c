@@ -180,8 +180,9 @@ static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand 
     }
     case LANG_BI_EXTRACT_BITS: {
         IsaOperand d = lang_cg_new_vreg(cg, 32);
+        IsaOperand src = mask_bits(cg, s, x[0]); /* before the op: it may emit code */
         IsaInst *in = lang_cg_emit(cg, u ? ISA_OP_UBFE : ISA_OP_SBFE);
-        in->opd[0] = d, in->opd[1] = mask_bits(cg, s, x[0]), in->opd[2] = x[1], in->opd[3] = x[2];
+        in->opd[0] = d, in->opd[1] = src, in->opd[2] = x[1], in->opd[3] = x[2];
         return cg_normalize(cg, d, s);
     }
     case LANG_BI_INSERT_BITS: {
@@ -322,10 +323,11 @@ static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args)
         elv->type = vt;
         IsaOperand expected = cg_to_reg(cg, cg_load(cg, elv).c[0], 32);
         IsaOperand old = lang_cg_new_vreg(cg, 32);
+        IsaOperand desired = cg_to_reg(cg, args[2].c[0], 32); /* before the op: it may emit a mov */
         IsaInst *in = lang_cg_emit(cg, dev ? ISA_OP_CMPXCHG_DEV : ISA_OP_CMPXCHG_TG);
         in->type = (uint8_t)it;
         in->opd[0] = old, in->opd[1] = a.base, in->opd[2] = index, in->opd[3] = expected;
-        in->opd[4] = cg_to_reg(cg, args[2].c[0], 32);
+        in->opd[4] = desired;
         IsaOperand ok = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, old, expected, lang_cg_imm(1), lang_cg_imm(0));
         CgVal nv = cg_val_new(cg, vt, 1);
         nv.c[0] = old;
@@ -511,13 +513,14 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
             if (lang_is_float(s) && red >= ISA_RED_AND)
                 cg_error(cg, node->tok, "bitwise reductions need integer values");
             IsaOperand d = lang_cg_new_vreg(cg, w);
+            IsaOperand src = cg_to_reg(cg, v.c[i], w); /* before the op: it may emit a mov */
             IsaInst *in = lang_cg_emit(cg, op);
             in->cond = (uint8_t)red;
             in->type = (uint8_t)t;
             if (prefix >= 0)
                 in->count = (uint8_t)prefix;
             in->opd[0] = d;
-            in->opd[1] = cg_to_reg(cg, v.c[i], w);
+            in->opd[1] = src;
             r.c[i] = cg_normalize(cg, d, s);
             continue;
         }
@@ -525,9 +528,10 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
         if (w == 16)
             x = cvt_to(cg, x, ISA_TYPE_F32, ISA_TYPE_F16, 32); /* exact both ways */
         IsaOperand d = lang_cg_new_vreg(cg, 32);
+        IsaOperand src = cg_to_reg(cg, x, 32); /* before the op: it may emit a mov */
         IsaInst *in = lang_cg_emit(cg, b == LANG_BI_SIMD_BROADCAST_FIRST ? ISA_OP_BCAST_FIRST : sop);
         in->opd[0] = d;
-        in->opd[1] = cg_to_reg(cg, x, 32);
+        in->opd[1] = src;
         if (b != LANG_BI_SIMD_BROADCAST_FIRST)
             in->opd[2] = lane;
         r.c[i] = w == 16 ? cvt_to(cg, d, ISA_TYPE_F16, ISA_TYPE_F32, 16) : d;
@@ -635,7 +639,8 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
         } else if (lang_is_float(s) && is_math(b)) {
             bool h = s->kind == LTY_HALF;
             IsaOperand d = lang_cg_new_vreg(cg, h ? 16 : 32);
-            bool fast = node->fast_math || (cg->ctx->opts && cg->ctx->opts->fast_math);
+            /* the parser folded the option in; precise:: must win over it */
+            bool fast = node->fast_math;
             if (lang_cg_math(cg, b, d, x, na, h, fast))
                 r.c[k] = d;
             else

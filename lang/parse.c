@@ -413,6 +413,9 @@ LangType **lang_p_template_args(LangParser *p, LangTemplate *t)
     return args;
 }
 
+/* The instance of t for args: found, or made by parsing the template's tokens again in the
+ * program scope with its parameters bound as typedefs (the parser's state is saved around
+ * it, since calls instantiate in the middle of another function). */
 LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args, LangToken *at)
 {
     for (LangInstance *i = t->instances; i; i = i->next) {

@@ -267,7 +267,7 @@ static LangType *enum_decl(LangParser *p)
     return ty;
 }
 
-/* A template argument list "<" T ("," T)* ">" for one- or two-argument builtin templates. */
+// type-arg = "<" typename      (vec<T, N> and atomic<T> parse the rest themselves)
 static LangType *type_arg(LangParser *p)
 {
     lang_p_skip(p, "<");
@@ -601,7 +601,8 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
     v->attr_index = va->index;
 }
 
-/* Kernel arguments without an index get the next free one, as Metal assigns them. */
+/* Two arguments on one buffer or threadgroup index are an error; arguments without an
+ * index get the next free one, as Metal assigns them. */
 static void assign_indices(LangParser *p, LangFunction *f)
 {
     for (LangVar *v = f->params; v; v = v->next)
@@ -697,7 +698,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
                           name->loc);
     }
     LangFunction *f = lang_alloc(ctx, sizeof *f);
-    f->name = inst ? lang_p_name(p, name) : lang_p_name(p, name);
+    f->name = lang_p_name(p, name); /* instances are renamed by lang_p_instantiate */
     f->tok = name;
     f->ret = ret;
     f->is_kernel = fa->is_kernel;
@@ -757,6 +758,8 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
 
 /* ---- program-scope variables ---------------------------------------------------------------- */
 
+// global-var = "constant" declspec declarator (attrs | "=" initializer)   (after the name;
+//              the caller expects the ";")
 static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpace space,
                        bool has_space, VarAttrs *va)
 {

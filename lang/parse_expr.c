@@ -877,11 +877,15 @@ static LangNode *primary(LangParser *p)
             lang_p_next(p);
             LangToken *at = p->tok;
             LangNode *v = lang_p_expr(p);
+            bool defined = false;
             if (v->kind != LND_VAR || v->var->kind != LVAR_FUNCTION_CONSTANT)
                 lang_error_soft(p->ctx, at, "is_function_constant_defined needs a function "
                                 "constant");
+            else /* defined: its value is given in the options (manifest constants:) */
+                for (uint32_t i = 0; p->ctx->opts && i < p->ctx->opts->num_constants; i++)
+                    defined |= strcmp(p->ctx->opts->constants[i].name, v->var->name) == 0;
             lang_p_skip(p, ")");
-            return lang_p_num(p, tok, lang_ty_bool, 1, 0);
+            return lang_p_num(p, tok, lang_ty_bool, defined, 0);
         }
         int id = lang_p_builtin_id(tok);
         if (id >= 0)

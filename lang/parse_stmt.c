@@ -198,7 +198,8 @@ LangNode *lang_p_initializer(LangParser *p, LangType *ty)
     return node;
 }
 
-// local-decl = declspec declarator attrs? ("=" initializer)? ("," declarator ...)* ";"
+// local-decl = declspec (declarator ("=" initializer | initializer)?
+//              ("," declarator ...)*)? ";"
 LangNode *lang_p_local_decl(LangParser *p)
 {
     LangToken *start = p->tok;

@@ -285,9 +285,19 @@ LangNode *lang_p_new_cast(LangParser *p, LangNode *node, LangType *ty, LangToken
             double f = node->fval;
             if (ty->kind == LTY_BOOL)
                 return lang_p_num(p, tok, ty, f != 0, 0);
-            if (isnan(f) || f >= 1.8446744073709552e19 || f <= -9.3e18)
-                f = 0; /* undefined in C; any value will do */
-            uint64_t v = f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f;
+            /* out-of-range values saturate and NaN gives 0, as the cvt instruction does */
+            int bits = 8 * ty->size;
+            bool un = lang_is_unsigned(ty);
+            double top = ldexp(1, un ? bits : bits - 1);
+            uint64_t v;
+            if (isnan(f) || (un && f <= -1))
+                v = 0;
+            else if (f >= top)
+                v = UINT64_MAX >> (un ? 64 - bits : 65 - bits);
+            else if (!un && f <= -top)
+                v = (uint64_t)1 << (bits - 1);
+            else
+                v = f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f;
             return lang_p_num(p, tok, ty, v, 0);
         }
         return lang_p_num(p, tok, ty, ty->kind == LTY_BOOL ? node->ival != 0 : node->ival, 0);
@@ -474,8 +484,12 @@ static LangNode *fold_binary(LangParser *p, LangNode *node, LangNode *l, LangNod
     case LND_BITAND: ir = x & y; break;
     case LND_BITOR: ir = x | y; break;
     case LND_BITXOR: ir = x ^ y; break;
-    case LND_SHL: ir = y >= 64 ? 0 : x << y; break;
-    case LND_SHR: ir = y >= 64 ? 0 : u ? x >> y : (uint64_t)(sx >> y); break;
+    /* the amount is taken modulo the promoted width (MSL 3.1), as shl/lsr/asr do */
+    case LND_SHL: ir = x << (y & (uint64_t)(opty->size > 4 ? 63 : 31)); break;
+    case LND_SHR:
+        y &= (uint64_t)(opty->size > 4 ? 63 : 31);
+        ir = u ? (opty->size > 4 ? x : (uint32_t)x) >> y : (uint64_t)(sx >> y);
+        break;
     case LND_EQ: ir = f ? a == b : x == y; break;
     case LND_NE: ir = f ? a != b : x != y; break;
     case LND_LT: ir = f ? a < b : u ? x < y : sx < sy; break;
@@ -500,8 +514,23 @@ LangNode *lang_p_fold(LangParser *p, LangNode *node)
         return node;
     case LND_VAR: {
         LangVar *v = node->var;
-        if (v->init && v->type->is_const && v->kind != LVAR_FUNCTION_CONSTANT &&
-            v->kind != LVAR_PARAM)
+        if (v->kind == LVAR_FUNCTION_CONSTANT) {
+            /* a value given in the options is a constant: `constant int n =
+             * is_function_constant_defined(k) ? k : 4;` folds either way */
+            const LangOptions *o = p->ctx->opts;
+            for (uint32_t i = 0; o && i < o->num_constants; i++) {
+                if (strcmp(o->constants[i].name, v->name) != 0)
+                    continue;
+                double d = o->constants[i].number;
+                LangType *t = lang_qualified(p->ctx, v->type, false);
+                if (lang_is_float(t))
+                    return lang_p_num(p, node->tok, t, 0, d);
+                uint64_t iv = t->kind == LTY_BOOL ? d != 0 : (uint64_t)(int64_t)d;
+                return lang_p_num(p, node->tok, t, iv, (double)iv);
+            }
+            return NULL;
+        }
+        if (v->init && v->type->is_const && v->kind != LVAR_PARAM)
             return lang_p_fold(p, v->init);
         return NULL;
     }

@@ -1,0 +1,391 @@
+/*
+ * test_constructs_types.c — conversions and compile-time constructs through the whole
+ * compiler: casts (int <-> float saturation and NaN, float <-> half rounding, static_cast,
+ * narrowing), as_type, function constants (given, defaulted, as loop bounds), templates
+ * (explicit instantiation as MLX writes it, and f<float>(x) calls), and early return (in
+ * divergent code, and inside an inlined helper). Shape tests and execution tests against C.
+ */
+#include "construct_harness.h"
+
+#include <float.h>
+#include <limits.h>
+
+static int find_cvt(const IsaProgram *p, IsaType dst, IsaType src)
+{
+    for (int i = ch_find(p, ISA_OP_CVT, 0); i >= 0; i = ch_find(p, ISA_OP_CVT, i + 1))
+        if (p->code[i].type == dst && p->code[i].src_type == src)
+            return i;
+    return -1;
+}
+
+/* ---- casts and as_type ------------------------------------------------------------------ */
+
+static const char *cast_src =
+    "kernel void k(device const float* f [[buffer(0)]], device int* oi [[buffer(1)]],\n"
+    "              device uint* ou [[buffer(2)]], device half* oh [[buffer(3)]],\n"
+    "              device float* of [[buffer(4)]], uint i [[thread_position_in_grid]]) {\n"
+    "  float x = f[i];\n"
+    "  oi[i * 4] = int(x);\n"
+    "  oi[i * 4 + 1] = short(int(i) * 3000 - 40000);\n"
+    "  oi[i * 4 + 2] = int(uchar(int(i) - 3));\n"
+    "  oi[i * 4 + 3] = int(float(int(i) * 1000003));\n"
+    "  ou[i * 4] = static_cast<uint>(x);\n"
+    "  ou[i * 4 + 1] = as_type<uint>(x);\n"
+    "  half2 hp = as_type<half2>(as_type<uint>(x));\n"
+    "  ou[i * 4 + 2] = as_type<uint>(hp.yx);\n"
+    "  ou[i * 4 + 3] = uint(as_type<ushort>(half(x)));\n"
+    "  oh[i] = half(x);\n"
+    "  of[i * 2] = float(half(x));\n"
+    "  of[i * 2 + 1] = as_type<float>(as_type<uint>(x) ^ 0x80000000u);\n"
+    "}\n";
+
+static void test_cast_shape(void **state)
+{
+    (void)state;
+    IsaProgram *p = ch_compile(cast_src, NULL);
+    CH_EXPECT(p, find_cvt(p, ISA_TYPE_S32, ISA_TYPE_F32) >= 0);
+    CH_EXPECT(p, find_cvt(p, ISA_TYPE_U32, ISA_TYPE_F32) >= 0);
+    CH_EXPECT(p, find_cvt(p, ISA_TYPE_F32, ISA_TYPE_S32) >= 0);
+    int h = find_cvt(p, ISA_TYPE_F16, ISA_TYPE_F32);
+    CH_EXPECT(p, h >= 0 && p->code[h].opd[0].kind == ISA_OPD_R16);
+    int w = find_cvt(p, ISA_TYPE_F32, ISA_TYPE_F16);
+    CH_EXPECT(p, w >= 0 && p->code[w].opd[1].kind == ISA_OPD_R16);
+    isa_program_free(p);
+    /* as_type is a reinterpretation: no conversion at all */
+    p = ch_compile("kernel void k(device float* f [[buffer(0)]], device uint* u [[buffer(1)]],\n"
+                   "              uint i [[thread_position_in_grid]]) {\n"
+                   "  u[i] = as_type<uint>(f[i]);\n  f[i] = as_type<float>(u[i] + 1u);\n}\n", NULL);
+    CH_EXPECT(p, !ch_has(p, ISA_OP_CVT));
+    CH_EXPECT(p, ch_count(p, ISA_OP_IADD) == 1);
+    isa_program_free(p);
+}
+
+static int32_t f2i_ref(float x)
+{
+    if (isnan(x))
+        return 0;
+    if (x >= 2147483648.0f)
+        return INT32_MAX;
+    if (x <= -2147483648.0f)
+        return INT32_MIN;
+    return (int32_t)x;
+}
+
+static uint32_t f2u_ref(float x)
+{
+    if (isnan(x) || x <= 0.0f)
+        return 0;
+    if (x >= 4294967296.0f)
+        return UINT32_MAX;
+    return (uint32_t)x;
+}
+
+static void test_cast_exec(void **state)
+{
+    (void)state;
+    static const float in[] = {
+        2.5f, -2.5f, 0.999f, -0.999f, 3e9f, -3e9f, 5e9f, INFINITY, -INFINITY, NAN, -NAN,
+        2147483520.0f, 4294967040.0f, 65504.0f, 65519.0f, 65520.0f, 1e-8f, 6e-8f, -0.0f,
+        0.1f, 1.00048828125f /* tie: to even */, 1.00146484375f /* tie: up */, 3.14159f,
+        -100000.0f, 1e-5f, 5.96046448e-08f, 2.98023224e-08f,
+    };
+    enum { N = sizeof in / sizeof in[0] };
+    Harness h;
+    ch_init(&h, cast_src, NULL);
+    float *f = ch_buf(&h, 0, N * 4);
+    int32_t *oi = ch_buf(&h, 1, N * 16);
+    uint32_t *ou = ch_buf(&h, 2, N * 16);
+    uint16_t *oh = ch_buf(&h, 3, N * 2);
+    float *of = ch_buf(&h, 4, N * 8);
+    memcpy(f, in, sizeof in);
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        float x = in[i];
+        uint32_t bits = util_f32_bits(x);
+        uint16_t hx = h_d2h((double)x);
+        CH_IEQ(oi[i * 4], f2i_ref(x), i);
+        CH_IEQ(oi[i * 4 + 1], (int16_t)(uint16_t)(i * 3000 - 40000), i);
+        CH_IEQ(oi[i * 4 + 2], (uint8_t)(i - 3), i);
+        CH_IEQ(oi[i * 4 + 3], (int32_t)(float)(i * 1000003), i);
+        CH_IEQ(ou[i * 4], f2u_ref(x), i);
+        CH_IEQ(ou[i * 4 + 1], bits, i);
+        CH_IEQ(ou[i * 4 + 2], (bits << 16) | (bits >> 16), i);
+        if (!h_f16_is_nan(hx)) {
+            CH_IEQ(ou[i * 4 + 3], hx, i);
+            CH_IEQ(oh[i], hx, i);
+            CH_FEQ(of[i * 2], (float)h_f16_value(hx), i);
+        } else {
+            assert_true(h_f16_is_nan(oh[i]) && isnan(of[i * 2]));
+        }
+        CH_IEQ(util_f32_bits(of[i * 2 + 1]), bits ^ 0x80000000u, i);
+    }
+    h_free(&h);
+}
+
+/* ---- function constants ----------------------------------------------------------------- */
+
+static const char *fc_src =
+    "constant int kSteps [[function_constant(0)]];\n"
+    "constant float kScale [[function_constant(1)]];\n"
+    "constant bool kNegate [[function_constant(2)]];\n"
+    "constant int kOpt [[function_constant(3)]];\n"
+    "constant int kN = is_function_constant_defined(kOpt) ? kOpt : 4;\n"
+    "kernel void k(device float* o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+    "  float s = float(i);\n"
+    "  for (int j = 0; j < kSteps; j++) s += kScale;\n"
+    "  if (kNegate) s = -s;\n"
+    "  for (int j = 0; j < kN; j++) s *= 2.0f;\n"
+    "  o[i] = s;\n"
+    "}\n";
+
+static void fc_check(const LangConstant *c, uint32_t nc, int steps, float scale, bool neg, int n)
+{
+    LangOptions o = {0};
+    o.constants = c, o.num_constants = nc;
+    Harness h;
+    ch_init(&h, fc_src, &o);
+    /* loop bounds become immediates of the while */
+    int w = -1, bounds = 0;
+    while ((w = ch_find(h.prog, ISA_OP_WHILE_ICMP, w + 1)) >= 0)
+        if (h.prog->code[w].opd[2].kind == ISA_OPD_IMM &&
+            ((int)h.prog->code[w].opd[2].imm == steps || (int)h.prog->code[w].opd[2].imm == n))
+            bounds++;
+    CH_EXPECT(h.prog, bounds >= 2);
+    enum { N = 24 };
+    float *out = ch_buf(&h, 0, N * 4);
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        float s = (float)i;
+        for (int j = 0; j < steps; j++)
+            s += scale;
+        if (neg)
+            s = -s;
+        for (int j = 0; j < n; j++)
+            s *= 2.0f;
+        CH_FEQ(out[i], s, i);
+    }
+    h_free(&h);
+}
+
+static void test_function_constants(void **state)
+{
+    (void)state;
+    LangConstant c[] = {{"kSteps", false, 5}, {"kScale", true, 0.375}, {"kNegate", false, 1},
+                        {"kOpt", false, 3}};
+    fc_check(c, 3, 5, 0.375f, true, 4);   /* kOpt not given: kN takes its default, 4 */
+    fc_check(c, 4, 5, 0.375f, true, 3);   /* given: kN = kOpt */
+    LangConstant d[] = {{"kSteps", false, 2}, {"kScale", true, -1.5}, {"kNegate", false, 0}};
+    fc_check(d, 3, 2, -1.5f, false, 4);
+    /* a function constant without a value that the kernel uses is an error */
+    ch_expect_error(fc_src, NULL, "function constant 'kSteps' has no value");
+}
+
+/* ---- templates ---------------------------------------------------------------------------- */
+
+static const char *tmpl_src =
+    "template <typename T>\n"
+    "T twice(T x) { return x + x; }\n"
+    "template <typename T>\n"
+    "T poly(T x, int k) { T r = T(0); for (int j = 0; j < k; j++) r = r * x + T(j + 1); return r; }\n"
+    "template <typename T>\n"
+    "[[kernel]] void scale_k(const device T* x [[buffer(0)]], device T* out [[buffer(1)]],\n"
+    "                        uint3 tpig [[thread_position_in_grid]]) {\n"
+    "  uint e = tpig.x;\n"
+    "  out[e] = twice<T>(x[e]) + poly<T>(x[e], 3) + T(twice<int>(int(e)));\n"
+    "}\n"
+    "template [[host_name(\"scale_float\")]] [[kernel]] decltype(scale_k<float>) scale_k<float>;\n"
+    "template [[host_name(\"scale_half\")]] [[kernel]] decltype(scale_k<half>) scale_k<half>;\n";
+
+static void test_template_shape(void **state)
+{
+    (void)state;
+    LangOptions o = {0};
+    o.entry = "scale_half";
+    IsaProgram *p = ch_compile(tmpl_src, &o);
+    CH_EXPECT(p, strcmp(p->name, "scale_half") == 0);
+    CH_EXPECT(p, p->args[0].type_name && strcmp(p->args[0].type_name, "half") == 0);
+    CH_EXPECT(p, ch_has(p, ISA_OP_FADD16) && !ch_has(p, ISA_OP_FADD32));
+    CH_EXPECT(p, ch_count_mem(p, ISA_OP_LD_DEV, ISA_FMT_H16, 1) >= 1);
+    isa_program_free(p);
+    o.entry = "scale_float";
+    p = ch_compile(tmpl_src, &o);
+    CH_EXPECT(p, ch_has(p, ISA_OP_FADD32) && !ch_has(p, ISA_OP_FADD16));
+    CH_EXPECT(p, p->args[1].elem_size == 4);
+    isa_program_free(p);
+    /* the MLX custom-kernel pattern itself, from the seed kernels */
+    UtilError err = {{0}};
+    LangOptions m = {0};
+    m.entry = "custom_kernel_grid_sample_float";
+    p = lang_compile_file("../shared/kernels/seed/mlx_grid_sample.metal", &m, NULL, &err);
+    if (!p)
+        fail_msg("mlx_grid_sample.metal: %s", err.message);
+    CH_EXPECT(p, p->num_args == 5 && strcmp(p->args[0].type_name, "float") == 0);
+    CH_EXPECT(p, p->args[1].kind == ISA_ARG_CONSTANT);
+    isa_program_free(p);
+    /* non-type template parameters are refused with a clear message */
+    ch_expect_error("template <typename T, int K> T f(T x) { return x * T(K); }\n"
+                    "kernel void k(device float* o [[buffer(0)]]) { o[0] = f<float, 2>(o[0]); }\n",
+                    NULL, "only type template parameters");
+    /* template argument deduction is not supported: the message says what to write */
+    ch_expect_error("template <typename T> T f(T x) { return x + x; }\n"
+                    "kernel void k(device float* o [[buffer(0)]]) { o[0] = f(o[0]); }\n",
+                    NULL, "needs explicit template arguments");
+    /* an entry that is not there */
+    o.entry = "scale_double";
+    ch_expect_error(tmpl_src, &o, "scale_double");
+}
+
+static void test_template_exec(void **state)
+{
+    (void)state;
+    enum { N = 36 };
+    for (int half = 0; half < 2; half++) {
+        LangOptions o = {0};
+        o.entry = half ? "scale_half" : "scale_float";
+        Harness h;
+        ch_init(&h, tmpl_src, &o);
+        void *x = ch_buf(&h, 0, N * 4);
+        void *out = ch_buf(&h, 1, N * 4);
+        double xv[N];
+        for (int i = 0; i < N; i++) {
+            xv[i] = (double)(i % 9) * 0.25 - 1.0;
+            if (half)
+                ((uint16_t *)x)[i] = h_d2h(xv[i]);
+            else
+                ((float *)x)[i] = (float)xv[i];
+        }
+        ch_run(&h, N, 32);
+        for (int i = 0; i < N; i++) {
+            if (half) { /* every step rounded to half; small dyadics keep each exact */
+                double v = xv[i], r = 0;
+                for (int j = 0; j < 3; j++)
+                    r = h_f16_value(h_d2h(h_f16_value(h_d2h(r * v)) + (j + 1)));
+                double t = h_f16_value(h_d2h(v + v));
+                double want = h_f16_value(h_d2h(t + r)) + (double)(2 * i);
+                CH_IEQ(((uint16_t *)out)[i], h_d2h(want), i);
+            } else {
+                float v = (float)xv[i], r = 0.0f;
+                for (int j = 0; j < 3; j++)
+                    r = r * v + (float)(j + 1);
+                CH_FEQ(((float *)out)[i], (v + v) + r + (float)(2 * i), i);
+            }
+        }
+        h_free(&h);
+    }
+}
+
+/* ---- early return ------------------------------------------------------------------------- */
+
+static const char *ret_src =
+    "float helper(float x, thread int& steps) {\n"
+    "  if (x < 0.0f) return -1.0f;\n"
+    "  for (int j = 0; j < 10; j++) {\n"
+    "    steps++;\n"
+    "    if (x < 1.0f) return x;\n"
+    "    x *= 0.5f;\n"
+    "  }\n"
+    "  return 99.0f;\n"
+    "}\n"
+    "kernel void k(device int* o [[buffer(0)]], device float* of [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "  int steps = 0;\n"
+    "  float h = helper(float(int(i) - 4) * 37.0f, steps);\n"
+    "  of[i] = h + float(steps) * 1000.0f;\n"
+    "  int acc = 0;\n"
+    "  for (int j = 0; j < 8; j++) {\n"
+    "    if (int(i) % 11 == j) { o[i * 2] = acc * 100 + j; return; }\n"
+    "    acc += j;\n"
+    "  }\n"
+    "  if (i % 2u == 0u) return;\n"
+    "  o[i * 2] = -acc - int(i);\n"
+    "  o[i * 2 + 1] = simd_sum(1);\n"
+    "}\n";
+
+static void test_early_return_shape(void **state)
+{
+    (void)state;
+    IsaProgram *p = ch_compile(ret_src, NULL);
+    /* every return in divergent code parks its lanes: mov16 r0l, depth; pop_exec 0 */
+    int parks = 0;
+    for (int m = ch_find(p, ISA_OP_MOV16, 0); m >= 0; m = ch_find(p, ISA_OP_MOV16, m + 1)) {
+        const IsaInst *in = &p->code[m];
+        if (in->opd[0].kind == ISA_OPD_R16 && in->opd[0].index == 0 && in->opd[1].kind == ISA_OPD_IMM) {
+            CH_EXPECT(p, p->code[m + 1].op == ISA_OP_POP_EXEC && p->code[m + 1].opd[0].imm == 0);
+            parks++;
+        }
+    }
+    CH_EXPECT(p, parks >= 3); /* the helper's two divergent returns are inside an if; the
+                               * kernel's in the loop and after it */
+    /* the kernel ends once, at the end; the helper's returns do not stop the SIMD-group */
+    CH_EXPECT(p, ch_count(p, ISA_OP_STOP) == 1 && p->code[p->count - 1].op == ISA_OP_STOP);
+    CH_EXPECT(p, ch_find(p, ISA_OP_SIMD_RED, 0) > ch_find(p, ISA_OP_ST_DEV, 0));
+    isa_program_free(p);
+}
+
+static void test_early_return_exec(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, ret_src, NULL);
+    enum { N = 45 };
+    int32_t *o = ch_buf(&h, 0, N * 8);
+    float *of = ch_buf(&h, 1, N * 4);
+    for (int i = 0; i < N * 2; i++)
+        o[i] = -12345;
+    ch_run(&h, N, 64);
+    int32_t last[N];
+    int32_t live[2] = {0, 0}; /* lanes that reach the end, per SIMD-group */
+    for (int i = 0; i < N; i++) {
+        float x = (float)(i - 4) * 37.0f, hv;
+        int steps = 0;
+        if (x < 0.0f) {
+            hv = -1.0f;
+        } else {
+            hv = 99.0f;
+            for (int j = 0; j < 10; j++) {
+                steps++;
+                if (x < 1.0f) {
+                    hv = x;
+                    break;
+                }
+                x *= 0.5f;
+            }
+        }
+        CH_FEQ(of[i], hv + (float)steps * 1000.0f, i);
+        int acc = 0, ret = 0;
+        for (int j = 0; j < 8 && !ret; j++) {
+            if (i % 11 == j) {
+                last[i] = acc * 100 + j;
+                ret = 1;
+            } else {
+                acc += j;
+            }
+        }
+        if (!ret && i % 2 == 0)
+            ret = 2, last[i] = -12345;
+        if (!ret) {
+            last[i] = -acc - i;
+            live[i / 32]++;
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        CH_IEQ(o[i * 2], last[i], i);
+        bool reached = i % 11 >= 8 && i % 2 == 1;
+        CH_IEQ(o[i * 2 + 1], reached ? live[i / 32] : -12345, i);
+    }
+    h_free(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cast_shape),
+        cmocka_unit_test(test_cast_exec),
+        cmocka_unit_test(test_function_constants),
+        cmocka_unit_test(test_template_shape),
+        cmocka_unit_test(test_template_exec),
+        cmocka_unit_test(test_early_return_shape),
+        cmocka_unit_test(test_early_return_exec),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
