@@ -28,7 +28,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-MODULES  := util isa lang mem sim ui
+MODULES  := util isa lang mem sim check ui
 LIB_SRCS := $(filter-out ui/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*/test_*.c)

@@ -273,6 +273,19 @@ typedef struct IsaVarLoc {
     uint16_t index;
 } IsaVarLoc;
 
+/* A named block of threadgroup or thread memory (a `threadgroup float shared[256]` in a
+ * kernel body), so checkers can say `shared[10]` rather than a byte offset. */
+typedef enum IsaSymbolSpace { ISA_SYM_THREADGROUP, ISA_SYM_THREAD } IsaSymbolSpace;
+
+typedef struct IsaSymbol {
+    char *name;
+    char *type_name;        /* element type as written ("float"), or NULL */
+    IsaSymbolSpace space;
+    uint32_t offset;        /* bytes from the start of static threadgroup (or stack) memory */
+    uint32_t size;          /* bytes */
+    uint32_t elem_size;     /* bytes per element, for indices */
+} IsaSymbol;
+
 typedef struct IsaProgram {
     char *name;             /* kernel entry name */
     IsaInst *code;
@@ -291,6 +304,8 @@ typedef struct IsaProgram {
     IsaSourceLoc *locs;     /* one per instruction; may be NULL */
     IsaVarLoc *vars;
     uint32_t num_vars;
+    IsaSymbol *symbols;     /* threadgroup/thread memory blocks with names; may be empty */
+    uint32_t num_symbols;
 } IsaProgram;
 
 IsaProgram *isa_program_new(void);

@@ -78,8 +78,22 @@
     OP(IADD64,   "iadd64",   "P,p,p",   0, ISA_CLASS_INT, 8, "d = a + b, 64-bit wrapping") \
     OP(ISUB64,   "isub64",   "P,p,p",   0, ISA_CLASS_INT, 8, "d = a - b, 64-bit wrapping") \
     OP(IMUL64,   "imul64",   "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = low 64 bits of a * b") \
+    OP(UMULHI64, "umulhi64", "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = high 64 bits of unsigned a * b") \
+    OP(SMULHI64, "smulhi64", "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = high 64 bits of signed a * b") \
+    OP(UDIV64,   "udiv64",   "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = a / b unsigned; all ones when b == 0") \
+    OP(SDIV64,   "sdiv64",   "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = a / b signed, toward zero; -1 when b == 0; INT64_MIN / -1 = INT64_MIN") \
+    OP(UREM64,   "urem64",   "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = a % b unsigned; a when b == 0") \
+    OP(SREM64,   "srem64",   "P,p,p",   0, ISA_CLASS_INT_COMPLEX, 8, "d = a % b signed, sign of a; a when b == 0; INT64_MIN % -1 = 0") \
+    OP(SHL64,    "shl64",    "P,p,s",   0, ISA_CLASS_INT, 8, "d = a << (b & 63); the amount is 32-bit") \
+    OP(LSR64,    "lsr64",    "P,p,s",   0, ISA_CLASS_INT, 8, "d = a >> (b & 63), logical; the amount is 32-bit") \
+    OP(ASR64,    "asr64",    "P,p,s",   0, ISA_CLASS_INT, 8, "d = a >> (b & 63), arithmetic; the amount is 32-bit") \
+    OP(AND64,    "and64",    "P,p,p",   0, ISA_CLASS_INT, 8, "d = a & b (64-bit)") \
+    OP(OR64,     "or64",     "P,p,p",   0, ISA_CLASS_INT, 8, "d = a | b (64-bit)") \
+    OP(XOR64,    "xor64",    "P,p,p",   0, ISA_CLASS_INT, 8, "d = a ^ b (64-bit)") \
+    OP(NOT64,    "not64",    "P,p",     0, ISA_CLASS_INT, 6, "d = ~a (64-bit)") \
     /* ---- compare and select ------------------------------------------------------------ */ \
     OP(ICMPSEL,  "icmpsel",  "D,s,s,s,s", ISA_MOD_ICOND, ISA_CLASS_INT, 10, "d = (a cond b) ? c : e (integer compare)") \
+    OP(ICMPSEL64, "icmpsel64", "D,p,p,s,s", ISA_MOD_ICOND, ISA_CLASS_INT, 12, "d = (a cond b) ? c : e: 64-bit integer compare, 32-bit result") \
     OP(FCMPSEL32, "fcmpsel32", "D,s,s,s,s", ISA_MOD_FCOND, ISA_CLASS_FP32, 10, "d = (a cond b) ? c : e (f32 compare)") \
     OP(FCMPSEL16, "fcmpsel16", "H,h,h,h,h", ISA_MOD_FCOND, ISA_CLASS_FP16, 10, "d = (a cond b) ? c : e (f16 compare)") \
     /* ---- conversion -------------------------------------------------------------------- */ \

@@ -79,6 +79,9 @@ static IsaOperand minmax(LangCg *cg, bool is_max, LangType *s, IsaOperand a, Isa
         return op2(cg, is_max ? ISA_OP_FMAX16 : ISA_OP_FMIN16, 16, a, b);
     bool u = lang_is_unsigned(s);
     IsaCond c = is_max ? (u ? ISA_COND_UGT : ISA_COND_SGT) : (u ? ISA_COND_ULT : ISA_COND_SLT);
+    if (cg_width_of(s) == 64)
+        return cg_select(cg, sel(cg, ISA_OP_ICMPSEL64, c, 32, a, b, lang_cg_imm(1), lang_cg_imm(0)),
+                         a, b, 64);
     return sel(cg, ISA_OP_ICMPSEL, c, 32, a, b, a, b);
 }
 
@@ -103,6 +106,11 @@ static IsaOperand common(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, 
         }
         if (lang_is_unsigned(s))
             return x[0];
+        if (cg_width_of(s) == 64) {
+            IsaOperand neg = sel(cg, ISA_OP_ICMPSEL64, ISA_COND_SLT, 32, x[0], lang_cg_imm(0),
+                                 lang_cg_imm(1), lang_cg_imm(0));
+            return cg_select(cg, neg, op2(cg, ISA_OP_ISUB64, 64, lang_cg_imm(0), x[0]), x[0], 64);
+        }
         return cg_normalize(cg, sel(cg, ISA_OP_ICMPSEL, ISA_COND_SLT, 32, x[0], lang_cg_imm(0),
                                     op2(cg, ISA_OP_ISUB, 32, lang_cg_imm(0), x[0]), x[0]), s);
     case LANG_BI_MIN: case LANG_BI_FMIN: return minmax(cg, false, s, x[0], x[1]);
@@ -160,6 +168,8 @@ static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand 
 {
     int bits = bits_of(s);
     bool u = lang_is_unsigned(s);
+    if (bits > 32 && b == LANG_BI_MULHI)
+        return op2(cg, u ? ISA_OP_UMULHI64 : ISA_OP_SMULHI64, 64, x[0], x[1]);
     if (bits > 32)
         cg_error(cg, node->tok, "this function on 64-bit integers is not supported yet");
     switch (b) {
@@ -455,6 +465,94 @@ static bool reduce_op(LangBuiltin b, IsaOpcode *op, IsaReduceOp *r, int *prefix)
     }
 }
 
+/* One 32-bit reduction or prefix op (prefix < 0: a reduction) over src. */
+static IsaOperand reduce32(LangCg *cg, IsaOpcode op, IsaReduceOp red, IsaType t, int prefix,
+                           IsaOperand src)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, 32);
+    src = cg_to_reg(cg, src, 32); /* before the op: it may emit a mov */
+    IsaInst *in = lang_cg_emit(cg, op);
+    in->cond = (uint8_t)red;
+    in->type = (uint8_t)t;
+    if (prefix >= 0)
+        in->count = (uint8_t)prefix;
+    in->opd[0] = d;
+    in->opd[1] = src;
+    return d;
+}
+
+/* One 32-bit shuffle or broadcast (lane unused by bcast_first). */
+static IsaOperand shuffle32(LangCg *cg, IsaOpcode op, IsaOperand src, IsaOperand lane)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, 32);
+    src = cg_to_reg(cg, src, 32);
+    IsaInst *in = lang_cg_emit(cg, op);
+    in->opd[0] = d;
+    in->opd[1] = src;
+    if (op != ISA_OP_BCAST_FIRST)
+        in->opd[2] = lane;
+    return d;
+}
+
+/* A 64-bit value as its two 32-bit words, and back. */
+static void split64(LangCg *cg, IsaOperand v, IsaOperand *lo, IsaOperand *hi)
+{
+    if (v.kind == ISA_OPD_IMM) {
+        *lo = lang_cg_imm((uint32_t)v.imm);
+        *hi = lang_cg_imm((uint32_t)(v.imm >> 32));
+        return;
+    }
+    *lo = cvt_to(cg, v, ISA_TYPE_U32, ISA_TYPE_U64, 32);
+    *hi = cvt_to(cg, op2(cg, ISA_OP_LSR64, 64, v, lang_cg_imm(32)), ISA_TYPE_U32, ISA_TYPE_U64, 32);
+}
+
+static IsaOperand join64(LangCg *cg, IsaOperand lo, IsaOperand hi)
+{
+    IsaOperand h = op2(cg, ISA_OP_SHL64, 64, cvt_to(cg, hi, ISA_TYPE_U64, ISA_TYPE_U32, 64),
+                       lang_cg_imm(32));
+    return op2(cg, ISA_OP_OR64, 64, h, cvt_to(cg, lo, ISA_TYPE_U64, ISA_TYPE_U32, 64));
+}
+
+/* SIMD-group and quad functions on one long/ulong component, from 32-bit ops on its words:
+ * shuffles move both words; and/or/xor reduce each word; a sum adds the high words and the
+ * two 16-bit halves of the low words separately (each partial sum fits in 32 bits, so the
+ * recombination is exact mod 2^64); min/max reduce the high words, then the low words of
+ * only the lanes whose high word won (the others give the neutral 0 or 0xffffffff). */
+static IsaOperand simd64(LangCg *cg, LangNode *node, bool is_red, IsaOpcode op, IsaReduceOp red,
+                         int prefix, LangType *s, IsaOperand v, IsaOperand lane)
+{
+    IsaOperand lo, hi;
+    split64(cg, v, &lo, &hi);
+    if (!is_red)
+        return join64(cg, shuffle32(cg, op, lo, lane), shuffle32(cg, op, hi, lane));
+    bool u = lang_is_unsigned(s);
+    switch (red) {
+    case ISA_RED_AND: case ISA_RED_OR: case ISA_RED_XOR:
+        return join64(cg, reduce32(cg, op, red, ISA_TYPE_U32, prefix, lo),
+                      reduce32(cg, op, red, ISA_TYPE_U32, prefix, hi));
+    case ISA_RED_SUM: {
+        IsaOperand s0 = reduce32(cg, op, red, ISA_TYPE_U32, prefix,
+                                 op2(cg, ISA_OP_AND, 32, lo, lang_cg_imm(0xffff)));
+        IsaOperand s1 = reduce32(cg, op, red, ISA_TYPE_U32, prefix,
+                                 op2(cg, ISA_OP_LSR, 32, lo, lang_cg_imm(16)));
+        IsaOperand sh = reduce32(cg, op, red, ISA_TYPE_U32, prefix, hi);
+        IsaOperand mid = op2(cg, ISA_OP_SHL64, 64, cvt_to(cg, s1, ISA_TYPE_U64, ISA_TYPE_U32, 64),
+                             lang_cg_imm(16));
+        IsaOperand low = op2(cg, ISA_OP_IADD64, 64, mid, cvt_to(cg, s0, ISA_TYPE_U64, ISA_TYPE_U32, 64));
+        return op2(cg, ISA_OP_IADD64, 64, join64(cg, lang_cg_imm(0), sh), low);
+    }
+    case ISA_RED_MIN: case ISA_RED_MAX: {
+        IsaOperand mh = reduce32(cg, op, red, u ? ISA_TYPE_U32 : ISA_TYPE_S32, prefix, hi);
+        IsaOperand neutral = lang_cg_imm(red == ISA_RED_MAX ? 0 : 0xffffffffu);
+        IsaOperand l2 = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, hi, mh, lo, neutral);
+        return join64(cg, reduce32(cg, op, red, ISA_TYPE_U32, prefix, l2), mh);
+    }
+    default:
+        cg_error(cg, node->tok, "products over a SIMD-group or quad are not supported for "
+                 "long/ulong (use a 32-bit type or float)");
+    }
+}
+
 static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
 {
     LangBuiltin b = node->builtin;
@@ -491,8 +589,8 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
     int n;
     CgLeaf *l = cg_leaves(cg, v.type, &n);
     CgVal r = cg_val_new(cg, node->type, v.n);
-    IsaOpcode op;
-    IsaReduceOp red;
+    IsaOpcode op = ISA_OP_COUNT;
+    IsaReduceOp red = ISA_RED_SUM;
     int prefix;
     bool is_red = reduce_op(b, &op, &red, &prefix);
     IsaOpcode sop = shuffle_op(b);
@@ -505,8 +603,13 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
     for (int i = 0; i < v.n && i < n; i++) {
         LangType *s = l[i].scalar;
         int w = cg_width_of(s);
-        if (w == 64)
-            cg_error(cg, node->tok, "SIMD-group functions on 64-bit values are not supported yet");
+        if (w == 64) {
+            if (!lang_is_integer(s))
+                cg_error(cg, node->tok, "SIMD-group functions do not take pointers");
+            IsaOpcode sh = b == LANG_BI_SIMD_BROADCAST_FIRST ? ISA_OP_BCAST_FIRST : sop;
+            r.c[i] = simd64(cg, node, is_red, is_red ? op : sh, red, prefix, s, v.c[i], lane);
+            continue;
+        }
         if (is_red) {
             IsaType t = s->kind == LTY_HALF ? ISA_TYPE_F16 : s->kind == LTY_FLOAT ? ISA_TYPE_F32
                         : lang_is_unsigned(s) ? ISA_TYPE_U32 : ISA_TYPE_S32;

@@ -222,16 +222,7 @@ IsaOperand cg_bool_of(LangCg *cg, IsaOperand v, LangType *ty)
         in->opd[3] = lang_cg_imm(1), in->opd[4] = lang_cg_imm(0);
         return d;
     }
-    if (cg_width_of(ty) == 64) {
-        /* nonzero 64-bit integers convert to nonzero floats */
-        v = cvt(cg, v, ISA_TYPE_F32, ISA_TYPE_U64, 32);
-        IsaInst *in = lang_cg_emit(cg, ISA_OP_FCMPSEL32);
-        in->cond = ISA_COND_NE;
-        in->opd[0] = d, in->opd[1] = v, in->opd[2] = lang_cg_imm_f32(0.0f);
-        in->opd[3] = lang_cg_imm(1), in->opd[4] = lang_cg_imm(0);
-        return d;
-    }
-    IsaInst *in = lang_cg_emit(cg, ISA_OP_ICMPSEL);
+    IsaInst *in = lang_cg_emit(cg, cg_width_of(ty) == 64 ? ISA_OP_ICMPSEL64 : ISA_OP_ICMPSEL);
     in->cond = ISA_COND_NE;
     in->opd[0] = d, in->opd[1] = v, in->opd[2] = lang_cg_imm(0);
     in->opd[3] = lang_cg_imm(1), in->opd[4] = lang_cg_imm(0);
@@ -263,8 +254,16 @@ IsaOperand cg_convert(LangCg *cg, IsaOperand v, LangType *from, LangType *to)
 
 /* ---- selects ----------------------------------------------------------------------------------- */
 
+static IsaOperand emit3(LangCg *cg, IsaOpcode op, int width, IsaOperand a, IsaOperand b);
+
 IsaOperand cg_select(LangCg *cg, IsaOperand c01, IsaOperand a, IsaOperand b, int width)
 {
+    if (width == 64) { /* straight-line, so it runs under any exec mask: b ^ ((a ^ b) & -c01) */
+        IsaOperand mask = emit3(cg, ISA_OP_ISUB64, 64, lang_cg_imm(0),
+                                cvt(cg, c01, ISA_TYPE_U64, ISA_TYPE_U32, 64));
+        IsaOperand diff = emit3(cg, ISA_OP_XOR64, 64, a, b);
+        return emit3(cg, ISA_OP_XOR64, 64, b, emit3(cg, ISA_OP_AND64, 64, diff, mask));
+    }
     IsaOperand d = lang_cg_new_vreg(cg, width);
     if (width == 32) {
         IsaInst *in = lang_cg_emit(cg, ISA_OP_ICMPSEL);
@@ -281,12 +280,6 @@ IsaOperand cg_select(LangCg *cg, IsaOperand c01, IsaOperand a, IsaOperand b, int
         in->opd[3] = a, in->opd[4] = b;
         return d;
     }
-    int skip;
-    cg_if_begin(cg, c01, &skip);
-    cg_mov(cg, d, a, 64);
-    cg_if_else(cg, &skip);
-    cg_mov(cg, d, b, 64);
-    cg_if_end(cg, skip);
     return d;
 }
 
@@ -327,16 +320,8 @@ IsaOperand cg_compare(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, Is
         a = cvt(cg, a, ISA_TYPE_F32, ISA_TYPE_F16, 32);
         b = cvt(cg, b, ISA_TYPE_F32, ISA_TYPE_F16, 32);
     }
-    if (cg_width_of(ty) == 64) {
-        if (k != LND_EQ && k != LND_NE)
-            cg_error(cg, NULL, "ordered comparisons of 64-bit values are not supported yet");
-        IsaOperand diff = emit3(cg, ISA_OP_ISUB64, 64, a, b);
-        a = cvt(cg, diff, ISA_TYPE_F32, ISA_TYPE_U64, 32);
-        b = lang_cg_imm_f32(0.0f);
-        fl = true;
-        c = k == LND_EQ ? ISA_COND_EQ : ISA_COND_NE;
-    }
-    IsaInst *in = lang_cg_emit(cg, fl ? ISA_OP_FCMPSEL32 : ISA_OP_ICMPSEL);
+    IsaInst *in = lang_cg_emit(cg, fl ? ISA_OP_FCMPSEL32
+                                   : cg_width_of(ty) == 64 ? ISA_OP_ICMPSEL64 : ISA_OP_ICMPSEL);
     in->cond = (uint8_t)c;
     in->opd[0] = d, in->opd[1] = a, in->opd[2] = b;
     in->opd[3] = lang_cg_imm(1), in->opd[4] = lang_cg_imm(0);
@@ -359,15 +344,29 @@ IsaOperand cg_binop(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaO
         default: cg_error(cg, tok, "this operator does not apply to floating-point values");
         }
     }
+    bool u = lang_is_unsigned(ty);
     if (cg_width_of(ty) == 64) {
         switch (k) {
         case LND_ADD: return emit3(cg, ISA_OP_IADD64, 64, a, b);
         case LND_SUB: return emit3(cg, ISA_OP_ISUB64, 64, a, b);
         case LND_MUL: return emit3(cg, ISA_OP_IMUL64, 64, a, b);
-        default: cg_error(cg, tok, "this operation on 64-bit integers is not supported yet");
+        case LND_DIV: return emit3(cg, u ? ISA_OP_UDIV64 : ISA_OP_SDIV64, 64, a, b);
+        case LND_MOD: return emit3(cg, u ? ISA_OP_UREM64 : ISA_OP_SREM64, 64, a, b);
+        case LND_BITAND: return emit3(cg, ISA_OP_AND64, 64, a, b);
+        case LND_BITOR: return emit3(cg, ISA_OP_OR64, 64, a, b);
+        case LND_BITXOR: return emit3(cg, ISA_OP_XOR64, 64, a, b);
+        case LND_SHL: case LND_SHR: {
+            /* the count has the left operand's type; the ops take its low word mod 64 */
+            if (b.kind == ISA_OPD_IMM)
+                b = lang_cg_imm(b.imm & 63);
+            else if (b.kind == ISA_OPD_R64 || b.kind == ISA_OPD_U64)
+                b = cvt(cg, b, ISA_TYPE_U32, ISA_TYPE_U64, 32);
+            IsaOpcode sop = k == LND_SHL ? ISA_OP_SHL64 : u ? ISA_OP_LSR64 : ISA_OP_ASR64;
+            return emit3(cg, sop, 64, a, b);
+        }
+        default: cg_error(cg, tok, "unsupported operator");
         }
     }
-    bool u = lang_is_unsigned(ty);
     IsaOpcode op;
     switch (k) {
     case LND_ADD: op = ISA_OP_IADD; break;
@@ -1203,10 +1202,9 @@ CgVal cg_expr(LangCg *cg, LangNode *node)
                 IsaOperand b = cg_bool_of(cg, a, sc);
                 v.c[i] = emit3(cg, ISA_OP_XOR, 32, b, lang_cg_imm(1));
             } else if (node->kind == LND_BITNOT) {
-                IsaOperand d = lang_cg_new_vreg(cg, 32);
-                if (cg_width_of(sc) == 64)
-                    cg_error(cg, node->tok, "~ on 64-bit integers is not supported yet");
-                IsaInst *in = lang_cg_emit(cg, ISA_OP_NOT);
+                bool wide = cg_width_of(sc) == 64;
+                IsaOperand d = lang_cg_new_vreg(cg, wide ? 64 : 32);
+                IsaInst *in = lang_cg_emit(cg, wide ? ISA_OP_NOT64 : ISA_OP_NOT);
                 in->opd[0] = d, in->opd[1] = a;
                 v.c[i] = cg_normalize(cg, d, sc);
             } else if (lang_is_float(sc)) {
@@ -1217,8 +1215,7 @@ CgVal cg_expr(LangCg *cg, LangNode *node)
                 in->opd[1] = negate_float(a, h);
                 v.c[i] = d;
             } else {
-                IsaOperand zero = cg_width_of(sc) == 64 ? lang_cg_imm(0) : lang_cg_imm(0);
-                v.c[i] = cg_binop(cg, LND_SUB, sc, zero, a, node->tok);
+                v.c[i] = cg_binop(cg, LND_SUB, sc, lang_cg_imm(0), a, node->tok);
             }
         }
         return v;

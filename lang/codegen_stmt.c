@@ -175,14 +175,17 @@ static void loop_stmt(LangCg *cg, LangNode *n)
     add_loop(cg, head, end);
 }
 
+/* A case value as the selector's immediate: all 64 bits for long/ulong selectors. */
+static IsaOperand case_imm(int64_t v, bool wide)
+{
+    return lang_cg_imm(wide ? (uint64_t)v : (uint32_t)v);
+}
+
 static void switch_stmt(LangCg *cg, LangNode *n)
 {
     IsaOperand sel = cg_scalar(cg, n->cond);
-    LangType *st = n->cond->type;
-    if (cg_width_of(st) == 64) {
-        sel = cg_convert(cg, sel, st, lang_ty_uint); /* case values were checked to fit */
-        st = lang_ty_uint;
-    }
+    bool wide = cg_width_of(n->cond->type) == 64;
+    IsaOpcode cmp = wide ? ISA_OP_ICMPSEL64 : ISA_OP_ICMPSEL;
     cg_set_loc(cg, n->tok);
     CgRegion r = {0};
     r.up = cg->region;
@@ -200,9 +203,9 @@ static void switch_stmt(LangCg *cg, LangNode *n)
             continue;
         }
         IsaOperand d = lang_cg_new_vreg(cg, 32);
-        IsaInst *in = lang_cg_emit(cg, ISA_OP_ICMPSEL);
+        IsaInst *in = lang_cg_emit(cg, cmp);
         in->cond = ISA_COND_EQ;
-        in->opd[0] = d, in->opd[1] = sel, in->opd[2] = lang_cg_imm((uint32_t)c->case_value);
+        in->opd[0] = d, in->opd[1] = sel, in->opd[2] = case_imm(c->case_value, wide);
         in->opd[3] = lang_cg_imm(0), in->opd[4] = nomatch;
         nomatch = d;
     }
@@ -213,9 +216,9 @@ static void switch_stmt(LangCg *cg, LangNode *n)
             in = lang_cg_emit(cg, ISA_OP_OR);
             in->opd[0] = f, in->opd[1] = f, in->opd[2] = nomatch;
         } else {
-            in = lang_cg_emit(cg, ISA_OP_ICMPSEL);
+            in = lang_cg_emit(cg, cmp);
             in->cond = ISA_COND_EQ;
-            in->opd[0] = f, in->opd[1] = sel, in->opd[2] = lang_cg_imm((uint32_t)c->case_value);
+            in->opd[0] = f, in->opd[1] = sel, in->opd[2] = case_imm(c->case_value, wide);
             in->opd[3] = lang_cg_imm(1), in->opd[4] = f;
         }
         if (!c->body)

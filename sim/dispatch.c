@@ -165,37 +165,56 @@ static void translate(SimDispatch *d)
 
 /* ---- launch validation and binding -------------------------------------------------------- */
 
+uint64_t sim_threadgroup_layout(const IsaProgram *p, const SimArgBinding *bindings,
+                                uint32_t *offsets)
+{
+    uint64_t tg_offset = p->tg_mem_bytes;
+    for (uint32_t i = 0; i < p->num_args; i++) {
+        if (offsets)
+            offsets[i] = 0;
+        if (p->args[i].kind != ISA_ARG_THREADGROUP || !bindings)
+            continue;
+        tg_offset = (tg_offset + 15) & ~(uint64_t)15;
+        if (offsets)
+            offsets[i] = (uint32_t)tg_offset;
+        tg_offset += bindings[i].tg_bytes;
+    }
+    return tg_offset;
+}
+
 static bool bind_arguments(SimDispatch *d, UtilError *err)
 {
     const SimLaunch *L = d->launch;
     const IsaProgram *p = d->program;
-    uint64_t tg_offset = p->tg_mem_bytes;
     for (uint32_t i = 0; i < p->num_uniform_inits; i++)
         d->uniforms[p->uniform_inits[i].uniform & 255] = p->uniform_inits[i].value;
     if (p->num_args && !L->bindings)
         return util_fail(err, "kernel '%s' has %u arguments but none is bound", p->name, p->num_args);
+    uint32_t *tg_offsets = util_calloc(p->num_args ? p->num_args : 1, sizeof *tg_offsets);
+    uint64_t tg_total = sim_threadgroup_layout(p, L->bindings, tg_offsets);
     for (uint32_t i = 0; i < p->num_args; i++) {
         const IsaArg *a = &p->args[i];
         const SimArgBinding *b = &L->bindings[i];
         if (a->kind == ISA_ARG_THREADGROUP) {
-            tg_offset = (tg_offset + 15) & ~(uint64_t)15;
-            d->uniforms[a->uniform & 255] = (uint32_t)tg_offset;
-            tg_offset += b->tg_bytes;
+            d->uniforms[a->uniform & 255] = tg_offsets[i];
             continue;
         }
-        if (!L->device || b->buffer >= L->device->count)
+        if (!L->device || b->buffer >= L->device->count) {
+            free(tg_offsets);
             return util_fail(err, "argument '%s' is bound to no buffer", a->name);
+        }
         uint64_t addr = mem_buffer_address(b->buffer);
         d->uniforms[a->uniform & 255] = (uint32_t)addr;
         d->uniforms[(a->uniform + 1) & 255] = (uint32_t)(addr >> 32);
     }
+    free(tg_offsets);
     uint32_t limit = L->tg_mem_limit ? L->tg_mem_limit : SIM_DEFAULT_TG_MEM_LIMIT;
-    if (tg_offset > limit)
+    if (tg_total > limit)
         return util_fail(err,
                          "kernel '%s' needs %llu bytes of threadgroup memory (%u static + "
                          "argument blocks), more than the GPU's per-threadgroup limit of %u bytes",
-                         p->name, (unsigned long long)tg_offset, p->tg_mem_bytes, limit);
-    d->tg_mem_bytes = (uint32_t)tg_offset;
+                         p->name, (unsigned long long)tg_total, p->tg_mem_bytes, limit);
+    d->tg_mem_bytes = (uint32_t)tg_total;
     return true;
 }
 

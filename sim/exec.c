@@ -467,6 +467,15 @@ static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimG
         case ISA_OP_CLZ: case ISA_OP_FFS: case ISA_OP_BITREV:
             sim_exec_int_misc(d, g, in);
             goto written;
+        case ISA_OP_UMULHI64: case ISA_OP_SMULHI64: case ISA_OP_UDIV64: case ISA_OP_SDIV64:
+        case ISA_OP_UREM64: case ISA_OP_SREM64: case ISA_OP_SHL64: case ISA_OP_LSR64:
+        case ISA_OP_ASR64: case ISA_OP_AND64: case ISA_OP_OR64: case ISA_OP_XOR64:
+        case ISA_OP_NOT64:
+            sim_exec_alu64(d, g, in);
+            goto written;
+        case ISA_OP_ICMPSEL64:
+            sim_exec_icmpsel64(d, g, in);
+            goto written;
         case ISA_OP_RCP32: case ISA_OP_RSQRT32: case ISA_OP_SQRT32: case ISA_OP_EXP232:
         case ISA_OP_LOG232: case ISA_OP_SIN32: case ISA_OP_COS32:
             sim_exec_sfu(d, g, in);

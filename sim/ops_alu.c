@@ -1,7 +1,12 @@
 /*
  * ops_alu.c — semantics of the less frequent ALU ops: integer division and bit
  * manipulation, the special-function unit (rcp, rsqrt, sqrt, exp2, log2, sin, cos),
- * conversions, and get_sr (thread positions and sizes). Hot arithmetic lives in exec.c.
+ * conversions, get_sr (thread positions and sizes), and the 64-bit integer ops beyond
+ * add/sub/mul (division, high product, shifts, bitwise, compare-and-select). Hot arithmetic
+ * lives in exec.c.
+ *
+ * A 64-bit operand is a register pair, uniform pair or immediate: its low word's 32 lanes are
+ * at the operand's bank offset and its high word's 32 lanes right after (sim_internal.h).
  */
 #include <math.h>
 
@@ -158,6 +163,97 @@ void sim_exec_convert(SimDispatch *d, SimGroup *g, const SimInst *in)
         break;
     }
     }
+}
+
+/* ---- 64-bit integer ------------------------------------------------------------------------ */
+
+static inline uint64_t pair_lane(const uint32_t *p, int l) { return (uint64_t)p[W + l] << 32 | p[l]; }
+
+/* High 64 bits of the 128-bit product, from 32-bit limbs (no __int128 needed). */
+static uint64_t umulhi64(uint64_t a, uint64_t b)
+{
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* Signed: the unsigned high part minus the corrections for negative operands. */
+static uint64_t smulhi64(uint64_t a, uint64_t b)
+{
+    uint64_t h = umulhi64(a, b);
+    if ((int64_t)a < 0)
+        h -= b;
+    if ((int64_t)b < 0)
+        h -= a;
+    return h;
+}
+
+static uint64_t alu64(IsaOpcode op, uint64_t a, uint64_t b)
+{
+    int64_t sa = (int64_t)a, sb = (int64_t)b;
+    switch (op) {
+    case ISA_OP_UMULHI64: return umulhi64(a, b);
+    case ISA_OP_SMULHI64: return smulhi64(a, b);
+    case ISA_OP_UDIV64: return b ? a / b : UINT64_MAX;
+    case ISA_OP_SDIV64:
+        return b == 0 ? UINT64_MAX : (sa == INT64_MIN && sb == -1) ? a : (uint64_t)(sa / sb);
+    case ISA_OP_UREM64: return b ? a % b : a;
+    case ISA_OP_SREM64:
+        return b == 0 ? a : (sa == INT64_MIN && sb == -1) ? 0 : (uint64_t)(sa % sb);
+    case ISA_OP_SHL64: return a << (b & 63);
+    case ISA_OP_LSR64: return a >> (b & 63);
+    case ISA_OP_ASR64: /* arithmetic without relying on implementation-defined >> */
+        return sa < 0 ? ~(~a >> (b & 63)) : a >> (b & 63);
+    case ISA_OP_AND64: return a & b;
+    case ISA_OP_OR64: return a | b;
+    case ISA_OP_XOR64: return a ^ b;
+    default: return ~a; /* NOT64 */
+    }
+}
+
+void sim_exec_alu64(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const uint32_t *A = sim_bank(d, g, &in->o[1]);
+    const uint32_t *B = sim_bank(d, g, &in->o[2]); /* a 32-bit shift amount: only its low word */
+    const bool b_is_32 = in->op == ISA_OP_SHL64 || in->op == ISA_OP_LSR64 || in->op == ISA_OP_ASR64;
+    uint32_t lo[W], hi[W];
+    for (int l = 0; l < W; l++) {
+        uint64_t v = alu64((IsaOpcode)in->op, pair_lane(A, l), b_is_32 ? B[l] : pair_lane(B, l));
+        lo[l] = (uint32_t)v;
+        hi[l] = (uint32_t)(v >> 32);
+    }
+    uint32_t *dst = sim_bank(d, g, &in->o[0]);
+    sim_write32(g, dst, lo);
+    sim_write32(g, dst + W, hi);
+}
+
+static bool compare64(IsaCond c, uint64_t a, uint64_t b)
+{
+    int64_t sa = (int64_t)a, sb = (int64_t)b;
+    switch (c) {
+    case ISA_COND_EQ: return a == b;
+    case ISA_COND_NE: return a != b;
+    case ISA_COND_ULT: return a < b;
+    case ISA_COND_ULE: return a <= b;
+    case ISA_COND_UGT: return a > b;
+    case ISA_COND_UGE: return a >= b;
+    case ISA_COND_SLT: return sa < sb;
+    case ISA_COND_SLE: return sa <= sb;
+    case ISA_COND_SGT: return sa > sb;
+    default: return sa >= sb; /* SGE; the assembler admits integer conditions only */
+    }
+}
+
+void sim_exec_icmpsel64(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    const uint32_t *A = sim_bank(d, g, &in->o[1]), *B = sim_bank(d, g, &in->o[2]);
+    const uint32_t *X = sim_bank(d, g, &in->o[3]), *Y = sim_bank(d, g, &in->o[4]);
+    const IsaCond c = (IsaCond)in->cond;
+    uint32_t res[W];
+    for (int l = 0; l < W; l++)
+        res[l] = compare64(c, pair_lane(A, l), pair_lane(B, l)) ? X[l] : Y[l];
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
 }
 
 /* Splat or per-lane value of a special register; the switch is outside the lane loops. */

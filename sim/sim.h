@@ -148,6 +148,12 @@ typedef struct SimResult {
     bool budget_exceeded;
 } SimResult;
 
+/* Where each threadgroup argument's block starts in threadgroup memory (offsets[i] for
+ * ISA_ARG_THREADGROUP args; 0 for others) and the total bytes: static memory first, then the
+ * argument blocks in order, each aligned to 16 bytes. */
+uint64_t sim_threadgroup_layout(const IsaProgram *p, const SimArgBinding *bindings,
+                                uint32_t *offsets);
+
 /* Runs the dispatch to completion. Returns false (err set) only when the launch itself is
  * invalid (too much threadgroup memory, bad sizes, missing bindings); faults caused by the
  * kernel are in result. */

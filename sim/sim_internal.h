@@ -121,6 +121,8 @@ static inline void sim_write16(SimGroup *g, uint16_t *dst, const uint16_t *res)
 void sim_exec_convert(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_sfu(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_int_misc(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_alu64(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_icmpsel64(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in);
