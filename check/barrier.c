@@ -1,10 +1,252 @@
 /*
- * barrier.c — placeholder until the checker lands; returns no checker.
+ * barrier.c — barrier divergence: a threadgroup_barrier that some lanes of a SIMD-group skip,
+ * SIMD-groups that wait at different barriers or end while others wait, and a
+ * simdgroup_barrier in divergent code.
+ *
+ * The simulator never hangs on such a kernel: it releases a barrier once nothing else can
+ * run. So each case is seen at a known moment: a partial exec mask at barrier_arrive, and at
+ * barrier_release the SIMD-groups that arrived at another pc, or did not arrive at all (a
+ * release only happens when no SIMD-group can run, so those have ended).
+ *
+ * To say which `if` to move the barrier out of, each SIMD-group keeps a small stack of the
+ * branch instructions that turned lanes off and are still open: an if/else/while that
+ * deactivates lanes is pushed with the lanes active around it, and popped once all of those
+ * lanes are active again. The innermost entry is the branch the barrier sits in.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "check_internal.h"
+
+#define BRANCH_STACK_MAX 32
+
+typedef struct BranchEntry {
+    uint32_t index;  /* the branch instruction */
+    uint32_t around; /* lanes active around the construct: it is closed once they are back */
+} BranchEntry;
+
+typedef struct GroupState {
+    uint32_t mask;            /* exec mask after the last instruction: the next one's mask */
+    uint32_t before;          /* the mask the instruction being retired ran with */
+    uint32_t depth;
+    BranchEntry stack[BRANCH_STACK_MAX];
+    int64_t arrived;          /* instruction index of the barrier it waits at; -1 none */
+    uint32_t arrived_lane;
+    int64_t stopped;          /* index of the `stop` it ended at; -1 unknown */
+    int64_t left;             /* last non-branch instruction that turned lanes off (a return) */
+    bool ended_reported;
+} GroupState;
+
+typedef struct BarrierChecker {
+    CheckChecker base;
+    CheckSession *s;
+    GroupState *groups;
+    uint32_t num_groups, cap_groups;
+} BarrierChecker;
+
+static bool is_branch(uint16_t op)
+{
+    return op == ISA_OP_IF_ICMP || op == ISA_OP_IF_FCMP || op == ISA_OP_ELSE_ICMP ||
+           op == ISA_OP_ELSE_FCMP || op == ISA_OP_WHILE_ICMP || op == ISA_OP_WHILE_FCMP;
+}
+
+static uint32_t present_mask(const SimGroupView *sg)
+{
+    return sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
+}
+
+static uint32_t index_of(const CheckSession *s, const IsaInst *inst)
+{
+    return (uint32_t)(inst - s->program->code);
+}
+
+/* Keeps the stack of open diverging branches current after an instruction retired. */
+static void track_branches(GroupState *g, uint32_t index, uint16_t op, uint32_t after)
+{
+    if (!is_branch(op) && (g->before & ~after))
+        g->left = index;
+    while (g->depth && (g->stack[g->depth - 1].around & ~after) == 0)
+        g->depth--;
+    if (!is_branch(op) || (g->before & ~after) == 0)
+        return;
+    /* Re-running a branch that is still open (a loop) returns to it rather than nesting. */
+    for (uint32_t i = g->depth; i-- > 0;)
+        if (g->stack[i].index == index) {
+            g->depth = i + 1;
+            g->stack[i].around |= g->before | after;
+            return;
+        }
+    if (g->depth < BRANCH_STACK_MAX)
+        g->stack[g->depth++] = (BranchEntry){.index = index, .around = g->before | after};
+}
+
+static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    BarrierChecker *c = ctx;
+    if (tg->num_simdgroups > c->cap_groups) {
+        c->groups = util_realloc(c->groups, tg->num_simdgroups * sizeof *c->groups);
+        c->cap_groups = tg->num_simdgroups;
+    }
+    c->num_groups = tg->num_simdgroups;
+    for (uint32_t i = 0; i < c->num_groups; i++) {
+        /* r0l starts at 0, so every present lane starts active */
+        uint32_t lanes = i + 1 < c->num_groups || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
+        c->groups[i] = (GroupState){.mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1,
+                                    .arrived = -1, .stopped = -1, .left = -1};
+    }
+}
+
+/* "the if at line 9" / "the loop at line 12" for the innermost open branch, or NULL. */
+static const char *enclosing_branch(const BarrierChecker *c, const GroupState *g, char *buf,
+                                    size_t size)
+{
+    if (!g->depth)
+        return NULL;
+    const IsaProgram *p = c->s->program;
+    uint32_t index = g->stack[g->depth - 1].index;
+    uint16_t op = p->code[index].op;
+    const char *what = op == ISA_OP_WHILE_ICMP || op == ISA_OP_WHILE_FCMP ? "loop"
+                       : op == ISA_OP_ELSE_ICMP || op == ISA_OP_ELSE_FCMP ? "else branch of the if"
+                                                                          : "if";
+    snprintf(buf, size, "the %s at line %u", what, check_line_of(p, p->code[index].pc));
+    return buf;
+}
+
+static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                           const char *name)
+{
+    GroupState *g = &c->groups[sg->simdgroup];
+    uint32_t present = present_mask(sg);
+    uint32_t skipped = present & ~sg->exec_mask;
+    CheckFinding f = {.kind = CHECK_BARRIER_DIVERGENCE, .severity = CHECK_ERROR};
+    check_site_thread(&f.first, sg, (uint32_t)__builtin_ctz(skipped), inst->pc);
+    snprintf(f.message, sizeof f.message,
+             "%s reached by %u of %u lanes of SIMD-group %u (the others skipped it: barrier "
+             "in divergent code)",
+             name, util_popcount32(sg->exec_mask & present), sg->lanes, sg->simdgroup);
+    char where[64];
+    if (enclosing_branch(c, g, where, sizeof where))
+        snprintf(f.fix, sizeof f.fix,
+                 "move the %s out of %s: every thread of the %s must reach it", name, where,
+                 inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group");
+    else if (g->left >= 0)
+        snprintf(f.fix, sizeof f.fix,
+                 "every thread of the %s must reach the %s at line %u; the lanes that skipped "
+                 "it left at line %u (an early return?)",
+                 inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group", name,
+                 check_line_of(c->s->program, inst->pc),
+                 check_line_of(c->s->program, c->s->program->code[g->left].pc));
+    else
+        snprintf(f.fix, sizeof f.fix, "every thread of the %s must reach the %s at line %u",
+                 inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group", name,
+                 check_line_of(c->s->program, inst->pc));
+    check_report(c->s, &f);
+}
+
+/* Everything is done at retirement (one observer call per instruction): the mask an
+ * instruction ran with is the mask the previous one left. */
+static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    BarrierChecker *c = ctx;
+    GroupState *g = &c->groups[sg->simdgroup];
+    g->before = g->mask;
+    g->mask = sg->exec_mask;
+    if (sg->exec_mask != g->before || is_branch(inst->op))
+        track_branches(g, index_of(c->s, inst), inst->op, sg->exec_mask);
+    if (inst->op == ISA_OP_STOP)
+        g->stopped = index_of(c->s, inst);
+    else if (inst->op == ISA_OP_SIMD_BARRIER && (present_mask(sg) & ~sg->exec_mask))
+        report_partial(c, sg, inst, "simdgroup_barrier");
+}
+
+static void on_arrive(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    BarrierChecker *c = ctx;
+    GroupState *g = &c->groups[sg->simdgroup];
+    g->arrived = index_of(c->s, inst);
+    g->arrived_lane = sg->exec_mask ? (uint32_t)__builtin_ctz(sg->exec_mask) : 0;
+    if (present_mask(sg) & ~sg->exec_mask)
+        report_partial(c, sg, inst, "threadgroup_barrier");
+}
+
+/* A site for lane `lane` of SIMD-group `simdgroup` of tg, at pc. */
+static void group_site(CheckSite *site, const SimThreadgroupView *tg, uint32_t simdgroup,
+                       uint32_t lane, uint32_t pc)
+{
+    SimGroupView v = {.threadgroup = tg, .simdgroup = simdgroup, .lanes = 32};
+    check_site_thread(site, &v, lane, pc);
+}
+
+static void on_release(void *ctx, const SimThreadgroupView *tg)
+{
+    BarrierChecker *c = ctx;
+    const IsaProgram *p = c->s->program;
+    int64_t first = -1;
+    for (uint32_t i = 0; i < c->num_groups; i++)
+        if (c->groups[i].arrived >= 0) {
+            first = i;
+            break;
+        }
+    if (first < 0)
+        return;
+    const GroupState *a = &c->groups[first];
+    uint32_t a_pc = p->code[a->arrived].pc, a_line = check_line_of(p, a_pc);
+    for (uint32_t i = 0; i < c->num_groups; i++) {
+        GroupState *g = &c->groups[i];
+        CheckFinding f = {.kind = CHECK_BARRIER_DIVERGENCE, .severity = CHECK_ERROR};
+        if (g->arrived >= 0 && g->arrived != a->arrived) {
+            uint32_t pc = p->code[g->arrived].pc;
+            group_site(&f.first, tg, (uint32_t)first, a->arrived_lane, a_pc);
+            group_site(&f.second, tg, i, g->arrived_lane, pc);
+            snprintf(f.message, sizeof f.message,
+                     "SIMD-groups wait at different barriers: SIMD-group %u at line %u, "
+                     "SIMD-group %u at line %u",
+                     (uint32_t)first, a_line, i, check_line_of(p, pc));
+            snprintf(f.fix, sizeof f.fix,
+                     "every thread of the threadgroup must reach the same threadgroup_barrier: "
+                     "the barriers at line %u and line %u are on different paths",
+                     a_line, check_line_of(p, pc));
+            check_report(c->s, &f);
+        } else if (g->arrived < 0 && !g->ended_reported) {
+            /* Only SIMD-groups that ended are neither running nor waiting at a release. */
+            g->ended_reported = true;
+            group_site(&f.first, tg, (uint32_t)first, a->arrived_lane, a_pc);
+            if (g->stopped >= 0)
+                group_site(&f.second, tg, i, 0, p->code[g->stopped].pc);
+            snprintf(f.message, sizeof f.message,
+                     "SIMD-group %u ended without reaching the threadgroup_barrier at line %u",
+                     i, a_line);
+            snprintf(f.fix, sizeof f.fix,
+                     "every thread of the threadgroup must reach the threadgroup_barrier at line "
+                     "%u: do not return before it",
+                     a_line);
+            check_report(c->s, &f);
+        }
+    }
+    for (uint32_t i = 0; i < c->num_groups; i++)
+        c->groups[i].arrived = -1;
+}
+
+static void destroy(CheckChecker *base)
+{
+    BarrierChecker *c = (BarrierChecker *)base;
+    free(c->groups);
+    free(c);
+}
 
 CheckChecker *check_barrier_new(CheckSession *s)
 {
-    (void)s;
-    return NULL;
+    if (!s->opts.barriers)
+        return NULL;
+    BarrierChecker *c = util_calloc(1, sizeof *c);
+    c->s = s;
+    c->base.observer = (SimObserver){
+        .ctx = c,
+        .threadgroup_begin = on_tg_begin,
+        .inst_retired = on_retired,
+        .barrier_arrive = on_arrive,
+        .barrier_release = on_release,
+    };
+    c->base.destroy = destroy;
+    return &c->base;
 }

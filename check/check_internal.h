@@ -60,4 +60,9 @@ CheckChecker *check_simd_new(CheckSession *s);
 CheckChecker *check_memory_new(CheckSession *s);
 CheckChecker *check_profile_new(CheckSession *s);
 
+/* memory.c: true when every out-of-bounds read at pc loaded a value that no instruction then
+ * read (the register was overwritten or the thread ended); session.c folds such faults in as
+ * warnings. False when the memory checker is off. */
+bool check_memory_read_unused(const CheckSession *s, uint32_t pc);
+
 #endif

@@ -1,10 +1,488 @@
 /*
- * memory.c — placeholder until the checker lands; returns no checker.
+ * memory.c — the memory checks beyond the simulator's own bounds faults: reads of memory
+ * nothing wrote (threadgroup memory, and device buffers marked `init: none`), registers of
+ * an asynchronous device load used before its `wait`, and out-of-bounds reads whose value
+ * is never used (session.c folds those faults in as warnings rather than errors).
+ *
+ * Uninitialized reads use a shadow "written" byte per byte of threadgroup memory (reset
+ * per threadgroup) and of each `init: none` buffer (kept for the dispatch, as device memory
+ * is). Register tracking works on register halves (so h16 loads are exact) with a lane mask
+ * per half: lanes whose half holds a device load not yet waited for, and lanes whose half
+ * holds the zeros of a faulting load nobody has read yet. Which operands an instruction
+ * reads or writes comes from its operand letters in isa_ops (the first letter of a
+ * D/H/P/x operand is the destination; `m` is written by loads and read by stores). The
+ * per-instruction cost is one test of two counters unless something is pending, which in
+ * compiled code (it waits right after its loads) is a few instructions at a time.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "check_internal.h"
+
+enum { ROLE_NONE, ROLE_READ, ROLE_WRITE };
+#define NO_LOAD UINT32_MAX
+
+typedef struct GroupRegs {
+    uint32_t *wait_mask;     /* per half: lanes holding a device load not yet waited for */
+    uint8_t *wait_slot;
+    uint32_t *wait_index;    /* the ld_dev instruction */
+    uint32_t *oob_mask;      /* per half: lanes holding an unread value of a faulting load */
+    uint32_t *oob_index;     /* per half and lane: the faulting load */
+    uint32_t wait_pending[2];/* halves with a nonzero wait_mask, per slot */
+    uint32_t oob_pending;    /* halves with a nonzero oob_mask */
+    uint32_t mask;           /* exec mask after the last instruction: the next one's mask */
+    uint32_t load_index;     /* the load whose in-bounds lanes load_ok holds (NO_LOAD) */
+    uint32_t load_ok;
+} GroupRegs;
+
+typedef struct MemoryChecker {
+    CheckChecker base;
+    CheckSession *s;
+    bool track_regs;         /* read-before-wait and unused out-of-bounds reads */
+    bool uninit;
+    uint8_t roles[ISA_OP_COUNT][ISA_MAX_OPERANDS];
+    uint32_t num_halves;
+    GroupRegs *groups;
+    uint32_t cap_groups, num_groups;
+    uint32_t *oob_used, *oob_unused; /* per instruction index: faulting lanes' values */
+    uint8_t *tg_written;
+    uint32_t tg_bytes, tg_cap;
+    uint8_t **dev_written;   /* per buffer; NULL unless it is `init: none` */
+    bool any_dev_uninit;
+    const SimThreadgroupView *tg;
+} MemoryChecker;
+
+static bool is_load(uint16_t op)
+{
+    return op == ISA_OP_LD_DEV || op == ISA_OP_LD_CONST || op == ISA_OP_LD_TG ||
+           op == ISA_OP_LD_STACK;
+}
+
+static void build_roles(MemoryChecker *c)
+{
+    for (int op = 0; op < ISA_OP_COUNT; op++) {
+        const char *letters = isa_ops[op].operands;
+        for (int k = 0; *letters && k < ISA_MAX_OPERANDS; k++) {
+            char l = *letters;
+            uint8_t role = ROLE_NONE;
+            if (k == 0 && (l == 'D' || l == 'H' || l == 'P' || l == 'x'))
+                role = ROLE_WRITE;
+            else if (l == 'm')
+                role = is_load((uint16_t)op) ? ROLE_WRITE : ROLE_READ;
+            else if (l == 's' || l == 'h' || l == 'p' || l == 'y' || l == 'b' || l == 'a')
+                role = ROLE_READ;
+            c->roles[op][k] = role;
+            while (*letters && *letters != ',')
+                letters++;
+            if (*letters == ',')
+                letters++;
+        }
+    }
+}
+
+/* The register halves operand k names: [*first, *first + return value). */
+static uint32_t operand_halves(const MemoryChecker *c, const IsaInst *in, int k, uint32_t *first)
+{
+    const IsaOperand *o = &in->opd[k];
+    uint32_t n = isa_ops[in->op].operands[0] == 'm' && k == 0 && in->count ? in->count : 1;
+    uint32_t h;
+    switch ((IsaOperandKind)o->kind) {
+    case ISA_OPD_R32: *first = o->index * 2u; h = 2 * n; break;
+    case ISA_OPD_R16: *first = o->index; h = n; break;
+    case ISA_OPD_R64: *first = o->index * 2u; h = 4; break;
+    default: return 0;
+    }
+    if (*first >= c->num_halves)
+        return 0;
+    return UTIL_MIN(h, c->num_halves - *first);
+}
+
+static uint32_t index_of(const CheckSession *s, const IsaInst *inst)
+{
+    return (uint32_t)(inst - s->program->code);
+}
+
+static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    MemoryChecker *c = ctx;
+    c->tg = tg;
+    if (c->uninit) {
+        if (tg->tg_memory_bytes > c->tg_cap) {
+            c->tg_written = util_realloc(c->tg_written, tg->tg_memory_bytes);
+            c->tg_cap = tg->tg_memory_bytes;
+        }
+        c->tg_bytes = tg->tg_memory_bytes;
+        if (c->tg_bytes)
+            memset(c->tg_written, 0, c->tg_bytes);
+    }
+    if (!c->track_regs)
+        return;
+    uint32_t nh = c->num_halves;
+    if (tg->num_simdgroups > c->cap_groups) {
+        c->groups = util_realloc(c->groups, tg->num_simdgroups * sizeof *c->groups);
+        for (uint32_t i = c->cap_groups; i < tg->num_simdgroups; i++) {
+            GroupRegs *g = &c->groups[i];
+            g->wait_mask = util_calloc(nh, sizeof *g->wait_mask);
+            g->wait_slot = util_calloc(nh, 1);
+            g->wait_index = util_calloc(nh, sizeof *g->wait_index);
+            g->oob_mask = util_calloc(nh, sizeof *g->oob_mask);
+            g->oob_index = util_calloc((size_t)nh * 32, sizeof *g->oob_index);
+        }
+        c->cap_groups = tg->num_simdgroups;
+    }
+    c->num_groups = tg->num_simdgroups;
+    for (uint32_t i = 0; i < c->num_groups; i++) {
+        GroupRegs *g = &c->groups[i];
+        memset(g->wait_mask, 0, nh * sizeof *g->wait_mask);
+        memset(g->oob_mask, 0, nh * sizeof *g->oob_mask);
+        g->wait_pending[0] = g->wait_pending[1] = g->oob_pending = 0;
+        g->load_index = NO_LOAD;
+        /* r0l starts at 0, so every present lane starts active */
+        uint32_t lanes = i + 1 < c->num_groups || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
+        g->mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+    }
+}
+
+/* Values of faulting loads still unread when the threadgroup ends were never used. */
+static void on_tg_end(void *ctx, const SimThreadgroupView *tg)
+{
+    (void)tg;
+    MemoryChecker *c = ctx;
+    if (!c->track_regs)
+        return;
+    for (uint32_t i = 0; i < c->num_groups; i++) {
+        GroupRegs *g = &c->groups[i];
+        for (uint32_t h = 0; g->oob_pending && h < c->num_halves; h++) {
+            for (uint32_t m = g->oob_mask[h]; m; m &= m - 1)
+                c->oob_unused[g->oob_index[h * 32 + (uint32_t)__builtin_ctz(m)]]++;
+            if (g->oob_mask[h])
+                g->oob_pending--;
+            g->oob_mask[h] = 0;
+        }
+    }
+}
+
+static void reg_name(const IsaOperand *o, uint32_t half, char *buf, size_t size)
+{
+    if (o->kind == ISA_OPD_R16)
+        snprintf(buf, size, "r%u%c", half / 2, half & 1 ? 'h' : 'l');
+    else
+        snprintf(buf, size, "r%u", half / 2);
+}
+
+static void report_before_wait(MemoryChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                               const IsaOperand *o, uint32_t half, uint32_t lanes, bool write)
+{
+    GroupRegs *g = &c->groups[sg->simdgroup];
+    const IsaProgram *p = c->s->program;
+    uint32_t lane = (uint32_t)__builtin_ctz(lanes);
+    uint32_t load_pc = p->code[g->wait_index[half]].pc;
+    CheckFinding f = {.kind = CHECK_READ_BEFORE_WAIT, .severity = CHECK_ERROR};
+    check_site_thread(&f.first, sg, lane, load_pc);
+    f.first.access = CHECK_ACCESS_READ;
+    f.first.space = MEM_SPACE_DEVICE;
+    f.first.index = -1;
+    check_site_thread(&f.second, sg, lane, inst->pc);
+    f.second.access = write ? CHECK_ACCESS_WRITE : CHECK_ACCESS_READ;
+    f.second.index = -1;
+    char name[16];
+    reg_name(o, half, name, sizeof name);
+    uint32_t load_line = check_line_of(p, load_pc), line = check_line_of(p, inst->pc);
+    if (write)
+        snprintf(f.message, sizeof f.message,
+                 "register %s is written before `wait %u`: the device load at line %u may "
+                 "complete after this write and overwrite it",
+                 name, g->wait_slot[half], load_line);
+    else
+        snprintf(f.message, sizeof f.message,
+                 "register %s is read before `wait %u`: the device load at line %u may not "
+                 "have completed",
+                 name, g->wait_slot[half], load_line);
+    snprintf(f.fix, sizeof f.fix, "put `wait %u` after the load at line %u and before line %u",
+             g->wait_slot[half], load_line, line);
+    check_report(c->s, &f);
+}
+
+static void clear_wait(GroupRegs *g, uint32_t h, uint32_t lanes)
+{
+    if (!g->wait_mask[h])
+        return;
+    g->wait_mask[h] &= ~lanes;
+    if (!g->wait_mask[h])
+        g->wait_pending[g->wait_slot[h]]--;
+}
+
+/* Checks one register operand against pending loads. */
+static void check_operand(MemoryChecker *c, const SimGroupView *sg, const IsaInst *inst, int k,
+                          bool write, bool copy, uint32_t lanes)
+{
+    GroupRegs *g = &c->groups[sg->simdgroup];
+    uint32_t first, n = operand_halves(c, inst, k, &first);
+    bool reported = false;
+    for (uint32_t h = first; h < first + n; h++) {
+        uint32_t w = g->wait_mask[h] & lanes;
+        if (w && !reported) {
+            /* one finding per operand, not per half */
+            reported = true;
+            report_before_wait(c, sg, inst, &inst->opd[k], h, w, write);
+        }
+        clear_wait(g, h, w); /* one finding per load, not one per later use */
+        uint32_t m = copy ? 0 : g->oob_mask[h] & lanes;
+        if (m) {
+            uint32_t *count = write ? c->oob_unused : c->oob_used;
+            for (uint32_t r = m; r; r &= r - 1)
+                count[g->oob_index[h * 32 + (uint32_t)__builtin_ctz(r)]]++;
+            g->oob_mask[h] &= ~m;
+            if (!g->oob_mask[h])
+                g->oob_pending--;
+        }
+    }
+}
+
+/* A plain register move: it carries an unread value along rather than using it (compiled
+ * code copies a loaded value into the variable's register before the `if` that uses it). */
+static bool is_copy(const IsaInst *inst)
+{
+    uint8_t kind = inst->opd[1].kind;
+    return (inst->op == ISA_OP_MOV && kind == ISA_OPD_R32) ||
+           (inst->op == ISA_OP_MOV16 && kind == ISA_OPD_R16) ||
+           (inst->op == ISA_OP_MOV64 && kind == ISA_OPD_R64);
+}
+
+/* The destination of a copy: first the values it overwrites, then the unread ones it gets. */
+static void copy_unread(MemoryChecker *c, GroupRegs *g, const IsaInst *inst, uint32_t exec)
+{
+    uint32_t src, dst, n = operand_halves(c, inst, 1, &src), nd = operand_halves(c, inst, 0, &dst);
+    n = UTIL_MIN(n, nd);
+    uint32_t masks[4] = {0}, index[4][32];
+    for (uint32_t i = 0; i < n && i < 4; i++) {
+        masks[i] = g->oob_mask[src + i] & exec;
+        for (uint32_t m = masks[i]; m; m &= m - 1) {
+            uint32_t l = (uint32_t)__builtin_ctz(m);
+            index[i][l] = g->oob_index[(src + i) * 32 + l];
+        }
+    }
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t h = dst + i, m = g->oob_mask[h] & exec;
+        for (uint32_t r = m; r; r &= r - 1)
+            c->oob_unused[g->oob_index[h * 32 + (uint32_t)__builtin_ctz(r)]]++;
+        g->oob_mask[h] &= ~m;
+        if (m && !g->oob_mask[h])
+            g->oob_pending--;
+    }
+    for (uint32_t i = 0; i < n && i < 4; i++) {
+        uint32_t h = dst + i;
+        if (!masks[i])
+            continue;
+        if (!g->oob_mask[h])
+            g->oob_pending++;
+        g->oob_mask[h] |= masks[i];
+        for (uint32_t m = masks[i]; m; m &= m - 1) {
+            uint32_t l = (uint32_t)__builtin_ctz(m);
+            g->oob_index[h * 32 + l] = index[i][l];
+        }
+    }
+}
+
+/* Everything is done at retirement, one observer call per instruction: operands are
+ * bookkeeping only (no values), and the mask the instruction ran with is the one the
+ * previous instruction left. */
+static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    MemoryChecker *c = ctx;
+    GroupRegs *g = &c->groups[sg->simdgroup];
+    uint16_t op = inst->op;
+    uint32_t exec = g->mask;
+    g->mask = sg->exec_mask;
+    if (g->wait_pending[0] | g->wait_pending[1] | g->oob_pending) {
+        /* Shuffles read other lanes' registers: count every present lane as a reader. */
+        uint32_t readers = isa_ops[op].op_class == ISA_CLASS_SIMD
+                               ? (sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1)
+                               : exec;
+        bool copy = g->oob_pending && is_copy(inst);
+        for (int k = 0; k < ISA_MAX_OPERANDS; k++)
+            if (c->roles[op][k] == ROLE_READ)
+                check_operand(c, sg, inst, k, false, copy, readers);
+        for (int k = 0; k < ISA_MAX_OPERANDS; k++)
+            if (c->roles[op][k] == ROLE_WRITE)
+                check_operand(c, sg, inst, k, true, copy, exec);
+        if (copy)
+            copy_unread(c, g, inst, exec);
+    }
+    if (op == ISA_OP_WAIT) {
+        uint32_t slot = (uint32_t)inst->opd[0].imm & 1;
+        for (uint32_t h = 0; g->wait_pending[slot] && h < c->num_halves; h++)
+            if (g->wait_mask[h] && g->wait_slot[h] == slot)
+                clear_wait(g, h, 0xffffffffu);
+        return;
+    }
+    if (!is_load(op) || !exec)
+        return;
+    uint32_t index = index_of(c->s, inst);
+    uint32_t first, n = operand_halves(c, inst, 0, &first);
+    if (op == ISA_OP_LD_DEV) {
+        for (uint32_t h = first; h < first + n; h++) {
+            clear_wait(g, h, 0xffffffffu);
+            g->wait_mask[h] = exec;
+            g->wait_slot[h] = (uint8_t)(inst->opd[3].imm & 1);
+            g->wait_index[h] = index;
+            g->wait_pending[g->wait_slot[h]]++;
+        }
+    }
+    /* Lanes that got no access faulted: their registers hold zeros nobody asked for. */
+    uint32_t faulted = exec & ~(g->load_index == index ? g->load_ok : 0);
+    g->load_index = NO_LOAD;
+    if (!faulted)
+        return;
+    for (uint32_t h = first; h < first + n; h++) {
+        if (!g->oob_mask[h])
+            g->oob_pending++;
+        g->oob_mask[h] |= faulted;
+        for (uint32_t m = faulted; m; m &= m - 1)
+            g->oob_index[h * 32 + (uint32_t)__builtin_ctz(m)] = index;
+    }
+}
+
+static void report_uninit(MemoryChecker *c, const SimGroupView *sg, const SimMemAccess *acc,
+                          uint32_t lane, uint64_t addr, uint32_t lanes)
+{
+    CheckFinding f = {.kind = CHECK_UNINITIALIZED, .severity = CHECK_ERROR, .count = 1};
+    check_site_thread(&f.first, sg, lane, acc->inst->pc);
+    f.first.access = CHECK_ACCESS_READ;
+    check_site_address(c->s, &f.first, acc->space, addr);
+    char name[128];
+    check_site_name(&f.first, name, sizeof name);
+    const char *space = mem_space_names[f.first.space];
+    if (f.first.symbol[0])
+        snprintf(f.message, sizeof f.message, "read of uninitialized %s memory %s%s", space,
+                 name, lanes > 1 ? " (and by other lanes)" : "");
+    else
+        snprintf(f.message, sizeof f.message, "read of uninitialized %s%s", name,
+                 lanes > 1 ? " (and by other lanes)" : "");
+    if (acc->space == MEM_SPACE_THREADGROUP) {
+        const uint32_t *t = sg->threadgroup->position;
+        snprintf(f.fix, sizeof f.fix, "nothing wrote %s before this read in threadgroup (%u,%u,%u)",
+                 name, t[0], t[1], t[2]);
+    } else {
+        snprintf(f.fix, sizeof f.fix,
+                 "nothing wrote %s before this read (the buffer is marked `init: none`)", name);
+    }
+    check_report(c->s, &f);
+}
+
+/* The shadow bytes of an access by one lane, or NULL when its memory is not tracked. */
+static uint8_t *shadow_of(MemoryChecker *c, MemSpace space, uint64_t addr, uint32_t bytes)
+{
+    if (space == MEM_SPACE_THREADGROUP)
+        return addr + bytes <= c->tg_bytes ? c->tg_written + addr : NULL;
+    if (space == MEM_SPACE_THREAD)
+        return NULL;
+    uint64_t buffer = (addr >> MEM_BUFFER_SHIFT) - 1, offset = addr & MEM_MAX_BUFFER_BYTES;
+    if (buffer >= c->s->num_buffers || !c->dev_written[buffer] ||
+        offset + bytes > c->s->device->buffers[buffer].size)
+        return NULL;
+    return c->dev_written[buffer] + offset;
+}
+
+static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
+{
+    MemoryChecker *c = ctx;
+    if (c->track_regs && acc->kind == SIM_ACCESS_READ) {
+        GroupRegs *g = &c->groups[sg->simdgroup];
+        uint32_t index = index_of(c->s, acc->inst);
+        if (g->load_index != index) {
+            g->load_index = index;
+            g->load_ok = 0;
+        }
+        g->load_ok |= acc->lane_mask;
+    }
+    if (!c->uninit || acc->space == MEM_SPACE_THREAD ||
+        (acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit))
+        return;
+    uint32_t bad = 0, bad_lane = 0;
+    uint64_t bad_addr = 0;
+    for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        uint8_t *shadow = shadow_of(c, acc->space, acc->addr[l], acc->bytes);
+        if (!shadow)
+            continue;
+        if (acc->kind != SIM_ACCESS_READ) {
+            /* An atomic's old value is usually discarded (atomic_store): count it a write. */
+            memset(shadow, 1, acc->bytes);
+            continue;
+        }
+        uint8_t *hole = memchr(shadow, 0, acc->bytes);
+        if (hole && !bad++) {
+            bad_lane = l;
+            bad_addr = acc->addr[l] + (uint64_t)(hole - shadow);
+        }
+    }
+    if (bad)
+        report_uninit(c, sg, acc, bad_lane, bad_addr, bad);
+}
+
+
+static void destroy(CheckChecker *base);
+
+bool check_memory_read_unused(const CheckSession *s, uint32_t pc)
+{
+    for (uint32_t i = 0; i < s->num_checkers; i++) {
+        if (s->checkers[i]->destroy != destroy)
+            continue;
+        const MemoryChecker *c = (const MemoryChecker *)s->checkers[i];
+        int64_t index = isa_program_index_of_pc(s->program, pc);
+        return c->track_regs && index >= 0 && !c->oob_used[index] && c->oob_unused[index];
+    }
+    return false;
+}
+
+static void destroy(CheckChecker *base)
+{
+    MemoryChecker *c = (MemoryChecker *)base;
+    for (uint32_t i = 0; i < c->cap_groups; i++) {
+        GroupRegs *g = &c->groups[i];
+        free(g->wait_mask);
+        free(g->wait_slot);
+        free(g->wait_index);
+        free(g->oob_mask);
+        free(g->oob_index);
+    }
+    free(c->groups);
+    free(c->oob_used);
+    free(c->tg_written);
+    for (uint32_t i = 0; c->dev_written && i < c->s->num_buffers; i++)
+        free(c->dev_written[i]);
+    free(c->dev_written);
+    free(c);
+}
 
 CheckChecker *check_memory_new(CheckSession *s)
 {
-    (void)s;
-    return NULL;
+    if (!s->opts.memory && !s->opts.uninit)
+        return NULL;
+    MemoryChecker *c = util_calloc(1, sizeof *c);
+    c->s = s;
+    c->track_regs = s->opts.memory;
+    c->uninit = s->opts.uninit;
+    build_roles(c);
+    c->num_halves = (s->program->num_regs ? s->program->num_regs : 1) * 2;
+    size_t n = s->program->count ? s->program->count : 1;
+    c->oob_used = util_calloc(2 * n, sizeof *c->oob_used);
+    c->oob_unused = c->oob_used + n;
+    c->dev_written = util_calloc(s->num_buffers ? s->num_buffers : 1, sizeof *c->dev_written);
+    for (uint32_t i = 0; c->uninit && i < s->num_buffers; i++)
+        if (s->buffers[i].uninitialized) {
+            c->dev_written[i] = util_calloc(s->device->buffers[i].size ? s->device->buffers[i].size : 1, 1);
+            c->any_dev_uninit = true;
+        }
+    c->base.observer = (SimObserver){
+        .ctx = c,
+        .threadgroup_begin = on_tg_begin,
+        .threadgroup_end = on_tg_end,
+        .inst_retired = c->track_regs ? on_retired : NULL,
+        .mem_access = on_access,
+    };
+    c->base.destroy = destroy;
+    return &c->base;
 }

@@ -1,10 +1,709 @@
 /*
- * race.c — placeholder until the checker lands; returns no checker.
+ * race.c — the data-race detector: conflicting accesses to threadgroup and device memory,
+ * per byte, that nothing orders.
+ *
+ * Every memory instruction instance gets a serial number (one per SimMemAccess, increasing
+ * over the whole dispatch). Ordering is then a comparison of serials: a threadgroup barrier
+ * whose mem_flags cover a space records "everything before serial N is ordered" for that
+ * space, a simdgroup_barrier does the same for its SIMD-group (used under strict_simd), and
+ * an access from an earlier threadgroup (serial below the current threadgroup's first) is
+ * never ordered with a later one. Threadgroups run one after another, so the current
+ * threadgroup is the only one still running.
+ *
+ * Shadow state is one 24-byte RaceCell per 4-byte word (6 bytes per byte; device buffers get
+ * theirs at their first access, threadgroup memory is cleared where it was touched at each
+ * threadgroup_begin) holding the last write (thread, instruction, serial, atomic?, and the
+ * bytes it left, for the same-value policy) and the reads since: the latest read, and in a
+ * side table made on first need, the latest read by another agent (SIMD-group; thread under
+ * strict_simd) and one read by an earlier threadgroup. Whenever some read since the last
+ * write is unordered with a new write, one of those three is: the latest read is, unless it
+ * is the writer's agent, and then the latest read of another agent is; reads by earlier
+ * threadgroups race with everything later. Atomics count as reads too (they read), so a
+ * plain access meets every atomic it is unordered with. A word cell stands for four
+ * identical per-byte states as long as every access covers the whole word; the first
+ * narrower access splits it into four byte cells, exact per byte from then on.
+ *
+ * Findings are gathered here per pair of instructions and reason (a hash table), so a race
+ * hit by millions of accesses costs one table probe each; finish hands them to the session,
+ * which merges pairs with the same source locations. A finding's count is the number of
+ * racing accesses: each thread's execution of the later instruction counts once per finding
+ * however many bytes of it raced.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
 #include "check_internal.h"
+
+enum { SP_DEV, SP_TG, SP_COUNT };
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
+
+/* One access as the shadow remembers it, packed: serial 0 means none; info holds the
+ * instruction index (20 bits), the thread index in its threadgroup (10) and the ACC_ kind (2). */
+typedef struct RaceAccess {
+    uint32_t serial;
+    uint32_t info;
+} RaceAccess;
+
+#define RACE_INFO(index, tid, kind) ((uint32_t)(index) << 12 | (uint32_t)(tid) << 2 | (uint32_t)(kind))
+#define RACE_MAX_INDEX ((1u << 20) - 1)
+static inline uint32_t acc_tid(RaceAccess a) { return (a.info >> 2) & 1023; }
+static inline uint32_t acc_kind(RaceAccess a) { return a.info & 3; }
+static inline uint32_t acc_sg(RaceAccess a) { return acc_tid(a) / SIM_SIMD_WIDTH; }
+
+/* Per word (or, split, per byte): 24 bytes. */
+typedef struct RaceCell {
+    RaceAccess w;            /* the last write */
+    RaceAccess r1;           /* the latest read (or atomic) since the last plain write */
+    uint32_t value;          /* the bytes the last write left (byte cells: byte 0) */
+    uint32_t link;           /* word cells: RACE_SPLIT | index of four byte cells; otherwise
+                              * 0 or 1 + index of the cell's RaceMore */
+} RaceCell;
+
+#define RACE_SPLIT 0x80000000u
+
+/* The rarer read history, allocated for a cell when it first needs it. */
+typedef struct RaceMore {
+    RaceAccess r2;           /* the latest read by another agent than r1's */
+    RaceAccess rx;           /* a read by an earlier threadgroup: races with every later write */
+} RaceMore;
+
+typedef struct RaceShadow {
+    RaceCell *cells;
+    uint64_t words;
+    RaceCell *bytes;         /* byte cells of split words, four at a time */
+    size_t num_bytes, bytes_cap;
+    RaceMore *more;
+    size_t num_more, more_cap;
+    bool tried;              /* allocation attempted (device buffers are shadowed lazily) */
+} RaceShadow;
+
+/* Where an earlier threadgroup sat, to name the threads of its accesses. */
+typedef struct RaceTg {
+    uint32_t first_serial;
+    uint32_t position[3], size[3];
+} RaceTg;
+
+typedef enum RaceReason {
+    REASON_NO_BARRIER, REASON_FLAGS, REASON_CROSS_TG, REASON_SIMD, REASON_SAME_INST,
+} RaceReason;
+
+typedef struct RacePending {
+    uint64_t key;
+    uint32_t klass;
+    CheckFinding f;
+} RacePending;
+
+/* The later access, lane by lane. */
+typedef struct RaceCur {
+    uint32_t serial, pc;
+    uint32_t index;          /* instruction index (clamped to RACE_MAX_INDEX) */
+    uint16_t tid;
+    uint8_t kind;
+    uint8_t sp;
+    uint32_t lane;
+    bool done_w, done_r;     /* this lane's access already counted against a write / a read */
+} RaceCur;
+
+typedef struct Race {
+    CheckChecker base;
+    CheckSession *s;
+    bool strict, same_value;
+    bool exhausted;          /* serials ran out (2^32 memory instructions): checking stopped */
+    uint32_t serial;
+    RaceShadow *dev;
+    uint32_t num_dev;
+    RaceShadow tg;
+    uint64_t tg_hwm;         /* words of threadgroup shadow touched in this threadgroup */
+    const SimThreadgroupView *cur_tg;
+    uint32_t tg_first;
+    uint32_t dispatch_size[3];
+    RaceTg *tgs;
+    size_t num_tgs, tgs_cap;
+    /* ordering, per space: accesses with serial below rel[] are ordered with later ones */
+    uint32_t rel[SP_COUNT];
+    uint32_t simd_rel[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH][SP_COUNT];
+    /* the latest barrier that did not cover a space: for "mem_none orders execution only" */
+    uint32_t noncover_serial[SP_COUNT], noncover_pc[SP_COUNT];
+    uint8_t noncover_flags[SP_COUNT];
+    uint8_t pending_flags;
+    bool pending_any;
+    uint32_t pending_pc;
+    RacePending *found;
+    size_t num_found, found_cap;
+    uint32_t *table;         /* open addressing: 1 + index into found; 0 empty */
+    size_t table_size;
+} Race;
+
+static const uint8_t space_bit[SP_COUNT] = {ISA_MEM_DEVICE, ISA_MEM_THREADGROUP};
+static const char *const space_flag[SP_COUNT] = {"mem_device", "mem_threadgroup"};
+
+/* ---- reporting (the slow path) ------------------------------------------------------------ */
+
+static void flags_name(uint8_t flags, char *buf, size_t size)
+{
+    if (!(flags & (ISA_MEM_DEVICE | ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE))) {
+        snprintf(buf, size, "mem_none");
+        return;
+    }
+    snprintf(buf, size, "%s%s%s%s%s", flags & ISA_MEM_DEVICE ? "mem_device" : "",
+             (flags & ISA_MEM_DEVICE) && (flags & (ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE)) ? " | " : "",
+             flags & ISA_MEM_THREADGROUP ? "mem_threadgroup" : "",
+             (flags & ISA_MEM_THREADGROUP) && (flags & ISA_MEM_TEXTURE) ? " | " : "",
+             flags & ISA_MEM_TEXTURE ? "mem_texture" : "");
+}
+
+static uint32_t acc_pc(const Race *r, const RaceAccess *a)
+{
+    uint32_t index = a->info >> 12;
+    return index < r->s->program->count ? r->s->program->code[index].pc : 0;
+}
+
+/* Fills site's thread for a remembered access. */
+static void site_of_access(const Race *r, CheckSite *site, const RaceAccess *a)
+{
+    SimThreadgroupView view;
+    const SimThreadgroupView *tg = r->cur_tg;
+    if (a->serial < r->tg_first && r->num_tgs) {
+        size_t lo = 0, hi = r->num_tgs;
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (r->tgs[mid].first_serial <= a->serial)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        memset(&view, 0, sizeof view);
+        for (int k = 0; k < 3; k++) {
+            view.position[k] = r->tgs[lo].position[k];
+            view.size[k] = r->tgs[lo].size[k];
+            view.dispatch_size[k] = r->dispatch_size[k];
+        }
+        tg = &view;
+    }
+    SimGroupView sg = {.threadgroup = tg, .simdgroup = acc_tid(*a) / SIM_SIMD_WIDTH};
+    check_site_thread(site, &sg, acc_tid(*a) % SIM_SIMD_WIDTH, acc_pc(r, a));
+}
+
+static const CheckAccessKind access_kinds[3] = {CHECK_ACCESS_READ, CHECK_ACCESS_WRITE, CHECK_ACCESS_ATOMIC};
+
+static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg, const RaceCur *b,
+                          const RaceAccess *a, uint64_t addr, RaceReason reason, bool same_value)
+{
+    const IsaProgram *p = r->s->program;
+    MemSpace space = b->sp == SP_TG ? MEM_SPACE_THREADGROUP : MEM_SPACE_DEVICE;
+    memset(f, 0, sizeof *f);
+    f->kind = CHECK_RACE;
+    f->severity = same_value ? CHECK_WARNING : CHECK_ERROR;
+    site_of_access(r, &f->first, a);
+    f->first.access = access_kinds[acc_kind(*a)];
+    check_site_address(r->s, &f->first, space, addr);
+    check_site_thread(&f->second, sg, b->lane, b->pc);
+    f->second.access = access_kinds[b->kind];
+    check_site_address(r->s, &f->second, space, addr);
+
+    char name[128];
+    check_site_name(&f->second, name, sizeof name);
+    const char *order = acc_kind(*a) == ACC_READ ? "write after read"
+                        : b->kind == ACC_READ ? "read after write" : "write after write";
+    const char *sv = same_value ? ", same value" : "";
+    bool mixed = (acc_kind(*a) == ACC_ATOMIC) != (b->kind == ACC_ATOMIC);
+    if (mixed)
+        snprintf(f->message, sizeof f->message, "atomic and non-atomic access race on %s", name);
+    else if (reason == REASON_CROSS_TG)
+        snprintf(f->message, sizeof f->message, "device memory race between threadgroups (%s%s) on %s",
+                 order, sv, name);
+    else
+        snprintf(f->message, sizeof f->message, "%s memory race (%s%s) on %s",
+                 b->sp == SP_TG ? "threadgroup" : "device", order, sv, name);
+
+    uint32_t la = check_line_of(p, acc_pc(r, a)), lb = check_line_of(p, b->pc);
+    const char *want = space_flag[b->sp];
+    char fl[64];
+    switch (reason) {
+    case REASON_SAME_INST:
+        snprintf(f->fix, sizeof f->fix,
+                 "threads of one instruction at line %u store %s values to the same element: "
+                 "give each thread its own element, or use an atomic", lb,
+                 same_value ? "the same" : "different");
+        break;
+    case REASON_CROSS_TG:
+        if (mixed)
+            snprintf(f->fix, sizeof f->fix,
+                     "threadgroups cannot synchronize: use atomics for every access to %s, or "
+                     "separate dispatches", name);
+        else
+            snprintf(f->fix, sizeof f->fix, "threadgroups cannot synchronize: use atomics or separate dispatches");
+        break;
+    case REASON_SIMD:
+        snprintf(f->fix, sizeof f->fix,
+                 "add simdgroup_barrier(%s) between line %u and line %u (strict_simd: lanes of a "
+                 "SIMD-group are not assumed to run in lockstep)", want, la, lb);
+        break;
+    case REASON_FLAGS: {
+        uint8_t flags = r->noncover_flags[b->sp];
+        uint32_t line = check_line_of(p, r->noncover_pc[b->sp]);
+        flags_name(flags, fl, sizeof fl);
+        if (!(flags & (ISA_MEM_DEVICE | ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE)))
+            snprintf(f->fix, sizeof f->fix,
+                     "the barrier at line %u has mem_flags::mem_none: it orders execution only; use %s",
+                     line, want);
+        else
+            snprintf(f->fix, sizeof f->fix,
+                     "the barrier at line %u has mem_flags::%s: it does not order %s memory; use %s",
+                     line, fl, b->sp == SP_TG ? "threadgroup" : "device", want);
+        break;
+    }
+    default:
+        snprintf(f->fix, sizeof f->fix, "no threadgroup_barrier(%s) between line %u and line %u%s", want,
+                 la, lb, mixed ? ", or use atomics for every access" : "");
+        break;
+    }
+    if (same_value) {
+        size_t n = strlen(f->fix);
+        snprintf(f->fix + n, sizeof f->fix - n,
+                 " (the threads stored the same value; reported because same_value_races is on)");
+    }
+}
+
+static RaceReason reason_of(const Race *r, const RaceAccess *a, const RaceCur *b)
+{
+    if (a->serial == b->serial)
+        return REASON_SAME_INST;
+    if (a->serial < r->tg_first)
+        return REASON_CROSS_TG;
+    if (acc_tid(*a) / SIM_SIMD_WIDTH == b->tid / SIM_SIMD_WIDTH)
+        return REASON_SIMD;
+    if (a->serial < r->noncover_serial[b->sp])
+        return REASON_FLAGS;
+    return REASON_NO_BARRIER;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void grow_table(Race *r)
+{
+    free(r->table);
+    r->table_size = r->table_size ? r->table_size * 2 : 64;
+    r->table = util_calloc(r->table_size, sizeof *r->table);
+    for (size_t i = 0; i < r->num_found; i++) {
+        size_t h = mix64(r->found[i].key ^ r->found[i].klass) & (r->table_size - 1);
+        while (r->table[h])
+            h = (h + 1) & (r->table_size - 1);
+        r->table[h] = (uint32_t)(i + 1);
+    }
+}
+
+static __attribute__((noinline)) void report(Race *r, const SimGroupView *sg, const RaceCur *b,
+                                             const RaceAccess *a, uint64_t addr, bool same_value)
+{
+    RaceReason reason = reason_of(r, a, b);
+    uint64_t key = (uint64_t)acc_pc(r, a) << 32 | b->pc;
+    uint32_t klass = (uint32_t)reason | (uint32_t)acc_kind(*a) << 4 | (uint32_t)b->kind << 6 |
+                     (uint32_t)b->sp << 8 | (uint32_t)same_value << 9;
+    if ((r->num_found + 1) * 2 > r->table_size)
+        grow_table(r);
+    size_t h = mix64(key ^ klass) & (r->table_size - 1);
+    while (r->table[h]) {
+        RacePending *p = &r->found[r->table[h] - 1];
+        if (p->key == key && p->klass == klass) {
+            p->f.count++;
+            return;
+        }
+        h = (h + 1) & (r->table_size - 1);
+    }
+    util_reserve((void **)&r->found, &r->found_cap, r->num_found + 1, sizeof *r->found);
+    RacePending *p = &r->found[r->num_found++];
+    p->key = key;
+    p->klass = klass;
+    build_finding(r, &p->f, sg, b, a, addr, reason, same_value);
+    p->f.count = 1;
+    r->table[h] = (uint32_t)r->num_found;
+}
+
+/* ---- the per-access work ------------------------------------------------------------------ */
+
+/* Whether earlier access a happens before the current access b. */
+static inline bool ordered(const Race *r, RaceAccess a, const RaceCur *b)
+{
+    if (a.serial == b->serial)
+        return acc_tid(a) == b->tid;   /* lanes of one instruction run at once */
+    if (a.serial < r->tg_first)
+        return false;                  /* an earlier threadgroup: only device memory gets here */
+    if (acc_tid(a) == b->tid || a.serial < r->rel[b->sp])
+        return true;
+    if (acc_sg(a) != (uint32_t)b->tid / SIM_SIMD_WIDTH)
+        return false;
+    return !r->strict || a.serial < r->simd_rel[b->tid / SIM_SIMD_WIDTH][b->sp];
+}
+
+static inline bool conflicts(const Race *r, RaceAccess a, const RaceCur *b)
+{
+    return a.serial && !(acc_kind(a) == ACC_ATOMIC && b->kind == ACC_ATOMIC) && !ordered(r, a, b);
+}
+
+static inline RaceMore *more_of(const RaceShadow *sh, const RaceCell *c)
+{
+    return c->link ? &sh->more[c->link - 1] : NULL;
+}
+
+static RaceMore *ensure_more(RaceShadow *sh, RaceCell *c)
+{
+    if (c->link)
+        return &sh->more[c->link - 1];
+    util_reserve((void **)&sh->more, &sh->more_cap, sh->num_more + 1, sizeof *sh->more);
+    RaceMore *m = &sh->more[sh->num_more++];
+    memset(m, 0, sizeof *m);
+    c->link = (uint32_t)sh->num_more;
+    return m;
+}
+
+/* Adds b to the reads since the last plain write. Atomics go there too: they read, and a
+ * plain access later must meet every atomic it is unordered with, not just the last. Reads
+ * nothing later can race with are dropped; reads by earlier threadgroups move to rx. */
+static inline void insert_read(const Race *r, RaceShadow *sh, RaceCell *c, const RaceCur *b)
+{
+    if (c->r1.serial && (c->r1.serial < r->tg_first || c->r1.serial < r->rel[b->sp])) {
+        RaceMore *m = more_of(sh, c);
+        if (m && m->r2.serial) { /* older than r1, so stale too */
+            if (m->r2.serial < r->tg_first)
+                m->rx = m->r2;
+            m->r2.serial = 0;
+        }
+        if (c->r1.serial < r->tg_first)
+            ensure_more(sh, c)->rx = c->r1;
+        c->r1.serial = 0;
+    }
+    uint32_t agent = r->strict ? 0 : 5; /* agents: threads, or SIMD-groups */
+    if (c->r1.serial && acc_tid(c->r1) >> agent != (uint32_t)b->tid >> agent) {
+        RaceMore *m = ensure_more(sh, c);
+        if (m->r2.serial && m->r2.serial < r->tg_first)
+            m->rx = m->r2;
+        m->r2 = c->r1;
+    }
+    c->r1 = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, b->kind)};
+}
+
+static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, RaceCur *b,
+                               RaceCell *c, uint32_t value, uint32_t vmask, uint64_t addr)
+{
+    RaceMore *m = more_of(sh, c);
+    if (b->kind == ACC_READ) {
+        if (!b->done_w && conflicts(r, c->w, b)) {
+            b->done_w = true;
+            report(r, sg, b, &c->w, addr, false);
+        } else if (!b->done_r) {
+            /* a plain read races only with atomics among the reads */
+            const RaceAccess *hit = NULL;
+            if (acc_kind(c->r1) == ACC_ATOMIC && conflicts(r, c->r1, b))
+                hit = &c->r1;
+            else if (m && acc_kind(m->r2) == ACC_ATOMIC && conflicts(r, m->r2, b))
+                hit = &m->r2;
+            else if (m && acc_kind(m->rx) == ACC_ATOMIC && conflicts(r, m->rx, b))
+                hit = &m->rx;
+            if (hit) {
+                b->done_r = true;
+                report(r, sg, b, hit, addr, false);
+            }
+        }
+        insert_read(r, sh, c, b);
+        return;
+    }
+    if (!b->done_w && conflicts(r, c->w, b)) {
+        bool same = acc_kind(c->w) != ACC_ATOMIC && b->kind != ACC_ATOMIC && !((c->value ^ value) & vmask);
+        if (!same || r->same_value) {
+            b->done_w = true;
+            report(r, sg, b, &c->w, addr, same);
+        }
+    }
+    if (!b->done_r) {
+        const RaceAccess *hit = conflicts(r, c->r1, b) ? &c->r1
+                                : m && conflicts(r, m->r2, b) ? &m->r2
+                                : m && conflicts(r, m->rx, b) ? &m->rx : NULL;
+        if (hit) {
+            b->done_r = true;
+            report(r, sg, b, hit, addr, false);
+        }
+    }
+    c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, b->kind)};
+    c->value = (c->value & ~vmask) | (value & vmask);
+    if (b->kind == ACC_ATOMIC) {
+        insert_read(r, sh, c, b);
+        return;
+    }
+    c->r1.serial = 0;
+    if (m)
+        m->r2.serial = m->rx.serial = 0;
+}
+
+/* The four byte cells of a word cell, made on first need (each with its own copy of the
+ * word's read history). Returns NULL when the pool is full. */
+static RaceCell *byte_cells(RaceShadow *sh, uint64_t word)
+{
+    RaceCell *c = &sh->cells[word];
+    if (c->link & RACE_SPLIT)
+        return &sh->bytes[c->link & ~RACE_SPLIT];
+    if (sh->num_bytes + 4 >= RACE_SPLIT || sh->num_more + 4 >= RACE_SPLIT)
+        return NULL;
+    util_reserve((void **)&sh->bytes, &sh->bytes_cap, sh->num_bytes + 4, sizeof *sh->bytes);
+    RaceCell *bytes = &sh->bytes[sh->num_bytes];
+    RaceMore more = {{0, 0}, {0, 0}};
+    if (c->link)
+        more = sh->more[c->link - 1];
+    for (int k = 0; k < 4; k++) {
+        bytes[k] = *c;
+        bytes[k].value = (c->value >> (8 * k)) & 0xff;
+        bytes[k].link = 0;
+        if (more.r2.serial || more.rx.serial)
+            *ensure_more(sh, &bytes[k]) = more;
+    }
+    c->link = RACE_SPLIT | (uint32_t)sh->num_bytes;
+    sh->num_bytes += 4;
+    return bytes;
+}
+
+/* Zeroed shadow for a device buffer, or NULL. Big shadows ask for huge pages: first touches
+ * of 4 KiB pages would otherwise cost more than the checking. */
+static RaceCell *shadow_alloc(uint64_t words)
+{
+    if (words > SIZE_MAX / sizeof(RaceCell))
+        return NULL;
+    size_t bytes = (size_t)words * sizeof(RaceCell);
+#ifdef MADV_HUGEPAGE
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= 2 * huge) {
+        void *p = NULL;
+        size_t size = (bytes + huge - 1) & ~(huge - 1);
+        if (posix_memalign(&p, huge, size) != 0)
+            return NULL;
+        madvise(p, size, MADV_HUGEPAGE);
+        memset(p, 0, bytes);
+        return p;
+    }
+#endif
+    return calloc(1, bytes);
+}
+
+static RaceShadow *device_shadow(Race *r, uint64_t addr)
+{
+    uint64_t index = (addr >> MEM_BUFFER_SHIFT) - 1;
+    if (index >= r->num_dev)
+        return NULL;
+    RaceShadow *sh = &r->dev[index];
+    if (UTIL_UNLIKELY(!sh->tried)) {
+        sh->tried = true;
+        const MemBuffer *b = &r->s->device->buffers[index];
+        sh->words = (b->size + 3) / 4;
+        /* not util_calloc: a buffer too big to shadow goes unchecked rather than fatal */
+        sh->cells = b->space == MEM_SPACE_DEVICE && sh->words ? shadow_alloc(sh->words) : NULL;
+        if (!sh->cells)
+            sh->words = 0;
+    }
+    return sh->cells ? sh : NULL;
+}
+
+static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
+{
+    Race *r = ctx;
+    uint8_t sp;
+    if (acc->space == MEM_SPACE_THREADGROUP)
+        sp = SP_TG;
+    else if (acc->space == MEM_SPACE_DEVICE)
+        sp = SP_DEV;
+    else
+        return;
+    if (UTIL_UNLIKELY(r->serial >= UINT32_MAX - 2)) {
+        r->exhausted = true;
+        return;
+    }
+    const IsaProgram *prog = r->s->program;
+    uintptr_t at = (uintptr_t)acc->inst, base = (uintptr_t)prog->code;
+    int64_t index = at >= base && at < base + (uintptr_t)prog->count * sizeof *prog->code
+                        ? (int64_t)((at - base) / sizeof *prog->code)
+                        : isa_program_index_of_pc(prog, acc->inst->pc);
+    RaceCur b = {
+        .serial = ++r->serial, .pc = acc->inst->pc, .sp = sp,
+        .index = index < 0 || index > RACE_MAX_INDEX ? RACE_MAX_INDEX : (uint32_t)index,
+        .kind = acc->kind == SIM_ACCESS_READ ? ACC_READ : acc->kind == SIM_ACCESS_WRITE ? ACC_WRITE : ACC_ATOMIC,
+    };
+    const uint32_t bytes = acc->bytes, tid0 = sg->simdgroup * SIM_SIMD_WIDTH;
+    uint32_t mask = acc->lane_mask;
+    while (mask) {
+        uint32_t lane = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        uint64_t addr = acc->addr[lane], off = addr;
+        RaceShadow *sh = &r->tg;
+        if (sp == SP_DEV) {
+            sh = device_shadow(r, addr);
+            if (!sh)
+                continue;
+            off = addr & MEM_MAX_BUFFER_BYTES;
+        }
+        if (off + bytes > sh->words * 4)
+            continue;
+        b.tid = (uint16_t)(tid0 + lane);
+        b.lane = lane;
+        b.done_w = b.done_r = false;
+        const uint8_t *data = acc->data[lane];
+        uint64_t word = off / 4;
+        if (((off | bytes) & 3) == 0) {
+            for (uint32_t k = 0; k < bytes / 4; k++) {
+                uint32_t v = 0;
+                if (b.kind != ACC_READ)
+                    memcpy(&v, data + 4 * k, 4);
+                RaceCell *c = &sh->cells[word + k];
+                if (UTIL_LIKELY(!(c->link & RACE_SPLIT))) {
+                    cell_access(r, sh, sg, &b, c, v, 0xffffffffu, addr + 4 * k);
+                    continue;
+                }
+                for (uint32_t j = 0; j < 4; j++)
+                    cell_access(r, sh, sg, &b, &sh->bytes[(c->link & ~RACE_SPLIT) + j],
+                                (v >> (8 * j)) & 0xff, 0xff, addr + 4 * k + j);
+            }
+        } else {
+            for (uint32_t j = 0; j < bytes; j++) {
+                RaceCell *bc = byte_cells(sh, (off + j) / 4);
+                if (bc)
+                    cell_access(r, sh, sg, &b, &bc[(off + j) % 4], b.kind != ACC_READ ? data[j] : 0,
+                                0xff, addr + j);
+            }
+        }
+        if (sp == SP_TG && (off + bytes + 3) / 4 > r->tg_hwm)
+            r->tg_hwm = (off + bytes + 3) / 4;
+    }
+}
+
+/* ---- threadgroups and barriers ------------------------------------------------------------ */
+
+static void on_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    Race *r = ctx;
+    uint64_t words = ((uint64_t)tg->tg_memory_bytes + 3) / 4;
+    if (words > r->tg.words) {
+        free(r->tg.cells);
+        r->tg.cells = util_calloc(words, sizeof *r->tg.cells);
+        r->tg.words = words;
+    } else if (r->tg_hwm) {
+        memset(r->tg.cells, 0, r->tg_hwm * sizeof *r->tg.cells);
+    }
+    r->tg_hwm = 0;
+    r->tg.num_bytes = 0;
+    r->tg.num_more = 0;
+    r->cur_tg = tg;
+    r->tg_first = r->serial + 1;
+    memcpy(r->dispatch_size, tg->dispatch_size, sizeof r->dispatch_size);
+    util_reserve((void **)&r->tgs, &r->tgs_cap, r->num_tgs + 1, sizeof *r->tgs);
+    RaceTg *t = &r->tgs[r->num_tgs++];
+    t->first_serial = r->tg_first;
+    memcpy(t->position, tg->position, sizeof t->position);
+    memcpy(t->size, tg->size, sizeof t->size);
+    memset(r->rel, 0, sizeof r->rel);
+    memset(r->simd_rel, 0, sizeof r->simd_rel);
+    memset(r->noncover_serial, 0, sizeof r->noncover_serial);
+    r->pending_flags = 0xff;
+    r->pending_any = false;
+}
+
+static void on_barrier_arrive(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    Race *r = ctx;
+    (void)sg;
+    if (inst->op != ISA_OP_BARRIER)
+        return;
+    /* SIMD-groups at different barriers is barrier divergence (barrier.c); here only the
+     * spaces every arriving barrier covers count as ordered */
+    r->pending_flags &= inst->flags;
+    r->pending_any = true;
+    r->pending_pc = inst->pc;
+}
+
+static void on_barrier_release(void *ctx, const SimThreadgroupView *tg)
+{
+    Race *r = ctx;
+    (void)tg;
+    uint8_t flags = r->pending_any ? r->pending_flags : 0;
+    for (int sp = 0; sp < SP_COUNT; sp++) {
+        if (flags & space_bit[sp]) {
+            r->rel[sp] = r->serial + 1;
+        } else {
+            r->noncover_serial[sp] = r->serial + 1;
+            r->noncover_pc[sp] = r->pending_pc;
+            r->noncover_flags[sp] = flags;
+        }
+    }
+    r->pending_flags = 0xff;
+    r->pending_any = false;
+}
+
+/* Only attached under strict_simd: simdgroup_barrier orders the lanes of its SIMD-group. */
+static void on_inst_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    Race *r = ctx;
+    if (inst->op != ISA_OP_SIMD_BARRIER || sg->simdgroup >= UTIL_ARRAY_LEN(r->simd_rel))
+        return;
+    for (int sp = 0; sp < SP_COUNT; sp++)
+        if (inst->flags & space_bit[sp])
+            r->simd_rel[sg->simdgroup][sp] = r->serial + 1;
+}
+
+/* ---- the checker -------------------------------------------------------------------------- */
+
+static void race_finish(CheckChecker *c, CheckSession *s, const SimResult *result)
+{
+    Race *r = (Race *)c;
+    (void)result;
+    for (size_t i = 0; i < r->num_found; i++)
+        check_report(s, &r->found[i].f);
+    r->num_found = 0;
+    if (r->table)
+        memset(r->table, 0, r->table_size * sizeof *r->table);
+}
+
+static void race_destroy(CheckChecker *c)
+{
+    Race *r = (Race *)c;
+    for (uint32_t i = 0; i < r->num_dev; i++) {
+        free(r->dev[i].cells);
+        free(r->dev[i].bytes);
+        free(r->dev[i].more);
+    }
+    free(r->dev);
+    free(r->tg.cells);
+    free(r->tg.bytes);
+    free(r->tg.more);
+    free(r->tgs);
+    free(r->found);
+    free(r->table);
+    free(r);
+}
 
 CheckChecker *check_race_new(CheckSession *s)
 {
-    (void)s;
-    return NULL;
+    if (!s->opts.races)
+        return NULL;
+    Race *r = util_calloc(1, sizeof *r);
+    r->s = s;
+    r->strict = s->opts.strict_simd;
+    r->same_value = s->opts.same_value_races;
+    r->num_dev = s->device ? s->device->count : 0;
+    r->dev = util_calloc(r->num_dev ? r->num_dev : 1, sizeof *r->dev);
+    r->pending_flags = 0xff;
+    r->base.observer = (SimObserver){
+        .ctx = r,
+        .threadgroup_begin = on_threadgroup_begin,
+        .inst_issued = r->strict ? on_inst_issued : NULL,
+        .mem_access = on_mem_access,
+        .barrier_arrive = on_barrier_arrive,
+        .barrier_release = on_barrier_release,
+    };
+    r->base.finish = race_finish;
+    r->base.destroy = race_destroy;
+    return &r->base;
 }

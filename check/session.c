@@ -53,7 +53,8 @@ void check_report(CheckSession *s, const CheckFinding *f)
     for (uint32_t i = 0; i < s->num_findings; i++) {
         CheckFinding *g = &s->findings[i];
         if (g->kind == f->kind && place_of(s->program, &g->first) == a &&
-            place_of(s->program, &g->second) == b) {
+            place_of(s->program, &g->second) == b && g->first.access == f->first.access &&
+            g->second.access == f->second.access && g->severity == f->severity) {
             g->count += f->count ? f->count : 1;
             return;
         }
@@ -200,6 +201,9 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
                     g.first.index = (int64_t)(f->offset / s->buffers[i].elem_size);
         }
         check_site_name(&g.first, name, sizeof name);
+        bool unused = !f->is_write && check_memory_read_unused(s, f->pc);
+        if (unused)
+            g.severity = CHECK_WARNING;
         if (f->kind == SIM_FAULT_NO_BUFFER)
             snprintf(g.message, sizeof g.message, "%s of address 0x%llx, which is in no buffer",
                      f->is_write ? "write" : "read", (unsigned long long)f->offset);
@@ -208,6 +212,12 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
                      "out-of-bounds %s of %s (byte offset %llu, %u bytes; valid 0..%llu)",
                      f->is_write ? "write" : "read", name, (unsigned long long)f->offset, f->bytes,
                      (unsigned long long)(f->valid_bytes ? f->valid_bytes - 1 : 0));
+        if (unused) {
+            size_t len = strlen(g.message);
+            snprintf(g.message + len, sizeof g.message - len, " whose value is never used");
+            snprintf(g.fix, sizeof g.fix, "the loaded value is discarded; guard the load itself "
+                     "with the bounds check, not only its use");
+        }
         break;
     }
     check_report(s, &g);
@@ -236,7 +246,8 @@ const CheckFinding *check_session_finish(CheckSession *s, const SimResult *resul
         uint64_t extra = i + 1 == result->num_faults ? result->total_faults - result->num_faults : 0;
         fold_fault(s, &result->faults[i], 1 + extra);
     }
-    qsort(s->findings, s->num_findings, sizeof *s->findings, finding_order);
+    if (s->num_findings)
+        qsort(s->findings, s->num_findings, sizeof *s->findings, finding_order);
     *count = s->num_findings;
     return s->findings;
 }

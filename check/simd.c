@@ -1,10 +1,159 @@
 /*
- * simd.c — placeholder until the checker lands; returns no checker.
+ * simd.c — SIMD-group functions in divergent code: a shuffle or broadcast whose active lane
+ * reads an inactive lane (MSL leaves that value undefined) or a lane the SIMD-group does not
+ * have. Reductions, prefix operations, ballots and simd_broadcast_first combine active lanes
+ * only, so they are correct in divergent code and stay silent.
+ *
+ * Each source lane is computed from the operands exactly as the simulator picks it
+ * (sim/ops_simd.c): a register is read from the view, an immediate from the instruction, a
+ * uniform from the program's .uniform values. A uniform bound at launch (a buffer address)
+ * is not visible to observers; such a shuffle is skipped, which is never the case for the
+ * compiler's output (lane operands are registers or immediates).
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "check_internal.h"
+
+typedef struct SimdChecker {
+    CheckChecker base;
+    CheckSession *s;
+} SimdChecker;
+
+static const char *msl_name(uint16_t op)
+{
+    switch (op) {
+    case ISA_OP_SHFL: return "simd_shuffle";
+    case ISA_OP_SHFL_UP: return "simd_shuffle_up";
+    case ISA_OP_SHFL_DOWN: return "simd_shuffle_down";
+    case ISA_OP_SHFL_XOR: return "simd_shuffle_xor";
+    case ISA_OP_SHFL_ROT_UP: return "simd_shuffle_rotate_up";
+    case ISA_OP_SHFL_ROT_DOWN: return "simd_shuffle_rotate_down";
+    case ISA_OP_BCAST: return "simd_broadcast";
+    case ISA_OP_QSHFL: return "quad_shuffle";
+    case ISA_OP_QSHFL_UP: return "quad_shuffle_up";
+    case ISA_OP_QSHFL_DOWN: return "quad_shuffle_down";
+    case ISA_OP_QSHFL_XOR: return "quad_shuffle_xor";
+    case ISA_OP_QSHFL_ROT_UP: return "quad_shuffle_rotate_up";
+    case ISA_OP_QSHFL_ROT_DOWN: return "quad_shuffle_rotate_down";
+    case ISA_OP_QBCAST: return "quad_broadcast";
+    default: return NULL;
+    }
+}
+
+/* The lane operand's value in every lane; false when it cannot be known. */
+static bool lane_operand(const SimdChecker *c, const SimGroupView *sg, const IsaOperand *o,
+                         uint32_t out[32])
+{
+    uint32_t v;
+    switch ((IsaOperandKind)o->kind) {
+    case ISA_OPD_R32:
+        if (o->index >= sg->num_regs)
+            return false;
+        for (int l = 0; l < 32; l++)
+            out[l] = sg->regs[o->index * 32u + l];
+        return true;
+    case ISA_OPD_IMM:
+        v = (uint32_t)o->imm;
+        break;
+    case ISA_OPD_U32: {
+        const IsaProgram *p = c->s->program;
+        uint32_t i = 0;
+        while (i < p->num_uniform_inits && p->uniform_inits[i].uniform != o->index)
+            i++;
+        if (i == p->num_uniform_inits)
+            return false;
+        v = p->uniform_inits[i].value;
+        break;
+    }
+    default:
+        return false;
+    }
+    for (int l = 0; l < 32; l++)
+        out[l] = v;
+    return true;
+}
+
+/* The lane that lane l reads (as sim/ops_simd.c computes it). */
+static uint32_t source_lane(uint16_t op, uint32_t l, uint32_t b)
+{
+    uint32_t quad = l & ~3u, q = l & 3u;
+    switch (op) {
+    case ISA_OP_SHFL: case ISA_OP_BCAST: return b & 31;
+    case ISA_OP_SHFL_UP: return b <= l ? l - b : l;
+    case ISA_OP_SHFL_DOWN: return b < 32 - l ? l + b : l;
+    case ISA_OP_SHFL_XOR: return l ^ (b & 31);
+    case ISA_OP_SHFL_ROT_UP: return (l - (b & 31)) & 31;
+    case ISA_OP_SHFL_ROT_DOWN: return (l + (b & 31)) & 31;
+    case ISA_OP_QSHFL: case ISA_OP_QBCAST: return quad + (b & 3);
+    case ISA_OP_QSHFL_UP: return b <= q ? l - b : l;
+    case ISA_OP_QSHFL_DOWN: return b < 4 - q ? l + b : l;
+    case ISA_OP_QSHFL_XOR: return quad + (q ^ (b & 3));
+    case ISA_OP_QSHFL_ROT_UP: return quad + ((q - (b & 3)) & 3);
+    default: return quad + ((q + (b & 3)) & 3); /* QSHFL_ROT_DOWN */
+    }
+}
+
+static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    SimdChecker *c = ctx;
+    const char *name = msl_name(inst->op);
+    if (!name)
+        return;
+    uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
+    uint32_t exec = sg->exec_mask & present;
+    /* With every lane of a full SIMD-group active, every source lane is valid. */
+    if (exec == 0xffffffffu || !exec)
+        return;
+    uint32_t b[32];
+    if (!lane_operand(c, sg, &inst->opd[2], b))
+        return;
+    uint32_t bad = 0, reader = 0, source = 0;
+    for (uint32_t m = exec; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        uint32_t src = source_lane(inst->op, l, b[l]);
+        if (src >= sg->lanes || !((exec >> src) & 1)) {
+            if (!bad) {
+                reader = l;
+                source = src;
+            }
+            bad++;
+        }
+    }
+    if (!bad)
+        return;
+    CheckFinding f = {.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR, .count = 1};
+    check_site_thread(&f.first, sg, reader, inst->pc);
+    f.first.access = CHECK_ACCESS_READ;
+    uint32_t line = check_line_of(c->s->program, inst->pc);
+    if (source < sg->lanes) {
+        check_site_thread(&f.second, sg, source, inst->pc);
+        snprintf(f.message, sizeof f.message,
+                 "%s reads lane %u, which is inactive (its value is undefined): lane %u reads it"
+                 "%s",
+                 name, source, reader, bad > 1 ? ", and other lanes read inactive lanes too" : "");
+    } else {
+        snprintf(f.message, sizeof f.message,
+                 "%s reads lane %u, which does not exist (the SIMD-group has %u threads): lane "
+                 "%u reads it",
+                 name, source, sg->lanes, reader);
+    }
+    snprintf(f.fix, sizeof f.fix,
+             "call %s at line %u where every lane it reads is active (outside the if), or "
+             "use a reduction, which combines only active lanes",
+             name, line);
+    check_report(c->s, &f);
+}
+
+static void destroy(CheckChecker *base) { free(base); }
 
 CheckChecker *check_simd_new(CheckSession *s)
 {
-    (void)s;
-    return NULL;
+    if (!s->opts.simd)
+        return NULL;
+    SimdChecker *c = util_calloc(1, sizeof *c);
+    c->s = s;
+    c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
+    c->base.destroy = destroy;
+    return &c->base;
 }

@@ -578,6 +578,13 @@ static IsaProgram *build_program(LangCtx *ctx, const LangIr *ir, const Emit *e,
     p->num_regs = regs_used(e);
     p->tg_mem_bytes = ir->tg_mem_bytes;
     p->stack_bytes = ra->stack_bytes;
+    p->symbols = util_calloc(ir->num_symbols ? ir->num_symbols : 1, sizeof *p->symbols);
+    for (uint32_t i = 0; i < ir->num_symbols; i++) {
+        p->symbols[i] = ir->symbols[i];
+        p->symbols[i].name = util_strdup(ir->symbols[i].name);
+        p->symbols[i].type_name = ir->symbols[i].type_name ? util_strdup(ir->symbols[i].type_name) : NULL;
+    }
+    p->num_symbols = ir->num_symbols;
     p->args = util_calloc(ir->num_args ? ir->num_args : 1, sizeof *p->args);
     for (uint32_t i = 0; i < ir->num_args; i++) {
         p->args[i] = ir->args[i];

@@ -119,7 +119,7 @@ void cg_error(LangCg *cg, const LangToken *tok, const char *msg)
 int cg_width_of(const LangType *t)
 {
     switch (t->kind) {
-    case LTY_HALF: return 16;
+    case LTY_HALF: case LTY_SHORT: case LTY_USHORT: return 16;
     case LTY_LONG: case LTY_ULONG: return 64;
     case LTY_POINTER:
         return t->space == LAS_DEVICE || t->space == LAS_CONSTANT ? 64 : 32;
@@ -265,7 +265,7 @@ static void bind_builtin_param(LangCg *cg, LangVar *p)
     LangType *ty = p->type;
     LangType *sc = lang_scalar_of(ty);
     int n = lang_components(ty);
-    if (!m || !lang_is_integer(sc) || cg_width_of(sc) != 32 || n > m->comps ||
+    if (!m || !lang_is_integer(sc) || cg_width_of(sc) == 64 || n > m->comps ||
         (ty->kind != LTY_VECTOR && !lang_is_scalar(ty)))
         cg_error(cg, p->tok, "this attribute needs an integer parameter of fitting size");
     cg_set_loc(cg, p->tok);
@@ -278,6 +278,11 @@ static void bind_builtin_param(LangCg *cg, LangVar *p)
         in->opd[0] = r;
         in->opd[1].kind = ISA_OPD_SR;
         in->opd[1].index = (uint16_t)(m->x + i);
+        if (cg_is_int16(sc)) { /* ushort lane [[...]]: the low bits, in a half */
+            b->regs[i] = cg_narrow16(cg, r, sc);
+            cg_name_vreg(cg, b->regs[i], p);
+            continue;
+        }
         b->regs[i] = cg_normalize(cg, r, sc);
         if (b->regs[i].index != r.index) { /* keep the variable in one register */
             cg_mov(cg, r, b->regs[i], 32);
@@ -425,6 +430,36 @@ static void bind_args(LangCg *cg, LangFunction *k)
     }
 }
 
+/* The kernel's threadgroup variables, so checkers can say `shared[10]` rather than a byte
+ * offset. Indices count elements of the innermost non-array type. */
+static void name_threadgroup_variables(LangCg *cg, LangFunction *kernel)
+{
+    uint32_t n = 0;
+    for (LangVar *v = kernel->locals; v; v = v->next)
+        n += v->kind == LVAR_THREADGROUP;
+    if (!n)
+        return;
+    IsaSymbol *syms = lang_alloc(cg->ctx, n * sizeof *syms);
+    uint32_t i = 0;
+    for (LangVar *v = kernel->locals; v; v = v->next) {
+        if (v->kind != LVAR_THREADGROUP)
+            continue;
+        LangType *elem = v->type;
+        while (elem->kind == LTY_ARRAY)
+            elem = elem->base;
+        syms[i++] = (IsaSymbol){
+            .name = v->name,
+            .type_name = (char *)lang_type_name(cg->ctx, elem),
+            .space = ISA_SYM_THREADGROUP,
+            .offset = (uint32_t)v->tg_offset,
+            .size = (uint32_t)v->type->size,
+            .elem_size = (uint32_t)(elem->size ? elem->size : 1),
+        };
+    }
+    cg->ir->symbols = syms;
+    cg->ir->num_symbols = n;
+}
+
 LangIr *lang_codegen(LangCtx *ctx, LangUnit *unit, LangFunction *kernel)
 {
     LangCg *cg = lang_alloc(ctx, sizeof *cg);
@@ -449,5 +484,6 @@ LangIr *lang_codegen(LangCtx *ctx, LangUnit *unit, LangFunction *kernel)
     (void)stop;
     cg->ir->tg_mem_bytes = (uint32_t)kernel->tg_mem_bytes;
     cg->ir->stack_bytes = cg->stack_bytes;
+    name_threadgroup_variables(cg, kernel);
     return cg->ir;
 }

@@ -508,8 +508,12 @@ static void split64(LangCg *cg, IsaOperand v, IsaOperand *lo, IsaOperand *hi)
 
 static IsaOperand join64(LangCg *cg, IsaOperand lo, IsaOperand hi)
 {
+    if (lo.kind == ISA_OPD_IMM && hi.kind == ISA_OPD_IMM)
+        return lang_cg_imm((uint64_t)(uint32_t)hi.imm << 32 | (uint32_t)lo.imm);
     IsaOperand h = op2(cg, ISA_OP_SHL64, 64, cvt_to(cg, hi, ISA_TYPE_U64, ISA_TYPE_U32, 64),
                        lang_cg_imm(32));
+    if (lo.kind == ISA_OPD_IMM && (uint32_t)lo.imm == 0)
+        return h;
     return op2(cg, ISA_OP_OR64, 64, h, cvt_to(cg, lo, ISA_TYPE_U64, ISA_TYPE_U32, 64));
 }
 
@@ -608,6 +612,17 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
                 cg_error(cg, node->tok, "SIMD-group functions do not take pointers");
             IsaOpcode sh = b == LANG_BI_SIMD_BROADCAST_FIRST ? ISA_OP_BCAST_FIRST : sop;
             r.c[i] = simd64(cg, node, is_red, is_red ? op : sh, red, prefix, s, v.c[i], lane);
+            continue;
+        }
+        if (cg_is_int16(s)) { /* through the extended 32-bit value, exact both ways */
+            IsaOperand x = cg_widen16(cg, v.c[i], s), d32;
+            if (is_red)
+                d32 = reduce32(cg, op, red, lang_is_unsigned(s) ? ISA_TYPE_U32 : ISA_TYPE_S32,
+                               prefix, x);
+            else
+                d32 = shuffle32(cg, b == LANG_BI_SIMD_BROADCAST_FIRST ? ISA_OP_BCAST_FIRST : sop,
+                                x, lane);
+            r.c[i] = cg_narrow16(cg, d32, s);
             continue;
         }
         if (is_red) {
@@ -733,8 +748,12 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
     CgVal r = cg_val_new(cg, rt, nr);
     for (int k = 0; k < nr; k++) {
         IsaOperand x[4];
-        for (int j = 0; j < na && j < 4; j++)
+        for (int j = 0; j < na && j < 4; j++) {
             x[j] = args[j].c[args[j].n == 1 ? 0 : k];
+            LangType *js = lang_scalar_of(args[j].type);
+            if (cg_is_int16(js)) /* the integer functions work on extended 32-bit values */
+                x[j] = cg_widen16(cg, x[j], js);
+        }
         if (b >= LANG_BI_ISNAN && b <= LANG_BI_SIGNBIT) {
             r.c[k] = relational(cg, b, s, x[0]);
         } else if (b >= LANG_BI_CLZ && b <= LANG_BI_RHADD) {
@@ -753,6 +772,8 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
         } else {
             cg_error(cg, node->tok, "this function is not supported for these argument types");
         }
+        if (cg_is_int16(lang_scalar_of(rt)))
+            r.c[k] = cg_narrow16(cg, r.c[k], lang_scalar_of(rt));
     }
     return r;
 }

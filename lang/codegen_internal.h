@@ -1,8 +1,9 @@
 /*
  * codegen_internal.h — what code generation's own files share (codegen.c: state, emission,
- * kernel entry and exec-mask regions; codegen_expr.c: values, lvalues, memory, arithmetic;
- * codegen_stmt.c: statements, control flow, inlining; codegen_builtin.c: non-math
- * builtins). Not part of the stage contract.
+ * kernel entry and exec-mask regions; codegen_mem.c: leaves, moves, memory, lvalues;
+ * codegen_expr.c: constants, conversions, arithmetic, the expression walk; codegen_stmt.c:
+ * statements, control flow, inlining; codegen_builtin.c: non-math builtins). Not part of
+ * the stage contract.
  *
  * Values are flattened into scalar "leaves": a scalar is one leaf, a vector one per
  * component, a struct or array the leaves of its members in layout order, a pointer one
@@ -113,13 +114,16 @@ void cg_if_else(LangCg *cg, int *skip_label);
 void cg_if_end(LangCg *cg, int skip_label);
 void cg_set_depth_and_refresh(LangCg *cg, int value);
 
-/* codegen_expr.c */
+/* codegen_mem.c */
+static inline bool cg_is_reg(IsaOperand o)
+{
+    return o.kind == ISA_OPD_R32 || o.kind == ISA_OPD_R16 || o.kind == ISA_OPD_R64;
+}
+static inline bool cg_is_dev(LangAddrSpace s) { return s == LAS_DEVICE || s == LAS_CONSTANT; }
 int cg_leaf_count(const LangType *ty);
 CgLeaf *cg_leaves(LangCg *cg, LangType *ty, int *n);
 CgVal cg_val_new(LangCg *cg, LangType *ty, int n);
 CgVal cg_val_fresh(LangCg *cg, LangType *ty);   /* vregs for every leaf */
-CgVal cg_expr(LangCg *cg, LangNode *node);
-IsaOperand cg_scalar(LangCg *cg, LangNode *node); /* a scalar expression's one operand */
 CgLval *cg_lval(LangCg *cg, LangNode *node);
 CgVal cg_load(LangCg *cg, CgLval *lv);
 void cg_store(LangCg *cg, CgLval *lv, CgVal v);
@@ -128,17 +132,33 @@ void cg_store_addr(LangCg *cg, CgAddr *a, LangType *ty, CgVal v);
 void cg_copy_into(LangCg *cg, IsaOperand *dst, LangType *ty, CgVal v);
 IsaOperand cg_mov(LangCg *cg, IsaOperand dst, IsaOperand src, int width);
 IsaOperand cg_to_reg(LangCg *cg, IsaOperand src, int width);
+CgAddr cg_addr_of_pointer(LangCg *cg, CgVal p);
+CgVal cg_pointer_of_addr(LangCg *cg, CgAddr *a, LangType *pty);
+IsaOperand cg_elem_index(LangCg *cg, CgAddr *a, int fsz);
+/* addr += index * scale; index is an operand of integer type it (any width) */
+void cg_addr_add(LangCg *cg, CgAddr *a, IsaOperand index, LangType *it, int scale);
+bool cg_lvalue_like(LangNode *n);                       /* reads go through cg_lval */
+int cg_member_leaf_start(LangType *st, LangMember *mem); /* first leaf of a member */
+
+/* codegen_expr.c */
+CgVal cg_expr(LangCg *cg, LangNode *node);
+IsaOperand cg_scalar(LangCg *cg, LangNode *node); /* a scalar expression's one operand */
+IsaType cg_reg_type(const LangType *t);           /* the cvt type of a value in a register */
+IsaOperand cg_cvt(LangCg *cg, IsaOperand v, IsaType dst, IsaType src, int dst_width);
+IsaOperand cg_emit3(LangCg *cg, IsaOpcode op, int width, IsaOperand a, IsaOperand b);
 IsaOperand cg_convert(LangCg *cg, IsaOperand v, LangType *from, LangType *to);
 IsaOperand cg_bool_of(LangCg *cg, IsaOperand v, LangType *ty); /* 0/1 */
 IsaOperand cg_select(LangCg *cg, IsaOperand c01, IsaOperand a, IsaOperand b, int width);
 IsaOperand cg_binop(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaOperand b,
                     const LangToken *tok);
 IsaOperand cg_compare(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaOperand b);
-IsaOperand cg_normalize(LangCg *cg, IsaOperand v, LangType *ty);
+IsaOperand cg_normalize(LangCg *cg, IsaOperand v, LangType *ty); /* 32-bit, extended */
+/* short/ushort live in register halves (16-bit vregs, h16 memory format); arithmetic widens
+ * them to 32 bits (C's promotion) and narrows results back by keeping the low 16 bits. */
+bool cg_is_int16(const LangType *t);
+IsaOperand cg_widen16(LangCg *cg, IsaOperand v, const LangType *t);   /* -> 32-bit, extended */
+IsaOperand cg_narrow16(LangCg *cg, IsaOperand v, const LangType *t);  /* 32-bit -> a half */
 bool cg_expr_is_simple(LangNode *node);
-CgAddr cg_addr_of_pointer(LangCg *cg, CgVal p);
-CgVal cg_pointer_of_addr(LangCg *cg, CgAddr *a, LangType *pty);
-IsaOperand cg_elem_index(LangCg *cg, CgAddr *a, int fsz);
 int64_t cg_const_int(LangCg *cg, LangNode *node, bool *ok);
 
 /* codegen_stmt.c */

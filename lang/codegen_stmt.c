@@ -64,8 +64,7 @@ static bool direct_compare(LangNode *c)
     if (!c || c->kind < LND_EQ || c->kind > LND_GE)
         return false;
     LangType *t = c->lhs->type;
-    return (lang_is_scalar(t) && t->kind != LTY_HALF && t->kind != LTY_LONG &&
-            t->kind != LTY_ULONG) && lang_same_type(t, c->rhs->type);
+    return lang_is_scalar(t) && cg_width_of(t) == 32 && lang_same_type(t, c->rhs->type);
 }
 
 static IsaCond cond_of(LangNode *c, bool *is_float)
@@ -184,6 +183,8 @@ static IsaOperand case_imm(int64_t v, bool wide)
 static void switch_stmt(LangCg *cg, LangNode *n)
 {
     IsaOperand sel = cg_scalar(cg, n->cond);
+    if (cg_is_int16(n->cond->type))
+        sel = cg_widen16(cg, sel, n->cond->type);
     bool wide = cg_width_of(n->cond->type) == 64;
     IsaOpcode cmp = wide ? ISA_OP_ICMPSEL64 : ISA_OP_ICMPSEL;
     cg_set_loc(cg, n->tok);

@@ -353,6 +353,8 @@ typedef struct LangIr {
     IsaUniformInit *uniform_inits;
     uint32_t num_uniform_inits;
     uint32_t tg_mem_bytes, stack_bytes;
+    IsaSymbol *symbols;     /* named threadgroup variables (names in the arena) */
+    uint32_t num_symbols;
 } LangIr;
 
 LangIr *lang_codegen(LangCtx *ctx, LangUnit *unit, LangFunction *kernel);

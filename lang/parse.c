@@ -449,6 +449,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args
     LangScope *global = p->global;
     LangTemplate *templates = p->templates;
     LangCallEdge *calls = p->calls;
+    LangFnSize *sizes = p->sizes;
     int next_id = p->next_var_id;
     LangFunction *tail = p->funcs_tail;
     LangVar *gtail = p->globals_tail;
@@ -456,6 +457,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args
     p->global = global;
     p->templates = templates;
     p->calls = calls;
+    p->sizes = sizes;
     p->next_var_id = next_id;
     p->funcs_tail = tail;
     p->globals_tail = gtail;
@@ -601,6 +603,55 @@ static void check_recursion(LangParser *p)
                             e->callee->name);
 }
 
+/* ---- inlined size ----------------------------------------------------------------------------
+ * Codegen inlines every call, so a kernel's code is its own plus that of each call's callee,
+ * recursively: ten functions that each call the one before twice make a kernel of 2^10
+ * bodies. The bound turns such input into an error instead of hours of work and gigabytes.
+ * The call graph is acyclic by now (check_recursion). */
+
+enum { MAX_INLINED_NODES = 1 << 18, MAX_CALL_NESTING = 256 };
+
+static LangFnSize *size_of(LangParser *p, const LangFunction *f)
+{
+    for (LangFnSize *s = p->sizes; s; s = s->next)
+        if (s->fn == f)
+            return s;
+    return NULL;
+}
+
+/* Nodes of f with every call inlined, saturating just above the bound. */
+static long inlined_size(LangParser *p, LangFunction *f, int nesting)
+{
+    LangFnSize *s = size_of(p, f);
+    if (!s)
+        return 0; /* declared, never defined: reported elsewhere */
+    if (s->inlined >= 0)
+        return s->inlined;
+    long total = s->nodes;
+    if (nesting < MAX_CALL_NESTING) /* deeper nests are refused by codegen */
+        for (LangCallEdge *e = p->calls; e && total <= MAX_INLINED_NODES; e = e->next)
+            if (e->caller == f)
+                total += inlined_size(p, e->callee, nesting + 1);
+    s->inlined = total > MAX_INLINED_NODES ? MAX_INLINED_NODES + 1 : total;
+    return s->inlined;
+}
+
+static void check_inlined_size(LangParser *p)
+{
+    for (LangFunction *f = p->unit->funcs; f; f = f->next) {
+        if (!f->is_kernel || inlined_size(p, f, 0) <= MAX_INLINED_NODES)
+            continue;
+        LangCallEdge *biggest = NULL;
+        for (LangCallEdge *e = p->calls; e; e = e->next)
+            if (e->caller == f &&
+                (!biggest || inlined_size(p, e->callee, 1) > inlined_size(p, biggest->callee, 1)))
+                biggest = e;
+        lang_error_soft(p->ctx, biggest ? biggest->tok : f->tok,
+                        "kernel '%s' is too large with its calls inlined (over %d expression "
+                        "nodes)", f->name, MAX_INLINED_NODES);
+    }
+}
+
 // program = (using | typedef | template-def | explicit-instantiation | toplevel | ";")*
 LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
 {
@@ -630,6 +681,8 @@ LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
         }
     }
     check_recursion(p);
+    lang_bail_if_errors(ctx);
+    check_inlined_size(p);
     lang_bail_if_errors(ctx);
     return p->unit;
 }

@@ -64,6 +64,15 @@ typedef struct LangCallEdge {
     LangToken *tok;
 } LangCallEdge;
 
+/* A defined function's own size (expression and statement nodes), for bounding what
+ * inlining every call makes of a kernel. */
+typedef struct LangFnSize {
+    struct LangFnSize *next;
+    LangFunction *fn;
+    long nodes;
+    long inlined;          /* with every call inlined; -1 until computed */
+} LangFnSize;
+
 typedef struct LangParser {
     LangCtx *ctx;
     LangToken *tok;        /* current token */
@@ -82,6 +91,9 @@ typedef struct LangParser {
     LangNode *cur_switch, *last_case;
     int tg_bytes;          /* threadgroup memory of the kernel being parsed */
     int depth;             /* nesting of expressions and statements (bounded) */
+    int height;            /* tree levels above the expression being parsed (bounded) */
+    long num_nodes;        /* nodes made so far */
+    LangFnSize *sizes;
 } LangParser;
 
 typedef struct FnAttrs {

@@ -749,7 +749,12 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     p->locals_tail = NULL;
     p->tg_bytes = 0;
     p->loop_depth = p->switch_depth = 0;
+    long nodes_before = p->num_nodes;
     f->body = lang_p_compound(p, open);
+    LangFnSize *size = lang_alloc(ctx, sizeof *size);
+    *size = (LangFnSize){.next = p->sizes, .fn = f, .nodes = p->num_nodes - nodes_before,
+                         .inlined = -1};
+    p->sizes = size;
     f->tg_mem_bytes = p->tg_bytes;
     p->fn = NULL;
     lang_p_leave(p);

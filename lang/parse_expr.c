@@ -17,6 +17,7 @@ static LangNode *postfix(LangParser *p);
 LangNode *lang_p_new_node(LangParser *p, LangNodeKind kind, LangToken *tok)
 {
     LangNode *n = lang_alloc(p->ctx, sizeof *n);
+    p->num_nodes++;
     n->kind = kind;
     n->tok = tok;
     n->builtin = LANG_BUILTIN_NONE;
@@ -149,19 +150,36 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
 
 /* ---- expression grammar -------------------------------------------------------------------- */
 
+/* Chains (a + b + c ..., a = b = c ..., a ? b : c ? d ..., a, b, c ...) make trees as deep as
+ * they are long without deepening the parser's own recursion, but constant folding and
+ * codegen walk the tree recursively: p->height counts the tree levels above the expression
+ * being parsed, and past MAX_EXPR_HEIGHT hostile input gets an error, not a stack overflow. */
+enum { MAX_EXPR_HEIGHT = 1000 };
+
+static void grow(LangParser *p, int levels)
+{
+    p->height += levels;
+    if (p->height > MAX_EXPR_HEIGHT)
+        lang_error_at(p->ctx, p->tok, "expression nests too deeply");
+}
+
 // expr = assign ("," assign)*
 LangNode *lang_p_expr(LangParser *p)
 {
     LangNode *node = lang_p_assign(p);
+    int levels = 0;
     while (lang_p_is(p->tok, ",")) {
         LangToken *tok = p->tok;
         lang_p_next(p);
+        grow(p, 1);
+        levels++;
         LangNode *c = lang_p_new_node(p, LND_COMMA, tok);
         c->lhs = node;
         c->rhs = lang_p_assign(p);
         c->type = c->rhs->type;
         node = c;
     }
+    p->height -= levels;
     return node;
 }
 
@@ -192,7 +210,9 @@ LangNode *lang_p_assign(LangParser *p)
         return lhs;
     lang_p_next(p);
     LangToken *rtok = p->tok;
+    grow(p, 1);
     LangNode *rhs = lang_p_assign(p);
+    p->height--;
     check_assignable(p, lhs, tok);
     LangNode *node = lang_p_new_node(p, LND_ASSIGN, tok);
     node->assign_op = op;
@@ -226,9 +246,11 @@ LangNode *lang_p_cond(LangParser *p)
         return c;
     LangNode *node = lang_p_new_node(p, LND_COND, tok);
     node->cond = lang_p_to_bool(p, c);
+    grow(p, 1);
     LangNode *then = lang_p_expr(p);
     lang_p_skip(p, ":");
     LangNode *els = lang_p_cond(p);
+    p->height--;
     LangType *ty;
     if (lang_same_type(then->type, els->type))
         ty = unqual(p, then->type);
@@ -272,14 +294,17 @@ static LangNode *binary_level(LangParser *p, int level)
     if (level == 10)
         return unary(p);
     LangNode *node = binary_level(p, level + 1);
-    for (;;) {
+    for (int levels = 0;; levels++) {
         LangToken *tok = p->tok;
         size_t i, n = sizeof binops / sizeof binops[0];
         for (i = 0; i < n && !(binops[i].level == level && lang_p_is(tok, binops[i].op)); i++)
             ;
-        if (i == n)
+        if (i == n) {
+            p->height -= levels;
             return node;
+        }
         lang_p_next(p);
+        grow(p, 1);
         LangNode *rhs = binary_level(p, level + 1);
         node = binary(p, binops[i].kind, node, rhs, tok);
     }
@@ -339,7 +364,9 @@ static LangNode *unary(LangParser *p)
 {
     if (++p->depth > 500)
         lang_error_at(p->ctx, p->tok, "expression or statement nests too deeply");
+    grow(p, 1);
     LangNode *node = unary_inner(p);
+    p->height--;
     p->depth--;
     return node;
 }

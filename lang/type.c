@@ -279,6 +279,14 @@ LangNode *lang_p_new_cast(LangParser *p, LangNode *node, LangType *ty, LangToken
 {
     ty = unqual(p, ty);
     if (node->kind == LND_NUM && lang_is_scalar(ty)) {
+        if (lang_is_float(ty) && !node->is_float && ty->kind == LTY_FLOAT) {
+            /* straight to float, as the cvt does: through double, a (u)long above 2^53
+             * would round twice */
+            uint64_t bits = util_convert(node->ival, lang_is_unsigned(node->type) ? ISA_TYPE_U64
+                                                     : ISA_TYPE_S64, ISA_TYPE_F32,
+                                         ISA_ROUND_DEFAULT);
+            return lang_p_num(p, tok, ty, 0, util_bits_f32((uint32_t)bits));
+        }
         if (lang_is_float(ty))
             return lang_p_num(p, tok, ty, 0, node->fval);
         if (node->is_float) {

@@ -129,11 +129,11 @@ static void store_element(uint8_t *p, IsaMemFormat fmt, uint32_t v)
  * buffer named by a uniform base). Returns false to leave it to the general path, which
  * also records faults. */
 static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace space,
-                             bool is_write)
+                             bool is_write, SimMemAccess *acc)
 {
     const IsaInst *isa = in->isa;
     uint8_t *region;
-    uint64_t region_size, origin[W];
+    uint64_t region_size, origin[W], address_base = 0;
     const uint32_t *base = sim_bank(d, g, &in->o[1]);
     if (space == MEM_SPACE_THREADGROUP) {
         region = d->tg_memory;
@@ -147,6 +147,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
             return false;
         region = b->data;
         region_size = b->size;
+        address_base = addr & ~MEM_MAX_BUFFER_BYTES;
         for (int l = 0; l < W; l++)
             origin[l] = addr & MEM_MAX_BUFFER_BYTES;
     } else {
@@ -165,6 +166,23 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         return false;
     const IsaOperand *data = &isa->opd[0];
     const uint32_t full = g->exec_mask == SIM_FULL_MASK;
+    if (acc) {
+        /* Observers see every active lane's address and, for stores, the bytes it wrote. */
+        acc->lane_mask = g->exec_mask;
+        for (int l = 0; l < W; l++)
+            acc->addr[l] = address_base + off[l];
+        if (is_write) {
+            uint32_t mask = g->exec_mask;
+            while (mask) {
+                uint32_t l = (uint32_t)__builtin_ctz(mask);
+                mask &= mask - 1;
+                for (uint32_t k = 0; k < n; k++) {
+                    uint32_t v = fmt == ISA_FMT_H16 ? *data_half(g, data, k, l) : *data_word(g, data, k, l);
+                    store_element(acc->data[l] + k * esize, fmt, v);
+                }
+            }
+        }
+    }
     if (fmt == ISA_FMT_B32) {
         for (uint32_t k = 0; k < n; k++) {
             uint32_t *reg = g->regs + (data->index + k) * W;
@@ -213,10 +231,8 @@ void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in)
     const bool observed = d->launch->num_observers != 0;
     if (op == ISA_OP_LD_DEV)
         g->pending_loads[isa->opd[3].imm & 1]++;
-    if (!observed && memory_fast_path(d, g, in, space, is_write))
-        return;
-    SimMemAccess *acc = NULL;
     SimMemAccess local_acc;
+    SimMemAccess *acc = NULL;
     if (observed) {
         acc = &local_acc;
         acc->inst = isa;
@@ -224,6 +240,11 @@ void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in)
         acc->kind = is_write ? SIM_ACCESS_WRITE : SIM_ACCESS_READ;
         acc->lane_mask = 0;
         acc->bytes = bytes;
+    }
+    if (memory_fast_path(d, g, in, space, is_write, acc)) {
+        if (acc && acc->lane_mask)
+            notify_access(d, g, acc);
+        return;
     }
     uint32_t mask = g->exec_mask;
     while (mask) {

@@ -19,6 +19,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"run", ui_cmd_run, "LAUNCH.yaml", "run the dispatch a launch manifest describes"},
+    {"check", ui_cmd_check, "LAUNCH.yaml", "run a launch with every bug finder on: races, barriers, ..."},
     {"compile", ui_cmd_compile, "KERNEL.metal", "compile a Metal kernel; print annotated assembly"},
     {"isa", cmd_isa, "", "print the ISA reference (docs/ISA.md) in Markdown"},
     {"help", cmd_help, "[COMMAND]", "show help for lockstep or one command"},
@@ -41,7 +42,8 @@ static void usage(FILE *out)
           "  -h, --help           show this help (`lockstep COMMAND --help` for a command's)\n"
           "  --version            print the version\n"
           "\n"
-          "exit status: 0 success; 1 a finding (an expectation not met, a kernel fault);\n"
+          "exit status: 0 success; 1 a finding (an expectation not met, a kernel fault, an\n"
+          "error found by `lockstep check`);\n"
           "2 bad input (usage, manifest, kernel or data files)\n", out);
 }
 

@@ -18,12 +18,17 @@ void ui_run_usage(FILE *out)
     fputs("usage: lockstep run LAUNCH.yaml [options]\n"
           "\n"
           "Runs the dispatch a launch manifest describes (see docs/manifest.md), checks its\n"
-          "expectations and writes its dumps.\n"
+          "expectations and writes its dumps. Out-of-bounds accesses are always reported;\n"
+          "`lockstep check` (or --check) looks for races and the other bugs too.\n"
           "\n"
           "options:\n"
           "  --mode functional|timed   override the manifest's mode (both run functionally for now)\n"
           "  --budget N                stop the kernel after N SIMD-group instructions\n"
           "  --quiet                   print only problems (and stdout dumps)\n"
+          "  --check                   run every bug finder, as `lockstep check` does, and print\n"
+          "                            its findings instead of the faults alone\n"
+          "  --divergence              print the divergence profile: per branch site, executions,\n"
+          "                            how many diverged and the SIMD efficiency lost\n"
           "  -h, --help                show this help\n"
           "\n"
           "exit status: 0 success; 1 an expectation not met or a kernel fault; 2 bad input\n",
@@ -37,6 +42,8 @@ typedef struct RunOptions {
     bool has_budget;
     uint64_t budget;
     bool quiet;
+    bool check;               /* --check: every bug finder */
+    bool divergence;          /* --divergence: the full divergence profile */
 } RunOptions;
 
 static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
@@ -64,6 +71,10 @@ static int parse_options(int argc, char **argv, RunOptions *o)
         }
         if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = true;
+            continue;
+        }
+        if (strcmp(a, "--check") == 0 || strcmp(a, "--divergence") == 0) {
+            *(a[2] == 'c' ? &o->check : &o->divergence) = true;
             continue;
         }
         if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
@@ -145,11 +156,20 @@ int ui_cmd_run(int argc, char **argv)
         ui_report_header(stdout, m, program);
         fflush(stdout);
     }
+    UiChecking checking = {0};
+    if (o.check || o.divergence) {
+        CheckOptions copts = check_options_all();
+        if (!o.check)
+            copts = (CheckOptions){.divergence_profile = true};
+        ui_checking_start(&checking, program, &bound, &copts, &launch);
+    }
     SimResult result = {0};
     if (!sim_dispatch(&launch, &result, &err)) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", m->path, err.message);
         sim_result_free(&result);
+        if (checking.session)
+            ui_checking_end(&checking);
         status = UI_EXIT_BAD_INPUT;
         goto done;
     }
@@ -168,9 +188,23 @@ int ui_cmd_run(int argc, char **argv)
             status = UI_EXIT_BAD_INPUT;
         }
     }
+    if (checking.session) {
+        ui_checking_finish(&checking, &result);
+        if (o.check) {
+            /* The findings include the faults (folded in by check/). */
+            ui_checking_print(stdout, &checking, program, m->kernel_path, &result, o.divergence);
+            if (checking.errors && status == UI_EXIT_OK)
+                status = UI_EXIT_FINDING;
+        } else {
+            ui_check_print_profile(stdout, program, m->kernel_path,
+                                   check_session_profile(checking.session), &result, true);
+        }
+    }
     fflush(stdout);
-    if (ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
+    if (!o.check && ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
         status = UI_EXIT_FINDING;
+    if (checking.session)
+        ui_checking_end(&checking);
     sim_result_free(&result);
 done:
     ui_bound_free(&bound);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../check/check.h"
 #include "../isa/isa.h"
 #include "../lang/lang.h"
 #include "../mem/mem.h"
@@ -95,5 +96,35 @@ bool ui_report_expect(FILE *out, const UiBoundArg *arg, const uint8_t *got, bool
 /* Prints count elements of t, a few per line, labelled `name`. */
 void ui_report_values(FILE *out, const char *name, UiElemType t, const uint8_t *data,
                       uint64_t count);
+
+/* ---- checks (ui/check.c) ------------------------------------------------------------------- */
+
+/* `lockstep check ARGS...`; returns the exit status. */
+int ui_cmd_check(int argc, char **argv);
+void ui_check_usage(FILE *out);
+
+/* A run with check/'s observers attached, as `check` and `run --check/--divergence` do it:
+ * start (before sim_dispatch: fills launch->observers), finish (after it), print, end. */
+typedef struct UiChecking {
+    CheckSession *session;
+    CheckBufferInfo *buffers;     /* per device buffer: element size, `init: none` */
+    CheckOptions opts;
+    const CheckFinding *findings; /* after finish */
+    uint32_t num_findings;
+    uint64_t errors, warnings;
+} UiChecking;
+
+void ui_checking_start(UiChecking *c, const IsaProgram *program, const UiBound *bound,
+                       const CheckOptions *opts, SimLaunch *launch);
+void ui_checking_finish(UiChecking *c, const SimResult *r);
+/* Each finding as a diagnostic, then the policies, a verdict and the divergence profile
+ * (when on: its summary, or every branch site when full_profile). */
+void ui_checking_print(FILE *out, const UiChecking *c, const IsaProgram *program,
+                       const char *kernel_file, const SimResult *r, bool full_profile);
+void ui_checking_end(UiChecking *c);
+/* The divergence profile: the kernel's SIMD efficiency and the costliest branch site, or
+ * (full) one line per branch site. */
+void ui_check_print_profile(FILE *out, const IsaProgram *p, const char *kernel_file,
+                            const CheckProfile *prof, const SimResult *r, bool full);
 
 #endif

@@ -53,11 +53,105 @@ static void test_include_device_file_refused(void **state)
     ch_expect_error("#include \"/tmp\"\n", NULL, "not a regular file");
 }
 
+/* ---- parser ---------------------------------------------------------------------------------- */
+
+/* head, then unit n times, then tail (caller frees). */
+static char *repeat(const char *head, const char *unit, int n, const char *tail)
+{
+    size_t ul = strlen(unit);
+    char *s = malloc(strlen(head) + ul * (size_t)n + strlen(tail) + 1);
+    char *end = stpcpy(s, head);
+    for (int i = 0; i < n; i++)
+        end = stpcpy(end, unit);
+    strcpy(end, tail);
+    return s;
+}
+
+#define KHEAD "kernel void k(device int* o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
+              "  int x = o[i];\n  o[i] = "
+
+/* Chains (x+x+..., x=x=..., x?x:x?x:..., (x,x,...)) parse in loops or by plain tail
+ * recursion, so the parser's nesting bound never saw them, but they make trees as deep as
+ * they are long and codegen walks trees recursively: 20,000 terms overflowed the stack. */
+static void test_long_chains_refused_not_crash(void **state)
+{
+    (void)state;
+    static const struct { const char *head, *unit, *tail; } chains[] = {
+        {KHEAD, "x+", "1;\n}\n"},
+        {KHEAD, "x=", "1;\n}\n"},
+        {KHEAD, "x?x:", "1;\n}\n"},
+        {KHEAD "(", "x,", "1);\n}\n"},
+        {KHEAD, "x*x-", "1;\n}\n"},
+    };
+    for (size_t c = 0; c < sizeof chains / sizeof chains[0]; c++) {
+        char *src = repeat(chains[c].head, chains[c].unit, 30000, chains[c].tail);
+        ch_expect_error(src, NULL, "error: expression nests too deeply");
+        free(src);
+    }
+    /* what real kernels write still compiles: a 200-term sum */
+    char *src = repeat(KHEAD, "x+", 200, "1;\n}\n");
+    isa_program_free(ch_compile(src, NULL));
+    free(src);
+}
+
+/* Every call is inlined: 40 functions that each call the previous one twice asked codegen
+ * for 2^40 copies (a hang, then out of memory). */
+static void test_exponential_inlining_refused(void **state)
+{
+    (void)state;
+    char *src = malloc(8192);
+    strcpy(src, "int f0(int x) { return x + 1; }\n");
+    for (int i = 1; i < 40; i++)
+        sprintf(src + strlen(src), "int f%d(int x) { return f%d(x) + f%d(x); }\n", i, i - 1,
+                i - 1);
+    strcat(src, "kernel void k(device int* o [[buffer(0)]]) { o[0] = f39(o[0]); }\n");
+    ch_expect_error(src, NULL, "k.metal:41:53: error: kernel 'k' is too large with its calls "
+                    "inlined");
+    free(src);
+}
+
+/* ---- constant folding ----------------------------------------------------------------------- */
+
+/* A folded integer-to-float cast went through double first: 0x8000008000000001 rounds to
+ * 2^63 + 2^39 in double, a tie that float rounds down to 2^63, while the value itself lies
+ * above the midpoint and rounds up to 2^63 + 2^40. One rounding, as C and the cvt do. */
+static void test_folded_long_to_float_rounds_once(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device float* o [[buffer(0)]], device const ulong* in [[buffer(1)]],\n"
+            "              device const long* sin [[buffer(2)]]) {\n"
+            "  o[0] = (float)0x8000008000000001ul;\n"
+            "  o[1] = float(-0x4000004000000001l);\n"
+            "  o[2] = (float)in[0];\n"
+            "  o[3] = (float)sin[0];\n"
+            "}\n", NULL);
+    float *o = ch_buf(&h, 0, 16);
+    uint64_t *in = ch_buf(&h, 1, 8);
+    int64_t *sin = ch_buf(&h, 2, 8);
+    in[0] = 0x8000008000000001ull;
+    sin[0] = -0x4000004000000001ll;
+    ch_run(&h, 1, 1);
+    /* 2^63 + 2^39 + 1: floats near 2^63 are 2^40 apart and 2^39 + 1 is past half of that,
+     * so up to 2^63 + 2^40: exponent 63 + 127 = 0xbe, mantissa 1. -(2^62 + 2^38 + 1) the
+     * same way at half the scale: -(2^62 + 2^39), sign set, exponent 0xbd, mantissa 1. */
+    const float up = util_bits_f32(0x5f000001u), down = util_bits_f32(0xde800001u);
+    CH_FEQ(o[0], up, 0);
+    CH_FEQ(o[1], down, 1);
+    CH_FEQ(o[2], up, 2);
+    CH_FEQ(o[3], down, 3);
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pragma_once_then_error_no_leak),
         cmocka_unit_test(test_include_device_file_refused),
+        cmocka_unit_test(test_long_chains_refused_not_crash),
+        cmocka_unit_test(test_exponential_inlining_refused),
+        cmocka_unit_test(test_folded_long_to_float_rounds_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

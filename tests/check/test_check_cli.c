@@ -1,0 +1,557 @@
+/*
+ * test_check_cli.c — `lockstep check` as a user runs it: every teaching kernel in
+ * kernels/bugs/ reports exactly the diagnostics its NAME.expect lists (the stable subset of
+ * lines docs/checks.md defines) with exit status 1 for a bug and 0 for a correct twin; the
+ * --json output is valid JSON, one object per line, with the documented fields; the flags
+ * change what is checked; bad usage exits 2. Also `lockstep run --check / --divergence`.
+ * The tests run from the repository root (as `make test` does) and use $LOCKSTEP.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <stdbool.h>
+
+#include "test_util.h"
+
+/* fail_msg jumps out of the test: copy what it shows, free the rest, then fail. */
+static char failure[32768];
+#define FAIL_FREEING(a, b, ...)                                                                  \
+    do {                                                                                         \
+        snprintf(failure, sizeof failure, __VA_ARGS__);                                          \
+        free(a);                                                                                 \
+        free(b);                                                                                 \
+        fail_msg("%s", failure);                                                                 \
+    } while (0)
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0, got;
+    char *buf = malloc(cap);
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 >= cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A diagnostic's first line: "FILE:LINE:COL: error: ..." (or "FILE: pc 0x..: error: ..."),
+ * at the start of the line, with the severity after a colon. */
+static bool is_primary(const char *line)
+{
+    if (!*line || isspace((unsigned char)*line))
+        return false;
+    return strstr(line, ": error: ") || strstr(line, ": warning: ") || strstr(line, ": note: ");
+}
+
+/* The lines docs/checks.md calls the stable subset of a report. */
+static bool is_stable(const char *line)
+{
+    return is_primary(line) || starts_with(line, "  first: ") || starts_with(line, "  second: ") ||
+           starts_with(line, "  access: ") || starts_with(line, "  at: ") ||
+           starts_with(line, "  note: ");
+}
+
+/* Appends to out the lines of text that keep() accepts, each ending in '\n'. */
+static char *filter_lines(const char *text, bool (*keep)(const char *line))
+{
+    size_t cap = strlen(text) + 2, len = 0;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    char *line = malloc(cap);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        if (keep(line)) {
+            memcpy(out + len, line, n);
+            len += n;
+            out[len++] = '\n';
+            out[len] = '\0';
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    free(line);
+    return out;
+}
+
+static bool not_comment(const char *line)
+{
+    return line[0] != '#' && line[0] != '\0';
+}
+
+/* ---- (a) the teaching set ---------------------------------------------------------------- */
+
+static void test_teaching_kernel(void **state)
+{
+    const char *manifest = *state;
+    char expect_path[1024];
+    snprintf(expect_path, sizeof expect_path, "%.*s.expect", (int)(strlen(manifest) - 5), manifest);
+    char *expect_text = read_text(expect_path);
+    if (!expect_text)
+        fail_msg("%s has no %s next to it", manifest, expect_path);
+    char *want = filter_lines(expect_text, not_comment);
+    free(expect_text);
+    bool bug = false;
+    for (const char *p = want; *p; p = strchr(p, '\n') + 1)
+        if (is_primary(p) && strstr(p, ": error: ") < strchr(p, '\n'))
+            bug = true;
+
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "check %s", manifest);
+    int rc = test_lockstep(args, &out);
+    char *got = filter_lines(out, is_stable);
+    if (strcmp(got, want) != 0) {
+        /* Name the first differing line. */
+        const char *g = got, *w = want;
+        int line = 1;
+        while (*g && *w) {
+            const char *gn = strchr(g, '\n'), *wn = strchr(w, '\n');
+            if (gn - g != wn - w || memcmp(g, w, (size_t)(gn - g)) != 0)
+                break;
+            g = gn + 1;
+            w = wn + 1;
+            line++;
+        }
+        snprintf(failure, sizeof failure,
+                 "%s: report line %d differs\n  expected: %.*s\n  got:      %.*s\n"
+                 "--- full output of `lockstep %s` ---\n%s",
+                 manifest, line, (int)strcspn(w, "\n"), *w ? w : "(nothing)",
+                 (int)strcspn(g, "\n"), *g ? g : "(nothing)", args, out);
+        free(got);
+        free(want);
+        free(out);
+        fail_msg("%s", failure);
+    }
+    free(got);
+    free(want);
+    if (rc != (bug ? 1 : 0))
+        FAIL_FREEING(out, NULL, "`lockstep %s` exited %d; expected %d\n%s", args, rc, bug ? 1 : 0,
+                     out);
+    /* Every report ends with the policies in force and a verdict. */
+    if (!strstr(out, "\npolicies    same-value writes benign") || !strstr(out, "\nchecks      "))
+        FAIL_FREEING(out, NULL, "`lockstep %s`: no policies or verdict line\n%s", args, out);
+    free(out);
+}
+
+/* ---- (b) JSON Lines ------------------------------------------------------------------------ */
+
+/* A tiny JSON validator: one value, nothing after it but spaces. */
+typedef struct Json {
+    const char *p;
+    int depth;
+} Json;
+
+static void json_ws(Json *j)
+{
+    while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' || *j->p == '\n')
+        j->p++;
+}
+
+static bool json_value(Json *j);
+
+static bool json_string(Json *j)
+{
+    if (*j->p != '"')
+        return false;
+    j->p++;
+    while (*j->p != '"') {
+        unsigned char c = (unsigned char)*j->p;
+        if (c < 0x20)
+            return false;
+        if (c == '\\') {
+            j->p++;
+            if (*j->p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!isxdigit((unsigned char)j->p[i]))
+                        return false;
+                j->p += 4;
+            } else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p) {
+                return false;
+            }
+        }
+        j->p++;
+    }
+    j->p++;
+    return true;
+}
+
+static bool json_number(Json *j)
+{
+    const char *p = j->p;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (isdigit((unsigned char)*p))
+        while (isdigit((unsigned char)*p))
+            p++;
+    else
+        return false;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    j->p = p;
+    return true;
+}
+
+static bool json_value(Json *j)
+{
+    json_ws(j);
+    if (++j->depth > 64)
+        return false;
+    bool ok = true;
+    char c = *j->p;
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        j->p++;
+        json_ws(j);
+        if (*j->p == close) {
+            j->p++;
+        } else {
+            for (;;) {
+                if (c == '{') {
+                    json_ws(j);
+                    if (!json_string(j))
+                        return false;
+                    json_ws(j);
+                    if (*j->p++ != ':')
+                        return false;
+                }
+                if (!json_value(j))
+                    return false;
+                json_ws(j);
+                if (*j->p == ',') {
+                    j->p++;
+                    continue;
+                }
+                if (*j->p++ != close)
+                    return false;
+                break;
+            }
+        }
+    } else if (c == '"') {
+        ok = json_string(j);
+    } else if (starts_with(j->p, "true")) {
+        j->p += 4;
+    } else if (starts_with(j->p, "false")) {
+        j->p += 5;
+    } else if (starts_with(j->p, "null")) {
+        j->p += 4;
+    } else {
+        ok = json_number(j);
+    }
+    j->depth--;
+    return ok;
+}
+
+static bool json_valid(const char *text)
+{
+    Json j = {text, 0};
+    if (!json_value(&j))
+        return false;
+    json_ws(&j);
+    return *j.p == '\0';
+}
+
+static void test_json_self_check(void **state)
+{
+    (void)state;
+    assert_true(json_valid("{\"a\":[1,-2.5e3,true,null,\"x\\n\\u00e9\"],\"b\":{}}"));
+    assert_false(json_valid("{\"a\":1,}"));
+    assert_false(json_valid("{\"a\" 1}"));
+    assert_false(json_valid("[1,2"));
+    assert_false(json_valid("\"tab\there\""));
+    assert_false(json_valid("{} {}"));
+    assert_false(json_valid("01"));
+}
+
+/* Runs `lockstep check MANIFEST --json`; checks every line is a JSON object and returns the
+ * number of findings; *summary receives a copy of the last (summary) line. */
+static int json_lines(const char *manifest, int want_rc, char **summary, char **all)
+{
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "check %s --json", manifest);
+    int rc = test_lockstep(args, &out);
+    if (rc != want_rc)
+        FAIL_FREEING(out, NULL, "`lockstep %s` exited %d, expected %d:\n%s", args, rc, want_rc, out);
+    int findings = 0, lines = 0;
+    *summary = NULL;
+    char *line = malloc(strlen(out) + 1);
+    for (const char *p = out; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        lines++;
+        if (!json_valid(line) || line[0] != '{')
+            FAIL_FREEING(out, line, "`lockstep %s`: line %d is not a JSON object:\n%s", args,
+                         lines, out);
+        if (starts_with(line, "{\"type\":\"finding\",")) {
+            if (*summary)
+                FAIL_FREEING(out, line, "`lockstep %s`: a finding after the summary:\n%s", args, out);
+            findings++;
+            static const char *const keys[] = {
+                "\"kind\":", "\"severity\":", "\"message\":", "\"file\":", "\"line\":",
+                "\"col\":", "\"source\":", "\"fix\":", "\"count\":", "\"first\":", "\"second\":",
+                "\"thread\":{\"grid\":", "\"simdgroup\":", "\"lane\":", "\"access\":",
+                "\"symbol\":", "\"index\":"};
+            for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                if (!strstr(line, keys[k]))
+                    FAIL_FREEING(out, line, "`lockstep %s`: finding without %s:\n%s", args,
+                                 keys[k], line);
+        } else if (starts_with(line, "{\"type\":\"summary\",")) {
+            if (*summary)
+                FAIL_FREEING(out, line, "`lockstep %s`: two summaries:\n%s", args, out);
+            *summary = strdup(line);
+        } else {
+            FAIL_FREEING(out, line, "`lockstep %s`: line %d has no known type:\n%s", args, lines,
+                         line);
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    free(line);
+    if (!*summary)
+        FAIL_FREEING(out, NULL, "`lockstep %s`: no summary object:\n%s", args, out);
+    *all = out;
+    return findings;
+}
+
+static void test_json_race(void **state)
+{
+    (void)state;
+    char *summary, *out;
+    int n = json_lines("kernels/bugs/missing_barrier.yaml", 1, &summary, &out);
+    assert_int_equal(n, 1);
+    const char *want[] = {
+        "\"kind\":\"race\"", "\"severity\":\"error\"",
+        "\"message\":\"threadgroup memory race (write after read) on scratch[32]\"",
+        "\"file\":\"kernels/bugs/missing_barrier.metal\",\"line\":33,\"col\":26",
+        "\"first\":{\"pc\":", "\"access\":\"read\"", "\"access\":\"write\"",
+        "\"symbol\":\"scratch\",\"index\":32", "\"space\":\"threadgroup\"",
+        "\"fix\":\"no threadgroup_barrier(mem_threadgroup) between line 33 and line 33\"",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(out, want[i]))
+            FAIL_FREEING(out, summary, "no %s in:\n%s", want[i], out);
+    const char *want_summary[] = {"\"errors\":1", "\"findings\":1", "\"exit\":1",
+                                  "\"policies\":{\"strict_simd\":false,\"same_value_races\":false}",
+                                  "\"kernel\":\"missing_barrier\"", "\"divergence\":{"};
+    for (size_t i = 0; i < sizeof want_summary / sizeof want_summary[0]; i++)
+        if (!strstr(summary, want_summary[i]))
+            FAIL_FREEING(out, summary, "no %s in the summary:\n%s", want_summary[i], summary);
+    free(summary);
+    free(out);
+}
+
+static void test_json_single_site_and_clean(void **state)
+{
+    (void)state;
+    char *summary, *out;
+    int n = json_lines("kernels/bugs/grid_edge_oob.yaml", 1, &summary, &out);
+    assert_int_equal(n, 3);
+    if (!strstr(out, "\"kind\":\"out-of-bounds\"") || !strstr(out, "\"second\":null") ||
+        !strstr(out, "\"grid\":[1000,0,0],\"threadgroup\":[3,0,0]") ||
+        !strstr(summary, "\"errors\":3"))
+        FAIL_FREEING(out, summary, "unexpected JSON for grid_edge_oob:\n%s", out);
+    free(summary);
+    free(out);
+    n = json_lines("kernels/bugs/ok_atomics.yaml", 0, &summary, &out);
+    assert_int_equal(n, 0);
+    if (!strstr(summary, "\"errors\":0") || !strstr(summary, "\"exit\":0") ||
+        !strstr(summary, "\"expectations\":[{\"arg\":\"count\",\"ok\":true"))
+        FAIL_FREEING(out, summary, "unexpected JSON summary for ok_atomics:\n%s", summary);
+    free(summary);
+    free(out);
+}
+
+/* ---- (c) flags ------------------------------------------------------------------------------ */
+
+/* Runs lockstep; fails unless it exits rc and the output holds (or, with '!' first, lacks)
+ * each of the strings. */
+static void expect_run(const char *args, int rc, const char *const *has, size_t n)
+{
+    char *out = NULL;
+    int got = test_lockstep(args, &out);
+    if (got != rc)
+        FAIL_FREEING(out, NULL, "`lockstep %s` exited %d, expected %d:\n%s", args, got, rc, out);
+    for (size_t i = 0; i < n; i++) {
+        bool negate = has[i][0] == '!';
+        bool found = strstr(out, has[i] + negate) != NULL;
+        if (found == negate)
+            FAIL_FREEING(out, NULL, "`lockstep %s`: %s \"%s\" in:\n%s", args,
+                         negate ? "unexpected" : "no", has[i] + negate, out);
+    }
+    free(out);
+}
+
+#define EXPECT_RUN(args, rc, ...)                                                                \
+    do {                                                                                         \
+        const char *const has_[] = {__VA_ARGS__};                                                \
+        expect_run(args, rc, has_, sizeof has_ / sizeof has_[0]);                                \
+    } while (0)
+
+static void test_flags_turn_checks_off(void **state)
+{
+    (void)state;
+    EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --no-races", 0, "!: error: ",
+               "checks off  races", "checks      no problems found");
+    EXPECT_RUN("check kernels/bugs/barrier_in_if.yaml --no-barriers", 0, "!: error: ",
+               "checks off  barriers");
+    EXPECT_RUN("check kernels/bugs/shuffle_after_exit.yaml --no-simd", 0, "!: error: ");
+    EXPECT_RUN("check kernels/bugs/uninit_halo.yaml --no-uninit", 0, "!: error: ");
+    EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --no-divergence", 1,
+               "!\ndivergence  ", "checks off  divergence");
+    EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --quiet", 1, "!ran         ",
+               ": error: threadgroup memory race");
+}
+
+static void test_policy_flags(void **state)
+{
+    (void)state;
+    /* Same-value writes: benign by default; a warning (not an error) when asked. */
+    EXPECT_RUN("check kernels/bugs/ok_same_value.yaml --same-value-races", 0,
+               "ok_same_value.metal:28:17: warning: threadgroup memory race (write after write, "
+               "same value) on flag[0]",
+               "policies    same-value writes reported as races (--same-value-races)");
+    /* Lockstep lanes: ordered by default; a race under --strict-simd. */
+    EXPECT_RUN("check kernels/bugs/ok_simd_lockstep.yaml --strict-simd", 1,
+               "ok_simd_lockstep.metal:25:20: error: threadgroup memory race (read after write) "
+               "on tile[1]",
+               "add simdgroup_barrier(mem_threadgroup) between line 24 and line 25",
+               "SIMD-group lanes not ordered by lockstep (--strict-simd)");
+    EXPECT_RUN("check kernels/bugs/ok_simd_lockstep.yaml --json --strict-simd", 1,
+               "\"policies\":{\"strict_simd\":true,\"same_value_races\":false}");
+}
+
+static void test_bad_usage(void **state)
+{
+    (void)state;
+    EXPECT_RUN("check", 2, "expected a launch manifest", "usage: lockstep check");
+    EXPECT_RUN("check --no-such-flag kernels/bugs/ok_atomics.yaml", 2,
+               "unknown option '--no-such-flag'");
+    EXPECT_RUN("check kernels/bugs/ok_atomics.yaml kernels/bugs/ok_atomics.yaml", 2,
+               "unexpected argument");
+    EXPECT_RUN("check kernels/bugs/no_such_kernel.yaml", 2, "no_such_kernel.yaml");
+    EXPECT_RUN("check kernels/bugs/ok_atomics.yaml --budget", 2, "--budget needs a value");
+    EXPECT_RUN("check kernels/bugs/ok_atomics.yaml --budget 0", 2, "positive integer");
+    EXPECT_RUN("check kernels/bugs/ok_atomics.yaml --mode slow", 2, "unknown mode 'slow'");
+    EXPECT_RUN("check kernels/bugs/ok_atomics.metal", 2, "error");
+    EXPECT_RUN("check kernels/bugs/ok_atomics.yaml --json --bogus", 2, "unknown option");
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    EXPECT_RUN("check --help", 0, "usage: lockstep check LAUNCH.yaml", "--json", "--strict-simd",
+               "--same-value-races", "--no-races", "--no-barriers", "--no-simd", "--no-memory",
+               "--no-uninit", "--no-divergence");
+    EXPECT_RUN("help check", 0, "usage: lockstep check");
+    EXPECT_RUN("--help", 0, "check LAUNCH.yaml");
+    EXPECT_RUN("run --help", 0, "--check", "--divergence");
+}
+
+static void test_budget_is_an_error(void **state)
+{
+    (void)state;
+    EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --budget 10 --no-races", 1,
+               "error: the instruction budget ran out");
+}
+
+/* ---- (d) lockstep run --------------------------------------------------------------------- */
+
+static void test_run_check_and_divergence(void **state)
+{
+    (void)state;
+    /* run alone reports faults only: the race goes unnoticed. */
+    EXPECT_RUN("run kernels/bugs/missing_barrier.yaml", 0, "!race");
+    EXPECT_RUN("run kernels/bugs/missing_barrier.yaml --check", 1,
+               "kernels/bugs/missing_barrier.metal:33:26: error: threadgroup memory race (write "
+               "after read) on scratch[32]", "policies    ");
+    /* Faults come once, as findings, under --check. */
+    EXPECT_RUN("run kernels/bugs/grid_edge_oob.yaml", 1, "error: out-of-bounds read");
+    EXPECT_RUN("run kernels/bugs/grid_edge_oob.yaml --check", 1,
+               "grid_edge_oob.metal:21:24: error: out-of-bounds read of b[1000]",
+               "!by thread (1000,0,0) threadgroup (3,0,0) SIMD-group 7 lane 8, pc");
+    /* divergent_if.s has two branches, each splitting every SIMD-group it runs in. */
+    EXPECT_RUN("run kernels/asm/divergent_if.yaml --divergence", 0, "divergence  SIMD efficiency",
+               "branch site", "executions", "diverged", "efficiency lost",
+               "kernels/asm/divergent_if.s:", "!policies");
+    EXPECT_RUN("run kernels/bugs/ok_atomics.yaml --check --divergence", 0, "checks      no problems",
+               "branch site");
+}
+
+int main(void)
+{
+    static const struct CMUnitTest fixed[] = {
+        cmocka_unit_test(test_json_self_check),
+        cmocka_unit_test(test_json_race),
+        cmocka_unit_test(test_json_single_site_and_clean),
+        cmocka_unit_test(test_flags_turn_checks_off),
+        cmocka_unit_test(test_policy_flags),
+        cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_budget_is_an_error),
+        cmocka_unit_test(test_run_check_and_divergence),
+    };
+    size_t nfixed = sizeof fixed / sizeof fixed[0];
+    char *names[256];
+    size_t count = 0;
+    DIR *d = opendir("kernels/bugs");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL && count < 256) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0) {
+            names[count] = malloc(n + 16);
+            snprintf(names[count], n + 16, "kernels/bugs/%s", e->d_name);
+            count++;
+        }
+    }
+    if (d)
+        closedir(d);
+    for (size_t i = 1; i < count; i++) /* sorted, so the run reads the same every time */
+        for (size_t k = i; k > 0 && strcmp(names[k - 1], names[k]) > 0; k--) {
+            char *t = names[k];
+            names[k] = names[k - 1];
+            names[k - 1] = t;
+        }
+    struct CMUnitTest *tests = calloc(nfixed + count + 1, sizeof *tests);
+    memcpy(tests, fixed, sizeof fixed);
+    for (size_t i = 0; i < count; i++) {
+        tests[nfixed + i].name = names[i];
+        tests[nfixed + i].test_func = test_teaching_kernel;
+        tests[nfixed + i].initial_state = names[i];
+    }
+    int failed = _cmocka_run_group_tests("check_cli", tests, nfixed + count, NULL, NULL);
+    if (count < 12) {
+        fprintf(stderr, "kernels/bugs/ holds %zu manifests; expected the teaching set (12+)\n", count);
+        failed++;
+    }
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(tests);
+    return failed;
+}

@@ -1,0 +1,401 @@
+/*
+ * test_memory.c — the memory checks: reads of threadgroup memory and of `init: none` buffers
+ * that nothing wrote (named by variable and index, with the reader and threadgroup),
+ * out-of-bounds reads whose value is never used (warnings, not errors), and registers of a
+ * device load read or written before its `wait` (assembly; compiled code always waits);
+ * memory written before it is read and loads used after their wait stay silent.
+ */
+#include "test_util.h"
+
+#include "../lang/construct_harness.h"
+#include "../../check/check.h"
+
+/* ---- running a kernel under the checks ---------------------------------------------------- */
+
+typedef struct Checked {
+    Harness h;
+    CheckSession *s;
+    const CheckFinding *f;
+    uint32_t n;
+    const CheckBufferInfo *info; /* per device buffer, or NULL */
+} Checked;
+
+/* Buffers named after their arguments, `bytes` each. */
+static void bind_all(Checked *c, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < c->h.prog->num_args; i++)
+        if (c->h.prog->args[i].kind != ISA_ARG_THREADGROUP)
+            h_buffer(&c->h, i, c->h.prog->args[i].name, bytes,
+                     c->h.prog->args[i].kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE);
+}
+
+static void run_checked(Checked *c, uint32_t threads, uint32_t tg)
+{
+    CheckOptions o = check_options_all();
+    c->s = check_session_new(c->h.prog, c->h.dev, c->info, c->h.bind, &o);
+    uint32_t nobs;
+    SimObserver *const *obs = check_session_observers(c->s, &nobs);
+    h_grid(&c->h, false, threads, 1, 1, tg, 1, 1);
+    c->h.launch.observers = obs;
+    c->h.launch.num_observers = nobs;
+    h_run(&c->h);
+    c->f = check_session_finish(c->s, &c->h.res, &c->n);
+}
+
+static void metal_info(Checked *c, const char *src, uint32_t threads, uint32_t tg,
+                       const CheckBufferInfo *info)
+{
+    ch_init(&c->h, src, NULL);
+    c->info = info;
+    bind_all(c, 4096);
+    run_checked(c, threads, tg);
+}
+
+static void metal(Checked *c, const char *src, uint32_t threads, uint32_t tg)
+{
+    ch_init(&c->h, src, NULL);
+    c->info = NULL;
+    bind_all(c, 4096);
+    run_checked(c, threads, tg);
+}
+
+static void assembly(Checked *c, const char *src, uint32_t threads, uint32_t tg)
+{
+    h_init(&c->h, src);
+    c->info = NULL;
+    bind_all(c, 4096);
+    run_checked(c, threads, tg);
+}
+
+static void done(Checked *c)
+{
+    check_session_free(c->s);
+    h_free(&c->h);
+}
+
+static void dump(const Checked *c)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        print_error("finding %u: [%s] %s | fix: %s (count %llu)\n", i,
+                    check_kind_names[c->f[i].kind], c->f[i].message, c->f[i].fix,
+                    (unsigned long long)c->f[i].count);
+}
+
+static const CheckFinding *find(const Checked *c, CheckKind kind, const char *text)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->f[i].kind == kind && strstr(c->f[i].message, text))
+            return &c->f[i];
+    dump(c);
+    fail_msg("no %s finding containing \"%s\"", check_kind_names[kind], text);
+    return NULL;
+}
+
+static void expect_silent(const Checked *c)
+{
+    if (c->n) {
+        dump(c);
+        fail_msg("expected no findings, got %u", c->n);
+    }
+}
+
+static uint32_t line_of(const Checked *c, const CheckSite *site)
+{
+    int64_t i = isa_program_index_of_pc(c->h.prog, site->pc);
+    return i >= 0 && c->h.prog->locs ? c->h.prog->locs[i].line : 0;
+}
+
+/* ---- uninitialized reads ---------------------------------------------------------------------- */
+
+static void test_uninitialized_threadgroup_read(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]],\n"               /* 1 */
+          "              uint lid [[thread_position_in_threadgroup]])\n"   /* 2 */
+          "{\n"                                                             /* 3 */
+          "    threadgroup float sh[64];\n"                                 /* 4 */
+          "    if (lid < 32) sh[lid] = float(lid);\n"                       /* 5 */
+          "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"          /* 6 */
+          "    out[lid] = sh[(lid + 8) % 64];\n"                            /* 7 */
+          "}\n",
+          64, 64);
+    /* lanes 24..55 read sh[32..63], which nothing wrote; the first is lane 24 reading sh[32]
+     * (byte 128) */
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized threadgroup memory");
+    bool named = c.h.prog->num_symbols > 0;
+    assert_non_null(strstr(f->message, named ? "sh[32]" : "byte 128"));
+    assert_non_null(strstr(f->fix, named ? "nothing wrote sh[32] before this read in threadgroup (0,0,0)"
+                                         : "before this read in threadgroup (0,0,0)"));
+    assert_int_equal(line_of(&c, &f->first), 7);
+    assert_int_equal(f->first.thread.lane, 24);
+    assert_int_equal(f->first.thread.simdgroup, 0);
+    assert_int_equal(f->first.offset, 128);
+    assert_int_equal(f->first.space, MEM_SPACE_THREADGROUP);
+    assert_int_equal(f->count, 2); /* both SIMD-groups, one source place */
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* Each threadgroup starts with fresh (unwritten) threadgroup memory. */
+static void test_uninitialized_threadgroup_per_threadgroup(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n"
+          "              uint lid [[thread_position_in_threadgroup]],\n"
+          "              uint tg [[threadgroup_position_in_grid]])\n"
+          "{\n"
+          "    threadgroup float sh[32];\n"
+          "    if (tg == 0) sh[lid] = 1.0f;\n"
+          "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+          "    out[gid] = sh[lid];\n"
+          "}\n",
+          64, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized threadgroup memory");
+    assert_int_equal(f->first.thread.threadgroup[0], 1);
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_non_null(strstr(f->fix, "in threadgroup (1,0,0)"));
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+static const char *const k_device_uninit =
+    "kernel void k(device float *tmp [[buffer(0)]], device float *out [[buffer(1)]],\n" /* 1 */
+    "              uint gid [[thread_position_in_grid]])\n"                             /* 2 */
+    "{\n"                                                                                /* 3 */
+    "    if (gid < 16) tmp[gid] = 2.0f;\n"                                               /* 4 */
+    "    out[gid] = tmp[gid];\n"                                                         /* 5 */
+    "}\n";
+
+static void test_uninitialized_device_buffer(void **state)
+{
+    (void)state;
+    Checked c;
+    CheckBufferInfo info[2] = {{.elem_size = 4, .uninitialized = true}, {.elem_size = 4}};
+    metal_info(&c, k_device_uninit, 64, 32, info);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized device memory tmp[16]");
+    assert_non_null(strstr(f->fix, "nothing wrote tmp[16] before this read (the buffer is marked `init: none`)"));
+    assert_int_equal(line_of(&c, &f->first), 5);
+    assert_int_equal(f->first.thread.grid[0], 16);
+    assert_int_equal(f->first.index, 16);
+    assert_int_equal(f->count, 2); /* SIMD-group 0 from lane 16, and the second threadgroup */
+    assert_int_equal(c.n, 1);
+    done(&c);
+    /* the same buffer with its contents given: silent */
+    CheckBufferInfo given[2] = {{.elem_size = 4}, {.elem_size = 4}};
+    metal_info(&c, k_device_uninit, 64, 32, given);
+    expect_silent(&c);
+    done(&c);
+}
+
+static void test_memory_written_before_read_is_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    CheckBufferInfo info[2] = {{.elem_size = 4, .uninitialized = true}, {.elem_size = 4}};
+    metal_info(&c,
+               "kernel void k(device float *tmp [[buffer(0)]], device float *out [[buffer(1)]],\n"
+               "              uint gid [[thread_position_in_grid]],\n"
+               "              uint lid [[thread_position_in_threadgroup]])\n"
+               "{\n"
+               "    threadgroup float sh[64];\n"
+               "    threadgroup atomic_uint count;\n"
+               "    if (lid == 0) atomic_store_explicit(&count, 0u, memory_order_relaxed);\n"
+               "    sh[lid] = float(gid);\n"
+               "    tmp[gid] = 3.0f;\n"
+               "    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);\n"
+               "    atomic_fetch_add_explicit(&count, 1u, memory_order_relaxed);\n"
+               "    out[gid] = sh[63 - lid] + tmp[gid];\n"
+               "}\n",
+               128, 64, info);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* ---- out-of-bounds reads whose value is never used -------------------------------------------- */
+
+static const char *const k_guarded_use =
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n" /* 1 */
+    "              constant uint &n [[buffer(2)]], uint gid [[thread_position_in_grid]])\n"  /* 2 */
+    "{\n"                                                                                     /* 3 */
+    "    float x = in[gid];\n"                                                                /* 4 */
+    "    if (gid < n) out[gid] = x * 2.0f;\n"                                                 /* 5 */
+    "}\n";
+
+static void test_out_of_bounds_read_never_used_is_warning(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h, k_guarded_use, NULL);
+    c.info = NULL;
+    h_buffer(&c.h, 0, "in", 64, MEM_SPACE_DEVICE); /* 16 floats */
+    h_buffer(&c.h, 1, "out", 256, MEM_SPACE_DEVICE);
+    uint32_t *n = h_buffer(&c.h, 2, "n", 4, MEM_SPACE_CONSTANT);
+    *n = 16;
+    run_checked(&c, 32, 32);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of in");
+    assert_non_null(strstr(f->message, "whose value is never used"));
+    assert_non_null(strstr(f->message, "byte offset 64, 4 bytes; valid 0..63"));
+    assert_int_equal(f->severity, CHECK_WARNING);
+    assert_int_equal(line_of(&c, &f->first), 4);
+    assert_int_equal(f->first.thread.grid[0], 16);
+    assert_int_equal(f->count, 16);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+static void test_out_of_bounds_read_used_is_error(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h, k_guarded_use, NULL);
+    c.info = NULL;
+    h_buffer(&c.h, 0, "in", 64, MEM_SPACE_DEVICE);
+    h_buffer(&c.h, 1, "out", 256, MEM_SPACE_DEVICE);
+    uint32_t *n = h_buffer(&c.h, 2, "n", 4, MEM_SPACE_CONSTANT);
+    *n = 20; /* lanes 16..19 store the value they read out of bounds */
+    run_checked(&c, 32, 32);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of in");
+    assert_null(strstr(f->message, "never used"));
+    assert_int_equal(f->severity, CHECK_ERROR);
+    done(&c);
+}
+
+/* Assembly: the faulting load's register is overwritten before anything reads it. */
+static void test_out_of_bounds_overwritten_register(void **state)
+{
+    (void)state;
+    Checked c;
+    h_init(&c.h,
+           ".kernel k\n"
+           ".regs 4\n"
+           ".arg in, device, u0\n"
+           ".arg out, device, u2\n"
+           "    get_sr r1, thread_position_in_grid.x\n"
+           "    ld_tg.b32 r2, 0, r1\n"          /* out of bounds for lanes >= 4 */
+           "    mov r2, 7\n"                    /* overwritten: never used */
+           "    ld_dev.b32 r3, u0, r1, 0\n"     /* out of bounds for lanes >= 8 */
+           "    wait 0\n"
+           "    st_dev.b32 r3, u2, r1\n"        /* used */
+           "    stop\n"
+           ".tgmem 16\n");
+    c.info = NULL;
+    h_buffer(&c.h, 0, "in", 32, MEM_SPACE_DEVICE);
+    h_buffer(&c.h, 1, "out", 128, MEM_SPACE_DEVICE);
+    run_checked(&c, 32, 32);
+    const CheckFinding *w = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of threadgroup");
+    assert_int_equal(w->severity, CHECK_WARNING);
+    assert_non_null(strstr(w->message, "whose value is never used"));
+    const CheckFinding *e = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of in");
+    assert_int_equal(e->severity, CHECK_ERROR);
+    assert_int_equal(e->count, 24);
+    /* lanes 0..3 read threadgroup memory nothing wrote */
+    find(&c, CHECK_UNINITIALIZED, "read of uninitialized threadgroup memory byte 0");
+    assert_int_equal(c.n, 3);
+    done(&c);
+}
+
+/* ---- device loads used before their wait ------------------------------------------------------ */
+
+static void test_read_before_wait(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"                                   /* 1 */
+             ".regs 6\n"                                     /* 2 */
+             ".arg in, device, u0\n"                         /* 3 */
+             ".arg out, device, u2\n"                        /* 4 */
+             "    get_sr r1, thread_position_in_grid.x\n"    /* 5 */
+             "    ld_dev.b32 r2, u0, r1, 0\n"                /* 6 */
+             "    fadd32 r3, r2, 1.0\n"                      /* 7: too early */
+             "    wait 0\n"                                  /* 8 */
+             "    st_dev.b32 r3, u2, r1\n"                   /* 9 */
+             "    stop\n",
+             64, 32);
+    const CheckFinding *f = find(&c, CHECK_READ_BEFORE_WAIT,
+                                 "register r2 is read before `wait 0`: the device load at line 6 "
+                                 "may not have completed");
+    assert_int_equal(line_of(&c, &f->first), 6);
+    assert_int_equal(line_of(&c, &f->second), 7);
+    assert_int_equal(f->second.thread.lane, 0);
+    assert_int_equal(f->second.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->count, 2); /* once per SIMD-group */
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+static void test_write_and_wrong_slot_before_wait(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"                                   /* 1 */
+             ".regs 6\n"                                     /* 2 */
+             ".arg in, device, u0\n"                         /* 3 */
+             ".arg out, device, u2\n"                        /* 4 */
+             "    get_sr r1, thread_position_in_grid.x\n"    /* 5 */
+             "    ld_dev.b32 r2, u0, r1, 0\n"                /* 6 */
+             "    mov r2, 5\n"                               /* 7: overwritten before wait */
+             "    ld_dev.h16.x2 r4l, u0, r1, 1\n"            /* 8: r4l, r4h on slot 1 */
+             "    wait 0\n"                                  /* 9: not slot 1 */
+             "    fadd16 r3l, r4h, 1.0\n"                    /* 10 */
+             "    wait 1\n"                                  /* 11 */
+             "    st_dev.b32 r3, u2, r1\n"                   /* 12 */
+             "    stop\n",
+             32, 32);
+    const CheckFinding *f = find(&c, CHECK_READ_BEFORE_WAIT, "register r2 is written before `wait 0`");
+    assert_int_equal(line_of(&c, &f->second), 7);
+    assert_int_equal(f->second.access, CHECK_ACCESS_WRITE);
+    f = find(&c, CHECK_READ_BEFORE_WAIT,
+             "register r4h is read before `wait 1`: the device load at line 8");
+    assert_int_equal(line_of(&c, &f->second), 10);
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
+static void test_loads_used_after_wait_are_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"
+             ".regs 8\n"
+             ".arg in, device, u0\n"
+             ".arg out, device, u2\n"
+             "    get_sr r1, thread_position_in_grid.x\n"
+             "    if_icmp.ult 1, r1, 20\n"
+             "    ld_dev.b32 r2, u0, r1, 0\n"
+             "    ld_dev.b32.x2 r4, u0, r1, 1\n"
+             "    iadd r6, r1, 1\n"                 /* independent work while loads fly */
+             "    wait 0\n"
+             "    fadd32 r3, r2, 1.0\n"
+             "    wait 1\n"
+             "    fadd32 r3, r3, r5\n"
+             "    st_dev.b32 r3, u2, r1\n"
+             "    pop_exec 1\n"
+             "    stop\n",
+             32, 32);
+    expect_silent(&c);
+    done(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uninitialized_threadgroup_read),
+        cmocka_unit_test(test_uninitialized_threadgroup_per_threadgroup),
+        cmocka_unit_test(test_uninitialized_device_buffer),
+        cmocka_unit_test(test_memory_written_before_read_is_silent),
+        cmocka_unit_test(test_out_of_bounds_read_never_used_is_warning),
+        cmocka_unit_test(test_out_of_bounds_read_used_is_error),
+        cmocka_unit_test(test_out_of_bounds_overwritten_register),
+        cmocka_unit_test(test_read_before_wait),
+        cmocka_unit_test(test_write_and_wrong_slot_before_wait),
+        cmocka_unit_test(test_loads_used_after_wait_are_silent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

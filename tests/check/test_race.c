@@ -1,0 +1,779 @@
+/*
+ * test_race.c — the data-race detector on small Metal kernels: each classic bug (a tree
+ * reduction missing its barrier, a barrier with the wrong mem_flags, a shared slot read then
+ * overwritten, a plain ++ on a device counter from several threadgroups, atomics mixed with
+ * plain accesses) is found with its kind, message, lines, threads and count; correct kernels
+ * that naive checkers flag (same-value writes, atomics only, disjoint indices, barrier-
+ * separated reuse, accesses ordered by SIMD-group lockstep) stay silent; the policies
+ * (same_value_races, strict_simd) turn findings on. A finding's count is the number of racing
+ * accesses: each thread's execution of the later instruction counts once.
+ *
+ * Expected lines come from markers in the kernel text, expected counts from reasoning about
+ * the simulator's documented schedule (threadgroups one at a time; within one, SIMD-groups in
+ * index order, each to its next barrier). The slowdown of the checker is printed, not asserted.
+ */
+#include "test_util.h"
+
+#include <time.h>
+
+#include "../lang/construct_harness.h"
+#include "../../check/check.h"
+
+/* ---- running a kernel under the race checker ---------------------------------------------- */
+
+typedef struct Checked {
+    Harness h;
+    CheckSession *s;
+    const CheckFinding *f;
+    uint32_t n;
+} Checked;
+
+/* Until the compiler names threadgroup arrays itself, the test names the kernel's one array. */
+static void name_threadgroup_array(IsaProgram *p, const char *name, uint32_t elem)
+{
+    if (p->num_symbols || !p->tg_mem_bytes)
+        return;
+    p->symbols = calloc(1, sizeof *p->symbols);
+    p->symbols[0] = (IsaSymbol){.name = strdup(name), .space = ISA_SYM_THREADGROUP,
+                                .offset = 0, .size = p->tg_mem_bytes, .elem_size = elem};
+    p->num_symbols = 1;
+}
+
+/* Compiles src and binds a zero-filled buffer named after each device argument. */
+static void setup(Checked *c, const char *src, uint64_t bytes)
+{
+    memset(c, 0, sizeof *c);
+    ch_init(&c->h, src, NULL);
+    name_threadgroup_array(c->h.prog, "shared", 4);
+    for (uint32_t i = 0; i < c->h.prog->num_args; i++)
+        if (c->h.prog->args[i].kind == ISA_ARG_DEVICE)
+            h_buffer(&c->h, i, c->h.prog->args[i].name, bytes, MEM_SPACE_DEVICE);
+}
+
+static void run_opts(Checked *c, uint32_t threads, uint32_t tg, const CheckOptions *o)
+{
+    CheckBufferInfo info[H_MAX_ARGS];
+    for (uint32_t i = 0; i < H_MAX_ARGS; i++)
+        info[i] = (CheckBufferInfo){.elem_size = 1};
+    for (uint32_t i = 0; i < c->h.prog->num_args && i < H_MAX_ARGS; i++)
+        if (c->h.prog->args[i].kind == ISA_ARG_DEVICE && c->h.prog->args[i].elem_size)
+            info[c->h.bind[i].buffer].elem_size = c->h.prog->args[i].elem_size;
+    c->s = check_session_new(c->h.prog, c->h.dev, info, c->h.bind, o);
+    uint32_t nobs;
+    SimObserver *const *obs = check_session_observers(c->s, &nobs);
+    h_grid(&c->h, false, threads, 1, 1, tg, 1, 1);
+    c->h.launch.observers = obs;
+    c->h.launch.num_observers = nobs;
+    h_run(&c->h);
+    h_expect_no_faults(&c->h);
+    c->f = check_session_finish(c->s, &c->h.res, &c->n);
+}
+
+static CheckOptions races_only(void)
+{
+    return (CheckOptions){.races = true};
+}
+
+static void run(Checked *c, uint32_t threads, uint32_t tg)
+{
+    CheckOptions o = races_only();
+    run_opts(c, threads, tg, &o);
+}
+
+static void done(Checked *c)
+{
+    check_session_free(c->s);
+    h_free(&c->h);
+}
+
+/* The source line of the instruction at pc, from the program's debug info. */
+static uint32_t line_at(const IsaProgram *p, uint32_t pc)
+{
+    int64_t i = isa_program_index_of_pc(p, pc);
+    return i >= 0 && p->locs ? p->locs[i].line : 0;
+}
+
+static void dump(const Checked *c)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        print_error("finding %u: [%s] %s | lines %u -> %u | fix: %s (count %llu)\n", i,
+                    check_kind_names[c->f[i].kind], c->f[i].message,
+                    line_at(c->h.prog, c->f[i].first.pc), line_at(c->h.prog, c->f[i].second.pc),
+                    c->f[i].fix, (unsigned long long)c->f[i].count);
+}
+
+static const CheckFinding *find(const Checked *c, const char *message)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->f[i].kind == CHECK_RACE && strcmp(c->f[i].message, message) == 0)
+            return &c->f[i];
+    dump(c);
+    fail_msg("no race finding \"%s\"", message);
+    return NULL;
+}
+
+static void expect_silent(const Checked *c)
+{
+    if (c->n) {
+        dump(c);
+        fail_msg("expected no findings, got %u", c->n);
+    }
+}
+
+static void expect_count(const Checked *c, uint32_t n)
+{
+    if (c->n != n) {
+        dump(c);
+        fail_msg("expected %u findings, got %u", n, c->n);
+    }
+}
+
+/* The 1-based line of the first line of src containing marker. */
+static uint32_t line_of(const char *src, const char *marker)
+{
+    const char *m = strstr(src, marker);
+    assert_non_null(m);
+    uint32_t line = 1;
+    for (const char *p = src; p < m; p++)
+        line += *p == '\n';
+    return line;
+}
+
+static void expect_lines(const Checked *c, const CheckFinding *f, uint32_t first, uint32_t second)
+{
+    uint32_t a = line_at(c->h.prog, f->first.pc), b = line_at(c->h.prog, f->second.pc);
+    if (a != first || b != second) {
+        dump(c);
+        fail_msg("%s: lines %u -> %u, want %u -> %u", f->message, a, b, first, second);
+    }
+}
+
+static void expect_fix(const Checked *c, const CheckFinding *f, const char *want)
+{
+    if (strcmp(f->fix, want) != 0) {
+        dump(c);
+        fail_msg("fix \"%s\", want \"%s\"", f->fix, want);
+    }
+}
+
+static char fmt_buf[4][256];
+static int fmt_k;
+#define fmt(...) (fmt_k = (fmt_k + 1) % 4, snprintf(fmt_buf[fmt_k], sizeof fmt_buf[0], __VA_ARGS__), \
+                  fmt_buf[fmt_k])
+
+/* ---- missing and wrong barriers ----------------------------------------------------------- */
+
+#define EXCHANGE(BARRIER)                                                                     \
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n" \
+    "              uint tid [[thread_index_in_threadgroup]]) {\n"                            \
+    "    threadgroup float shared[64];\n"                                                     \
+    "    shared[tid] = in[tid]; // W\n"                                                       \
+    "    " BARRIER " // B\n"                                                                  \
+    "    out[tid] = shared[(tid + 32) % 64]; // R\n"                                          \
+    "}\n"
+
+/* SIMD-group 0 writes shared[0..31] and reads shared[32..63] before SIMD-group 1 runs; then
+ * SIMD-group 1 overwrites what 0 read (32 write-after-read) and reads what 0 wrote (32
+ * read-after-write). */
+static void test_missing_barrier(void **state)
+{
+    (void)state;
+    const char *src = EXCHANGE("");
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    uint32_t w = line_of(src, "// W"), r = line_of(src, "// R");
+    expect_count(&c, 2);
+    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[32]");
+    expect_lines(&c, war, r, w);
+    assert_int_equal(war->count, 32);
+    assert_int_equal(war->severity, CHECK_ERROR);
+    assert_int_equal(war->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(war->second.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(war->first.thread.local[0], 0);   /* thread 0 read shared[32] */
+    assert_int_equal(war->second.thread.local[0], 32); /* thread 32 wrote it */
+    assert_int_equal(war->second.thread.simdgroup, 1);
+    assert_int_equal(war->second.space, MEM_SPACE_THREADGROUP);
+    assert_int_equal(war->second.offset, 128);
+    expect_fix(&c, war, fmt("no threadgroup_barrier(mem_threadgroup) between line %u and line %u", r, w));
+    const CheckFinding *raw = find(&c, "threadgroup memory race (read after write) on shared[0]");
+    expect_lines(&c, raw, w, r);
+    assert_int_equal(raw->count, 32);
+    assert_int_equal(raw->first.thread.local[0], 0);
+    assert_int_equal(raw->second.thread.local[0], 32);
+    expect_fix(&c, raw, fmt("no threadgroup_barrier(mem_threadgroup) between line %u and line %u", w, r));
+    done(&c);
+}
+
+static void test_barrier_silences(void **state)
+{
+    (void)state;
+    Checked c;
+    setup(&c, EXCHANGE("threadgroup_barrier(mem_flags::mem_threadgroup);"), 256);
+    float *in = h_data(&c.h, 0);
+    for (int i = 0; i < 64; i++)
+        in[i] = (float)i;
+    run(&c, 64, 64);
+    expect_silent(&c);
+    float *out = h_data(&c.h, 1);
+    for (int i = 0; i < 64; i++)
+        CH_FEQ(out[i], (float)((i + 32) % 64), i);
+    done(&c);
+}
+
+/* Both SIMD-groups write, the barrier releases without ordering threadgroup memory, both read
+ * the other's slots: 64 reads after unordered writes, one pair of lines. */
+static void wrong_flags(const char *barrier, const char *flags, const char *why)
+{
+    const char *src = EXCHANGE("");
+    char text[1024];
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(strstr(src, " // B") - src), src, barrier,
+             strstr(src, " // B"));
+    Checked c;
+    setup(&c, text, 256);
+    run(&c, 64, 64);
+    uint32_t w = line_of(text, "// W"), r = line_of(text, "// R"), b = line_of(text, "// B");
+    expect_count(&c, 1);
+    const CheckFinding *raw = find(&c, "threadgroup memory race (read after write) on shared[32]");
+    expect_lines(&c, raw, w, r);
+    assert_int_equal(raw->count, 64);
+    assert_int_equal(raw->first.thread.local[0], 32); /* SIMD-group 0 reads first, what 32 wrote */
+    assert_int_equal(raw->second.thread.local[0], 0);
+    expect_fix(&c, raw, fmt("the barrier at line %u has mem_flags::%s: %s; use mem_threadgroup", b, flags, why));
+    done(&c);
+}
+
+static void test_barrier_mem_none(void **state)
+{
+    (void)state;
+    wrong_flags("threadgroup_barrier(mem_flags::mem_none);", "mem_none", "it orders execution only");
+}
+
+static void test_barrier_mem_device(void **state)
+{
+    (void)state;
+    wrong_flags("threadgroup_barrier(mem_flags::mem_device);", "mem_device",
+                "it does not order threadgroup memory");
+}
+
+#define REDUCE(INNER_BARRIER)                                                                 \
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n" \
+    "              uint tid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]],\n" \
+    "              uint tg [[threadgroup_position_in_grid]]) {\n"                            \
+    "    threadgroup float shared[256];\n"                                                    \
+    "    shared[tid] = in[gid];\n"                                                            \
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                                  \
+    "    for (uint s = 128; s > 0; s >>= 1) {\n"                                              \
+    "        if (tid < s)\n"                                                                  \
+    "            shared[tid] += shared[tid + s]; // L\n"                                      \
+    "        " INNER_BARRIER "\n"                                                             \
+    "    }\n"                                                                                 \
+    "    if (tid == 0)\n"                                                                     \
+    "        out[tg] = shared[0];\n"                                                          \
+    "}\n"
+
+/* Without the barrier in the loop, SIMD-group 0 runs all its rounds first and reads slots
+ * 64.. that SIMD-groups 1..3 overwrite in their first round: races within the one line. */
+static void test_reduction_missing_barrier(void **state)
+{
+    (void)state;
+    const char *src = REDUCE("");
+    Checked c;
+    setup(&c, src, 4096);
+    run(&c, 256, 256);
+    uint32_t l = line_of(src, "// L");
+    assert_true(c.n >= 1);
+    for (uint32_t i = 0; i < c.n; i++) {
+        assert_int_equal(c.f[i].kind, CHECK_RACE);
+        assert_non_null(strstr(c.f[i].message, "threadgroup memory race ("));
+        assert_non_null(strstr(c.f[i].message, " on shared["));
+        expect_lines(&c, &c.f[i], l, l);
+        expect_fix(&c, &c.f[i], fmt("no threadgroup_barrier(mem_threadgroup) between line %u and line %u", l, l));
+        assert_true(c.f[i].count >= 1);
+    }
+    /* SIMD-group 0 read shared[32..63] in round s=32; SIMD-group 1 overwrote them in round 128 */
+    find(&c, "threadgroup memory race (write after read) on shared[32]");
+    done(&c);
+}
+
+static void test_reduction_correct_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    setup(&c, REDUCE("threadgroup_barrier(mem_flags::mem_threadgroup);"), 4096);
+    float *in = h_data(&c.h, 0);
+    for (int i = 0; i < 1024; i++)
+        in[i] = (float)(i % 7);
+    run(&c, 1024, 256);
+    expect_silent(&c);
+    float *out = h_data(&c.h, 1);
+    for (int t = 0; t < 4; t++) {
+        float want = 0;
+        for (int i = 0; i < 256; i++)
+            want += (float)((t * 256 + i) % 7);
+        CH_FEQ(out[t], want, t);
+    }
+    done(&c);
+}
+
+/* A rotate done in place: each thread reads its right neighbour, then overwrites its own slot.
+ * Thread 31 read shared[32], which thread 32 then overwrites; thread 63 reads shared[0], which
+ * thread 0 overwrote — one race each way. */
+static void test_read_then_overwrite(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+        "              uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float shared[64];\n"
+        "    shared[tid] = in[tid];\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    float v = shared[(tid + 1) % 64]; // R\n"
+        "    shared[tid] = v; // W\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    out[tid] = shared[tid];\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    uint32_t r = line_of(src, "// R"), w = line_of(src, "// W");
+    expect_count(&c, 2);
+    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[32]");
+    expect_lines(&c, war, r, w);
+    assert_int_equal(war->count, 1);
+    assert_int_equal(war->first.thread.local[0], 31);
+    assert_int_equal(war->second.thread.local[0], 32);
+    expect_fix(&c, war, fmt("no threadgroup_barrier(mem_threadgroup) between line %u and line %u", r, w));
+    const CheckFinding *raw = find(&c, "threadgroup memory race (read after write) on shared[0]");
+    expect_lines(&c, raw, w, r);
+    assert_int_equal(raw->count, 1);
+    assert_int_equal(raw->first.thread.local[0], 0);
+    assert_int_equal(raw->second.thread.local[0], 63);
+    done(&c);
+}
+
+/* ---- device memory across threadgroups ---------------------------------------------------- */
+
+/* counter[0]++ by 4 threadgroups of 32: within threadgroup 0 the lanes store the same value at
+ * once (benign); each later threadgroup's 32 loads read threadgroup t-1's store (3 x 32
+ * read-after-write) and its lane 0's store overwrites it (3 write-after-write; its other
+ * lanes store the same value as lane 0). */
+static void test_device_counter_plus_plus(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *counter [[buffer(0)]]) {\n"
+        "    counter[0] = counter[0] + 1; // X\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 16);
+    run(&c, 128, 32);
+    uint32_t x = line_of(src, "// X");
+    expect_count(&c, 2);
+    const CheckFinding *raw = find(&c, "device memory race between threadgroups (read after write) on counter[0]");
+    expect_lines(&c, raw, x, x);
+    assert_int_equal(raw->count, 96);
+    assert_int_equal(raw->first.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(raw->first.thread.grid[0], 31);  /* threadgroup 0's last lane stored last */
+    assert_int_equal(raw->first.thread.threadgroup[0], 0);
+    assert_int_equal(raw->second.thread.grid[0], 32);
+    assert_int_equal(raw->second.thread.threadgroup[0], 1);
+    assert_int_equal(raw->second.space, MEM_SPACE_DEVICE);
+    expect_fix(&c, raw, "threadgroups cannot synchronize: use atomics or separate dispatches");
+    const CheckFinding *waw = find(&c, "device memory race between threadgroups (write after write) on counter[0]");
+    assert_int_equal(waw->count, 3);
+    assert_int_equal(waw->first.thread.grid[0], 31);
+    assert_int_equal(waw->second.thread.grid[0], 32);
+    done(&c);
+}
+
+/* De-duplication: one thread of threadgroup 0 stores, 256 threads of threadgroups 1..8 load —
+ * one finding, counted once per racing load. */
+static void test_dedup_counts_accesses(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *data [[buffer(0)]], device uint *out [[buffer(1)]],\n"
+        "              uint gid [[thread_position_in_grid]]) {\n"
+        "    if (gid == 0)\n"
+        "        data[0] = 42; // W\n"
+        "    out[gid] = data[0]; // R\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 2048);
+    run(&c, 288, 32);
+    expect_count(&c, 1);
+    const CheckFinding *raw = find(&c, "device memory race between threadgroups (read after write) on data[0]");
+    expect_lines(&c, raw, line_of(src, "// W"), line_of(src, "// R"));
+    assert_int_equal(raw->count, 256);
+    assert_int_equal(raw->first.thread.grid[0], 0);
+    done(&c);
+}
+
+/* ---- atomics -------------------------------------------------------------------------------- */
+
+#define ATOMIC_ARGS                                                                              \
+    "kernel void k(device atomic_uint *counter [[buffer(0)]], device uint *plain [[buffer(1)]],\n" \
+    "              device uint *out [[buffer(2)]], uint lid [[thread_index_in_threadgroup]],\n"     \
+    "              uint tg [[threadgroup_position_in_grid]]) {\n"
+
+/* plain aliases counter: both arguments are bound to the one buffer. */
+static void setup_aliased(Checked *c, const char *src)
+{
+    setup(c, src, 64);
+    c->h.bind[1].buffer = c->h.bind[0].buffer;
+}
+
+/* Threadgroup 0's lane 0 loads the counter plainly; each of threadgroup 1's 32 atomics races
+ * with that load (threadgroups never synchronize, and atomics do not end a plain read's
+ * reach as a plain store would). */
+static void test_atomic_vs_plain_across_threadgroups(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "    if (lid == 0)\n"
+        "        out[tg] = plain[0]; // P\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 32);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+    assert_int_equal(f->count, 32);
+    assert_int_equal(f->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.grid[0], 0);
+    assert_int_equal(f->second.thread.grid[0], 32);
+    expect_fix(&c, f, "threadgroups cannot synchronize: use atomics for every access to counter[0], "
+                      "or separate dispatches");
+    uint32_t *out = h_data(&c.h, 2);
+    assert_int_equal(out[0], 32);
+    assert_int_equal(out[1], 64);
+    done(&c);
+}
+
+/* Within one threadgroup: both SIMD-groups add atomically, then thread 40 stores plainly with
+ * no barrier; SIMD-group 0's atomics are unordered with that store. */
+static void test_atomic_vs_plain_in_threadgroup(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "    if (lid == 40)\n"
+        "        plain[0] = 0; // P\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    uint32_t a = line_of(src, "// A"), p = line_of(src, "// P");
+    expect_lines(&c, f, a, p);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.simdgroup, 0);
+    assert_int_equal(f->second.thread.local[0], 40);
+    expect_fix(&c, f, fmt("no threadgroup_barrier(mem_device) between line %u and line %u, or use "
+                          "atomics for every access", a, p));
+    done(&c);
+}
+
+static void test_atomics_only_silent(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed);\n"
+        "    atomic_fetch_max_explicit(&counter[1], lid, memory_order_relaxed);\n"
+        "    out[tg * 64 + lid] = atomic_load_explicit(&counter[2], memory_order_relaxed);\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 4096);
+    run(&c, 256, 64);
+    expect_silent(&c);
+    uint32_t *counter = h_data(&c.h, 0);
+    assert_int_equal(counter[0], 256);
+    assert_int_equal(counter[1], 63);
+    done(&c);
+}
+
+/* ---- correct kernels that naive checkers flag --------------------------------------------- */
+
+static void test_same_value_writes_benign(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *flag [[buffer(0)]], device const float *in [[buffer(1)]],\n"
+        "              uint gid [[thread_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint shared[1];\n"
+        "    if (in[gid] >= 0.0f) {\n"
+        "        flag[0] = 1; // F\n"
+        "        shared[0] = 1; // S\n"
+        "    }\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 1024);
+    run(&c, 256, 64);
+    expect_silent(&c);
+    done(&c);
+
+    /* the policy flag turns them into warnings: 255 racing stores to flag (every store but
+     * the first), 3 x 63 to each threadgroup's shared[0] */
+    setup(&c, src, 1024);
+    CheckOptions o = races_only();
+    o.same_value_races = true;
+    run_opts(&c, 256, 64, &o);
+    uint32_t f = line_of(src, "// F"), s = line_of(src, "// S");
+    const CheckFinding *dev = NULL, *tg = NULL;
+    uint64_t dev_count = 0, tg_count = 0;
+    for (uint32_t i = 0; i < c.n; i++) {
+        assert_int_equal(c.f[i].severity, CHECK_WARNING);
+        assert_non_null(strstr(c.f[i].message, "write after write, same value"));
+        assert_non_null(strstr(c.f[i].fix, "same_value_races"));
+        if (c.f[i].first.space == MEM_SPACE_DEVICE) {
+            dev = &c.f[i];
+            dev_count += c.f[i].count;
+            expect_lines(&c, dev, f, f);
+        } else {
+            tg = &c.f[i];
+            tg_count += c.f[i].count;
+            expect_lines(&c, tg, s, s);
+        }
+    }
+    assert_non_null(dev);
+    assert_non_null(tg);
+    assert_int_equal(dev_count, 255);
+    assert_int_equal(tg_count, 4 * 63);
+    done(&c);
+}
+
+/* Different values stored by the lanes of one instruction are a race even in lockstep. */
+static void test_same_instruction_different_values(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint shared[4];\n"
+        "    shared[0] = tid; // S\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    out[tid] = shared[0];\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 32, 32);
+    uint32_t s = line_of(src, "// S");
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "threadgroup memory race (write after write) on shared[0]");
+    expect_lines(&c, f, s, s);
+    assert_int_equal(f->count, 31);
+    expect_fix(&c, f, fmt("threads of one instruction at line %u store different values to the same "
+                          "element: give each thread its own element, or use an atomic", s));
+    done(&c);
+}
+
+static void test_disjoint_indices_silent(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+        "              device half *h [[buffer(2)]], device uchar *bytes [[buffer(3)]],\n"
+        "              uint gid [[thread_position_in_grid]]) {\n"
+        "    out[gid] = in[gid] * 2.0f;\n"
+        "    h[gid] = half(in[gid]);\n"
+        "    bytes[gid] = uchar(gid);\n"
+        "    out[gid] += 1.0f;\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 4096);
+    run(&c, 512, 128);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* Sub-word accesses are checked per byte: neighbouring uchars by different threadgroups are
+ * not a race; the same uchar is. */
+static void test_bytes_are_separate(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uchar *bytes [[buffer(0)]], uint gid [[thread_position_in_grid]],\n"
+        "              uint tg [[threadgroup_position_in_grid]]) {\n"
+        "    if (gid % 32 == 0)\n"
+        "        bytes[tg] = uchar(tg + 1); // A\n"
+        "    if (gid % 32 == 0)\n"
+        "        bytes[8] = uchar(tg + 1); // B\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 64);
+    run(&c, 128, 32);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "device memory race between threadgroups (write after write) on bytes[8]");
+    expect_lines(&c, f, line_of(src, "// B"), line_of(src, "// B"));
+    assert_int_equal(f->count, 3);
+    assert_int_equal(f->second.offset, 8);
+    done(&c);
+}
+
+static void test_barrier_separated_reuse_silent(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+        "              uint tid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]]) {\n"
+        "    threadgroup float shared[128];\n"
+        "    shared[tid] = in[gid];\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    float a = shared[127 - tid];\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    shared[tid] = a * 2.0f;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    float b = shared[(tid + 64) % 128];\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    shared[(tid + 1) % 128] = b;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    out[gid] = shared[tid];\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 4096);
+    run(&c, 512, 128);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* Device memory ordered by threadgroup_barrier(mem_device) inside a threadgroup is not a race. */
+static void test_device_barrier_in_threadgroup_silent(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *buf [[buffer(0)]], uint tid [[thread_index_in_threadgroup]],\n"
+        "              uint tg [[threadgroup_position_in_grid]]) {\n"
+        "    buf[tg * 64 + tid] = float(tid);\n"
+        "    threadgroup_barrier(mem_flags::mem_device);\n"
+        "    float v = buf[tg * 64 + 63 - tid];\n"
+        "    threadgroup_barrier(mem_flags::mem_device);\n"
+        "    buf[tg * 64 + tid] = v;\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 4096);
+    run(&c, 256, 64);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* ---- SIMD-group lockstep ------------------------------------------------------------------ */
+
+#define SWAP(BETWEEN)                                                                          \
+    "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n" \
+    "    threadgroup uint shared[64];\n"                                                       \
+    "    shared[tid] = tid * 3; // W\n"                                                        \
+    "    " BETWEEN "\n"                                                                        \
+    "    out[tid] = shared[tid ^ 1]; // R\n"                                                   \
+    "}\n"
+
+static void test_lockstep_ordered_by_default(void **state)
+{
+    (void)state;
+    Checked c;
+    setup(&c, SWAP(""), 256);
+    run(&c, 64, 64);
+    expect_silent(&c);
+    uint32_t *out = h_data(&c.h, 0);
+    for (uint32_t i = 0; i < 64; i++)
+        CH_IEQ(out[i], (i ^ 1) * 3, i);
+    done(&c);
+}
+
+static void test_strict_simd_reports(void **state)
+{
+    (void)state;
+    const char *src = SWAP("");
+    Checked c;
+    setup(&c, src, 256);
+    CheckOptions o = races_only();
+    o.strict_simd = true;
+    run_opts(&c, 64, 64, &o);
+    uint32_t w = line_of(src, "// W"), r = line_of(src, "// R");
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "threadgroup memory race (read after write) on shared[1]");
+    expect_lines(&c, f, w, r);
+    assert_int_equal(f->count, 64);
+    assert_int_equal(f->first.thread.lane, 1);
+    assert_int_equal(f->second.thread.lane, 0);
+    expect_fix(&c, f, fmt("add simdgroup_barrier(mem_threadgroup) between line %u and line %u "
+                          "(strict_simd: lanes of a SIMD-group are not assumed to run in lockstep)", w, r));
+    done(&c);
+
+    /* a simdgroup_barrier orders them under strict_simd too */
+    setup(&c, SWAP("simdgroup_barrier(mem_flags::mem_threadgroup);"), 256);
+    run_opts(&c, 64, 64, &o);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* ---- cost ------------------------------------------------------------------------------------ */
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The race-free reduction with and without the race checker; the ratio is printed only. */
+static void test_slowdown(void **state)
+{
+    (void)state;
+    enum { N = 1 << 16, REPS = 3 };
+    Checked c;
+    setup(&c, REDUCE("threadgroup_barrier(mem_flags::mem_threadgroup);"), N * 4);
+    double best_off = 1e9, best_on = 1e9;
+    for (int rep = 0; rep < REPS; rep++) {
+        h_grid(&c.h, false, N, 1, 1, 256, 1, 1);
+        c.h.launch.observers = NULL;
+        c.h.launch.num_observers = 0;
+        double t0 = seconds();
+        h_run(&c.h);
+        double t1 = seconds();
+        best_off = t1 - t0 < best_off ? t1 - t0 : best_off;
+        CheckOptions o = races_only();
+        t0 = seconds();
+        run_opts(&c, N, 256, &o);
+        t1 = seconds();
+        best_on = t1 - t0 < best_on ? t1 - t0 : best_on;
+        expect_silent(&c);
+        check_session_free(c.s);
+        c.s = NULL;
+    }
+    print_message("race checker slowdown on a %d-thread reduction: %.2fx (%.1f ms off, %.1f ms on)\n",
+                  N, best_on / best_off, best_off * 1e3, best_on * 1e3);
+    done(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_missing_barrier),
+        cmocka_unit_test(test_barrier_silences),
+        cmocka_unit_test(test_barrier_mem_none),
+        cmocka_unit_test(test_barrier_mem_device),
+        cmocka_unit_test(test_reduction_missing_barrier),
+        cmocka_unit_test(test_reduction_correct_silent),
+        cmocka_unit_test(test_read_then_overwrite),
+        cmocka_unit_test(test_device_counter_plus_plus),
+        cmocka_unit_test(test_dedup_counts_accesses),
+        cmocka_unit_test(test_atomic_vs_plain_across_threadgroups),
+        cmocka_unit_test(test_atomic_vs_plain_in_threadgroup),
+        cmocka_unit_test(test_atomics_only_silent),
+        cmocka_unit_test(test_same_value_writes_benign),
+        cmocka_unit_test(test_same_instruction_different_values),
+        cmocka_unit_test(test_disjoint_indices_silent),
+        cmocka_unit_test(test_bytes_are_separate),
+        cmocka_unit_test(test_barrier_separated_reuse_silent),
+        cmocka_unit_test(test_device_barrier_in_threadgroup_silent),
+        cmocka_unit_test(test_lockstep_ordered_by_default),
+        cmocka_unit_test(test_strict_simd_reports),
+        cmocka_unit_test(test_slowdown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

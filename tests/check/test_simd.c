@@ -1,0 +1,271 @@
+/*
+ * test_simd.c — SIMD-group functions in divergent code: shuffles and broadcasts whose active
+ * lanes read an inactive or missing lane are reported with the reading and the source lane;
+ * reductions, prefix operations, ballots, simd_broadcast_first and shuffles that read only
+ * active lanes stay silent.
+ */
+#include "test_util.h"
+
+#include "../lang/construct_harness.h"
+#include "../../check/check.h"
+
+/* ---- running a kernel under the checks ---------------------------------------------------- */
+
+typedef struct Checked {
+    Harness h;
+    CheckSession *s;
+    const CheckFinding *f;
+    uint32_t n;
+} Checked;
+
+/* Buffers named after their arguments, `bytes` each. */
+static void bind_all(Checked *c, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < c->h.prog->num_args; i++)
+        if (c->h.prog->args[i].kind != ISA_ARG_THREADGROUP)
+            h_buffer(&c->h, i, c->h.prog->args[i].name, bytes,
+                     c->h.prog->args[i].kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE);
+}
+
+static void run_checked(Checked *c, uint32_t threads, uint32_t tg)
+{
+    CheckOptions o = check_options_all();
+    c->s = check_session_new(c->h.prog, c->h.dev, NULL, c->h.bind, &o);
+    uint32_t nobs;
+    SimObserver *const *obs = check_session_observers(c->s, &nobs);
+    h_grid(&c->h, false, threads, 1, 1, tg, 1, 1);
+    c->h.launch.observers = obs;
+    c->h.launch.num_observers = nobs;
+    h_run(&c->h);
+    c->f = check_session_finish(c->s, &c->h.res, &c->n);
+}
+
+static void metal(Checked *c, const char *src, uint32_t threads, uint32_t tg)
+{
+    ch_init(&c->h, src, NULL);
+    bind_all(c, 4096);
+    run_checked(c, threads, tg);
+}
+
+static void assembly(Checked *c, const char *src, uint32_t threads, uint32_t tg)
+{
+    h_init(&c->h, src);
+    bind_all(c, 4096);
+    run_checked(c, threads, tg);
+}
+
+static void done(Checked *c)
+{
+    check_session_free(c->s);
+    h_free(&c->h);
+}
+
+static void dump(const Checked *c)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        print_error("finding %u: [%s] %s | fix: %s (count %llu)\n", i,
+                    check_kind_names[c->f[i].kind], c->f[i].message, c->f[i].fix,
+                    (unsigned long long)c->f[i].count);
+}
+
+static const CheckFinding *find(const Checked *c, CheckKind kind, const char *text)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->f[i].kind == kind && strstr(c->f[i].message, text))
+            return &c->f[i];
+    dump(c);
+    fail_msg("no %s finding containing \"%s\"", check_kind_names[kind], text);
+    return NULL;
+}
+
+static void expect_silent(const Checked *c)
+{
+    if (c->n) {
+        dump(c);
+        fail_msg("expected no findings, got %u", c->n);
+    }
+}
+
+static uint32_t line_of(const Checked *c, const CheckSite *site)
+{
+    int64_t i = isa_program_index_of_pc(c->h.prog, site->pc);
+    return i >= 0 && c->h.prog->locs ? c->h.prog->locs[i].line : 0;
+}
+
+/* ---- shuffles reading inactive lanes -------------------------------------------------------- */
+
+static void test_shuffle_down_reads_inactive_lane(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n" /* 1 */
+          "              uint lane [[thread_index_in_simdgroup]])\n"  /* 2 */
+          "{\n"                                                        /* 3 */
+          "    float v = out[gid];\n"                                  /* 4 */
+          "    if (lane < 16) {\n"                                     /* 5 */
+          "        v = simd_shuffle_down(v, 1);\n"                     /* 6 */
+          "    }\n"                                                    /* 7 */
+          "    out[gid] = v;\n"                                        /* 8 */
+          "}\n",
+          64, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE,
+                                 "simd_shuffle_down reads lane 16, which is inactive (its value is undefined)");
+    assert_non_null(strstr(f->message, "lane 15 reads it"));
+    assert_int_equal(line_of(&c, &f->first), 6);
+    assert_int_equal(f->first.thread.lane, 15);
+    assert_true(f->second.valid);
+    assert_int_equal(f->second.thread.lane, 16);
+    assert_int_equal(f->count, 2); /* once per SIMD-group: two threadgroups */
+    if (c.n != 1) { dump(&c); fail(); }
+    done(&c);
+}
+
+static void test_broadcast_from_inactive_lane(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device uint *out [[buffer(0)]],\n"            /* 1 */
+          "              uint lane [[thread_index_in_simdgroup]])\n"   /* 2 */
+          "{\n"                                                         /* 3 */
+          "    uint v = lane * 3;\n"                                    /* 4 */
+          "    if (lane >= 8) {\n"                                      /* 5 */
+          "        v = simd_broadcast(v, 2);\n"                         /* 6 */
+          "    }\n"                                                     /* 7 */
+          "    out[lane] = v;\n"                                        /* 8 */
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE, "simd_broadcast reads lane 2, which is inactive");
+    assert_int_equal(f->first.thread.lane, 8);
+    assert_int_equal(f->second.thread.lane, 2);
+    assert_int_equal(line_of(&c, &f->first), 6);
+    assert_non_null(strstr(f->message, "other lanes"));
+    done(&c);
+}
+
+static void test_quad_broadcast_from_inactive_lane(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device uint *out [[buffer(0)]],\n"
+          "              uint lane [[thread_index_in_simdgroup]])\n"
+          "{\n"
+          "    uint v = lane;\n"
+          "    if ((lane & 3) != 3) {\n"
+          "        v = quad_broadcast(v, 3);\n"
+          "    }\n"
+          "    out[lane] = v;\n"
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE, "quad_broadcast reads lane 3, which is inactive");
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* A partial SIMD-group of 20 threads: lanes 20..31 do not exist. */
+static void test_shuffle_reads_missing_lane(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]],\n"
+          "              uint lane [[thread_index_in_simdgroup]])\n"
+          "{\n"
+          "    out[lane] = simd_shuffle_down(out[lane], 8);\n"
+          "}\n",
+          20, 20);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE,
+                                 "simd_shuffle_down reads lane 20, which does not exist (the SIMD-group has 20 threads)");
+    assert_int_equal(f->first.thread.lane, 12);
+    assert_false(f->second.valid);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* The lane operand in a uniform with a value known at build time (.uniform). */
+static void test_assembly_uniform_lane_operand(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"                                  /* 1 */
+             ".regs 4\n"                                    /* 2 */
+             ".arg out, device, u0\n"                       /* 3 */
+             ".uniform u2, 5\n"                             /* 4 */
+             "    get_sr r1, thread_index_in_simdgroup\n"   /* 5 */
+             "    if_icmp.ult 1, r1, 4\n"                   /* 6 */
+             "    shfl r2, r1, u2\n"                        /* 7 */
+             "    pop_exec 1\n"                             /* 8 */
+             "    shfl_xor r3, r1, 1\n"                     /* 9 */
+             "    st_dev.b32 r2, u0, r1\n"                  /* 10 */
+             "    stop\n",
+             32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE, "simd_shuffle reads lane 5, which is inactive");
+    assert_int_equal(line_of(&c, &f->first), 7);
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* ---- silence -------------------------------------------------------------------------------- */
+
+static void test_reductions_in_divergent_code_are_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], device uint *bits [[buffer(1)]],\n"
+          "              uint lane [[thread_index_in_simdgroup]], uint gid [[thread_position_in_grid]])\n"
+          "{\n"
+          "    float v = out[gid];\n"
+          "    if (lane < 12) {\n"
+          "        float s = simd_sum(v) + simd_max(v) + simd_prefix_exclusive_sum(v)\n"
+          "                  + simd_prefix_inclusive_product(v) + quad_sum(v);\n"
+          "        uint b = (uint)(uint64_t)simd_ballot(v > 0.5f);\n"
+          "        bool a = simd_all(v > 0.0f) || simd_any(v > 1.0f);\n"
+          "        float first = simd_broadcast_first(v);\n"
+          "        float x = simd_shuffle_xor(v, 1) + simd_shuffle_up(v, 2);\n"
+          "        out[gid] = s + first + x + (a ? 1.0f : 0.0f);\n"
+          "        bits[gid] = b;\n"
+          "    }\n"
+          "    out[gid] += simd_shuffle_down(v, 3) + simd_broadcast(v, 31);\n"
+          "}\n",
+          64, 64);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* A classic shuffle reduction over full SIMD-groups reads only active lanes. */
+static void test_full_shuffle_reduction_is_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]])\n"
+          "{\n"
+          "    float v = out[gid];\n"
+          "    for (ushort d = 16; d > 0; d >>= 1)\n"
+          "        v += simd_shuffle_down(v, d);\n"
+          "    out[gid] = v;\n"
+          "}\n",
+          128, 64);
+    expect_silent(&c);
+    done(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shuffle_down_reads_inactive_lane),
+        cmocka_unit_test(test_broadcast_from_inactive_lane),
+        cmocka_unit_test(test_quad_broadcast_from_inactive_lane),
+        cmocka_unit_test(test_shuffle_reads_missing_lane),
+        cmocka_unit_test(test_assembly_uniform_lane_operand),
+        cmocka_unit_test(test_reductions_in_divergent_code_are_silent),
+        cmocka_unit_test(test_full_shuffle_reduction_is_silent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
