@@ -22,6 +22,11 @@
 
 #include "lang_internal.h"
 
+/* How deeply expressions and statements may nest. Each level costs a dozen stack frames of
+ * recursive descent; 256 keeps even sanitizer builds far from the stack limit, and no real
+ * kernel nests a tenth as deep. */
+#define LANG_P_MAX_DEPTH 256
+
 typedef struct LangTemplate LangTemplate;
 
 /* One name visible in a scope. */

@@ -362,7 +362,7 @@ static LangNode *unary_inner(LangParser *p);
  * nested parentheses) from overflowing the stack. */
 static LangNode *unary(LangParser *p)
 {
-    if (++p->depth > 500)
+    if (++p->depth > LANG_P_MAX_DEPTH)
         lang_error_at(p->ctx, p->tok, "expression or statement nests too deeply");
     grow(p, 1);
     LangNode *node = unary_inner(p);

@@ -145,7 +145,7 @@ static void add_local(LangParser *p, LangVar *v)
 LangNode *lang_p_initializer(LangParser *p, LangType *ty)
 {
     LangToken *start = p->tok;
-    if (p->depth > 500)
+    if (p->depth > LANG_P_MAX_DEPTH)
         lang_error_at(p->ctx, start, "initializer nests too deeply");
     if (!lang_p_is(p->tok, "{")) {
         LangNode *e = lang_p_assign(p);
@@ -334,7 +334,7 @@ static LangNode *stmt_inner(LangParser *p);
 
 static LangNode *stmt(LangParser *p)
 {
-    if (++p->depth > 500)
+    if (++p->depth > LANG_P_MAX_DEPTH)
         lang_error_at(p->ctx, p->tok, "expression or statement nests too deeply");
     LangNode *node = stmt_inner(p);
     p->depth--;

@@ -160,7 +160,10 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
     uint32_t bad = 0;
     for (int l = 0; l < W; l++) {
         off[l] = origin[l] + (uint64_t)((int64_t)(int32_t)index[l] * (int64_t)esize);
-        bad |= (uint32_t)(off[l] + bytes > region_size || off[l] > region_size) & (g->lane_select[l] & 1);
+        /* A negative index wraps off around to a huge value: the first compare catches it
+         * (bitwise |, not ||, so the loop stays branch-free). */
+        bad |= ((uint32_t)(off[l] > region_size) | (uint32_t)(off[l] + bytes > region_size)) &
+               g->lane_select[l];
     }
     if (bad)
         return false;

@@ -15,7 +15,9 @@
 #include <stdint.h>
 
 #include "../isa/isa.h"
+#include "../mem/cache.h"
 #include "../mem/mem.h"
+#include "gpu.h"
 #include "../util/util.h"
 
 #define SIM_SIMD_WIDTH 32
@@ -98,6 +100,42 @@ typedef struct SimObserver {
 
 /* ---- launch and result -------------------------------------------------------------------- */
 
+/* ---- timed-mode statistics ---------------------------------------------------------------- */
+
+typedef enum SimStall {
+    SIM_STALL_DEPENDENCY,   /* waiting for a register an earlier instruction writes */
+    SIM_STALL_MEMORY,       /* waiting at `wait` for device loads */
+    SIM_STALL_BARRIER,      /* waiting at a threadgroup barrier */
+    SIM_STALL_PIPE,         /* the op's pipe is still busy with an earlier instruction */
+    SIM_STALL_NO_WORK,      /* no resident SIMD-group on the scheduler */
+    SIM_STALL_COUNT
+} SimStall;
+
+extern const char *const sim_stall_names[SIM_STALL_COUNT];
+
+typedef struct SimCoreStats {
+    uint64_t busy_cycles;        /* cycles with at least one instruction issued */
+    uint64_t instructions;       /* SIMD-group instructions issued */
+    double avg_resident_simdgroups;
+} SimCoreStats;
+
+typedef struct SimStats {
+    uint64_t cycles;             /* total, first issue to last completion */
+    double seconds;              /* cycles at the config's clock */
+    SimCoreStats *cores;         /* one per core of the config */
+    uint32_t num_cores;
+    double avg_resident_simdgroups;   /* per core, over the run */
+    uint32_t max_resident_simdgroups; /* per core, what the limits allow for this kernel */
+    char occupancy_limiter[64];       /* "registers (24 per thread)", "threadgroup memory", ... */
+    uint64_t stall_cycles[SIM_STALL_COUNT]; /* scheduler-cycles without an issue, by reason */
+    MemLevelStats memory[MEM_LEVEL_COUNT];
+    uint64_t tg_memory_accesses, tg_bank_conflict_cycles;
+    uint64_t flops;              /* float operations (fma = 2 per lane) */
+    uint64_t dram_bytes;
+    double flops_per_second, peak_flops_per_second;
+    double dram_bytes_per_second, peak_dram_bytes_per_second;
+} SimStats;
+
 typedef struct SimLaunch {
     const IsaProgram *program;
     MemDevice *device;
@@ -111,6 +149,7 @@ typedef struct SimLaunch {
     uint32_t max_faults;             /* faults recorded in detail; 0 = default */
     SimObserver *const *observers;
     uint32_t num_observers;
+    const SimGpuConfig *gpu;         /* timed mode; NULL = sim_gpu_default() */
 } SimLaunch;
 
 typedef enum SimFaultKind {
@@ -146,6 +185,8 @@ typedef struct SimResult {
     uint32_t num_faults;
     uint64_t total_faults;        /* all of them, including those not kept */
     bool budget_exceeded;
+    bool timed;                   /* stats below are valid */
+    SimStats stats;
 } SimResult;
 
 /* Where each threadgroup argument's block starts in threadgroup memory (offsets[i] for

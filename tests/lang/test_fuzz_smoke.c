@@ -132,9 +132,33 @@ static void test_mutated_kernels_never_crash(void **state)
         free(seeds[s]);
 }
 
+/* Found by the fuzzer: thousands of nested parentheses and unary operators overflowed the
+ * stack of a sanitizer build. They must end in a diagnostic. */
+static void test_deep_nesting_is_a_diagnostic(void **state)
+{
+    (void)state;
+    static const char *const shapes[] = {"(", "-(", "!", "~(", "{"};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        size_t n = 20000, unit = strlen(shapes[k]);
+        char *text = malloc(64 + n * unit);
+        char *p = text + sprintf(text, "kernel void k(device int *a [[buffer(0)]]) { a[0] = ");
+        if (shapes[k][0] == '{')
+            p = text + sprintf(text, "kernel void k(device int *a [[buffer(0)]]) ");
+        for (size_t i = 0; i < n; i++, p += unit)
+            memcpy(p, shapes[k], unit);
+        *p = '\0';
+        UtilError err;
+        IsaProgram *prog = lang_compile_source(text, "deep.metal", NULL, NULL, &err);
+        assert_null(prog);
+        assert_non_null(strstr(err.message, "deep.metal:1:"));
+        free(text);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deep_nesting_is_a_diagnostic),
         cmocka_unit_test(test_mutated_kernels_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

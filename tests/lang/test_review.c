@@ -39,7 +39,8 @@ static void expect_error_no_leak(const char *src, const char *want)
 static void test_pragma_once_then_error_no_leak(void **state)
 {
     (void)state;
-    expect_error_no_leak("#pragma once\n#error stop here\n", "k.metal:2:2: error: #error stop here");
+    expect_error_no_leak("#pragma once\n#error stop here\n",
+                         "k.metal:2:2: error: #error stop here");
 }
 
 /* #include read any path to its end: "/dev/zero" ran out of memory and "/dev/stdin" waited

@@ -1,0 +1,402 @@
+/*
+ * cache.c — the memory hierarchy's timing model (cache.h): tag arrays with LRU for the
+ * per-core L1, the shared L2 and the SLC, a bandwidth port per level, and the threadgroup-
+ * memory bank model. It holds no data, only tags: the functional simulator owns the bytes.
+ *
+ * Lookup. A request for the line holding `addr` walks L1 (of the requesting core) -> L2 ->
+ * SLC -> DRAM and stops at the first level that holds it; DRAM always does. Every cache level
+ * it missed allocates the line (LRU victim), so a miss fills every level above the one that
+ * hit. Writes allocate exactly like reads. Not modelled: write-back traffic and dirty state
+ * (a write costs what a read of its line costs), back-invalidation (a line evicted from L2 or
+ * the SLC stays in the L1s that hold it: inclusive on fill, not enforced afterwards), coherence
+ * between L1s, prefetching and MSHR merging (two requests for one missing line both pay).
+ * A level of size 0 is absent and skipped.
+ *
+ * Timing. Only the level that serves a request is charged. Each level has a port (L1: one per
+ * core; L2, SLC and DRAM: one each, shared by all cores) that moves one of its lines in
+ *     transfer = line_bytes / bytes_per_cycle  cycles (a fraction; kept exactly to 2^-32)
+ * and serves requests in the order they are made. With port_free the time it finishes its
+ * previous transfer:
+ *     start      = max(now, port_free)
+ *     port_free  = start + transfer
+ *     completion = ceil(start + transfer) + latency
+ * where latency is the level's configured end-to-end latency (L2 hit = L2 latency, a DRAM
+ * access = DRAM latency, as the published measurements are). Back-to-back requests to one
+ * level therefore complete at exactly bytes_per_cycle in the long run. DRAM's line_bytes may
+ * be 0, meaning the line of the nearest cache level above it.
+ *
+ * Statistics: a cache level counts a hit or a miss per lookup that reached it; DRAM counts
+ * every request it serves as a hit. bytes is what the level served (its line per request).
+ *
+ * Everything is deterministic: LRU uses per-array use counters, never host addresses, time
+ * or randomness. An access costs O(ways) per level looked up and allocates nothing.
+ */
+#include "cache.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+const char *const mem_level_names[MEM_LEVEL_COUNT] = {
+    [MEM_LEVEL_L1] = "L1",
+    [MEM_LEVEL_L2] = "L2",
+    [MEM_LEVEL_SLC] = "SLC",
+    [MEM_LEVEL_DRAM] = "DRAM",
+};
+
+/* Limits that keep a mistyped config from asking for gigabytes of tags or minutes per
+ * access; real GPUs sit far inside them. */
+#define CACHE_MAX_CORES 4096u
+#define CACHE_MAX_WAYS 256u
+#define CACHE_MIN_LINE 4u
+#define CACHE_MAX_LINE 65536u
+#define CACHE_MAX_LINES (1ull << 22) /* per level, all cores' L1s together */
+#define CACHE_MIN_BYTES_PER_CYCLE 0.001
+#define FRAC_ONE (1ull << 32)
+
+typedef struct CacheWay {
+    uint64_t line;  /* addr >> line_shift */
+    uint64_t stamp; /* last use; 0: the way is empty */
+} CacheWay;
+
+typedef struct CacheArray {
+    CacheWay *ways; /* sets x assoc, set-major */
+    uint64_t sets;
+    uint64_t set_mask; /* sets - 1 when sets is a power of two */
+    bool sets_pow2;
+    uint32_t assoc;
+    uint32_t line_shift;
+    uint64_t clock; /* use counter for LRU stamps */
+} CacheArray;
+
+/* A time with a fraction of a cycle in units of 2^-32, so that transfers such as
+ * 128 / 9.5 cycles add up without drift. */
+typedef struct PortTime {
+    uint64_t cycle;
+    uint64_t frac;
+} PortTime;
+
+typedef struct LevelTiming {
+    PortTime transfer;
+    uint32_t latency;
+    uint32_t bytes; /* served per request */
+} LevelTiming;
+
+struct MemHierarchy {
+    uint32_t cores;
+    bool present[MEM_LEVEL_COUNT];
+    LevelTiming timing[MEM_LEVEL_COUNT];
+    CacheArray *l1;      /* cores entries (when L1 is present) */
+    CacheArray l2, slc;
+    PortTime *l1_port;   /* cores entries */
+    PortTime port[MEM_LEVEL_COUNT]; /* shared ports: L2, SLC, DRAM */
+    MemLevelStats stats[MEM_LEVEL_COUNT];
+};
+
+static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+static uint32_t log2_u64(uint64_t x)
+{
+    uint32_t n = 0;
+    while (x > 1) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+static bool level_present(const MemHierarchyConfig *cfg, MemLevel lv)
+{
+    return lv == MEM_LEVEL_DRAM || cfg->level[lv].size_bytes != 0;
+}
+
+/* The line DRAM moves: its own, else that of the nearest present cache above it. */
+static uint32_t dram_line_bytes(const MemHierarchyConfig *cfg)
+{
+    if (cfg->level[MEM_LEVEL_DRAM].line_bytes)
+        return cfg->level[MEM_LEVEL_DRAM].line_bytes;
+    for (int lv = MEM_LEVEL_SLC; lv >= MEM_LEVEL_L1; lv--)
+        if (level_present(cfg, (MemLevel)lv))
+            return cfg->level[lv].line_bytes;
+    return 0;
+}
+
+static bool check_bandwidth(const MemCacheLevelConfig *c, const char *name, UtilError *err)
+{
+    if (!isfinite(c->bytes_per_cycle) || c->bytes_per_cycle < CACHE_MIN_BYTES_PER_CYCLE)
+        return util_fail(err, "memory hierarchy: %s: bytes_per_cycle must be a number of at "
+                              "least %g (got %g)", name, CACHE_MIN_BYTES_PER_CYCLE,
+                         c->bytes_per_cycle);
+    return true;
+}
+
+static bool check_line(uint32_t line, const char *name, UtilError *err)
+{
+    if (!is_pow2(line) || line < CACHE_MIN_LINE || line > CACHE_MAX_LINE)
+        return util_fail(err, "memory hierarchy: %s: line_bytes must be a power of two from "
+                              "%u to %u (got %u)", name, CACHE_MIN_LINE, CACHE_MAX_LINE, line);
+    return true;
+}
+
+static bool check_cache_level(const MemHierarchyConfig *cfg, MemLevel lv, UtilError *err)
+{
+    const MemCacheLevelConfig *c = &cfg->level[lv];
+    const char *name = mem_level_names[lv];
+    if (!check_line(c->line_bytes, name, err))
+        return false;
+    if (c->ways < 1 || c->ways > CACHE_MAX_WAYS)
+        return util_fail(err, "memory hierarchy: %s: ways must be from 1 to %u (got %u)", name,
+                         CACHE_MAX_WAYS, c->ways);
+    uint64_t set_bytes = (uint64_t)c->line_bytes * c->ways;
+    if (c->size_bytes % set_bytes != 0)
+        return util_fail(err, "memory hierarchy: %s: size %llu bytes is not a whole number of "
+                              "sets of %u ways x %u-byte lines (%llu bytes a set)", name,
+                         (unsigned long long)c->size_bytes, c->ways, c->line_bytes,
+                         (unsigned long long)set_bytes);
+    uint64_t lines = c->size_bytes / c->line_bytes;
+    uint64_t copies = lv == MEM_LEVEL_L1 ? cfg->cores : 1;
+    if (lines > CACHE_MAX_LINES / copies)
+        return util_fail(err, "memory hierarchy: %s: %llu lines%s is more than this model "
+                              "supports (%llu)", name, (unsigned long long)lines,
+                         lv == MEM_LEVEL_L1 ? " per core" : "",
+                         (unsigned long long)(CACHE_MAX_LINES / copies));
+    return check_bandwidth(c, name, err);
+}
+
+bool mem_hierarchy_config_check(const MemHierarchyConfig *cfg, UtilError *err)
+{
+    if (!cfg)
+        return util_fail(err, "memory hierarchy: no configuration");
+    if (cfg->cores < 1 || cfg->cores > CACHE_MAX_CORES)
+        return util_fail(err, "memory hierarchy: cores must be from 1 to %u (got %u)",
+                         CACHE_MAX_CORES, cfg->cores);
+    int above = -1; /* the nearest present cache level checked so far */
+    for (int lv = MEM_LEVEL_L1; lv < MEM_LEVEL_DRAM; lv++) {
+        if (!level_present(cfg, (MemLevel)lv))
+            continue;
+        if (!check_cache_level(cfg, (MemLevel)lv, err))
+            return false;
+        if (above >= 0 && cfg->level[lv].line_bytes < cfg->level[above].line_bytes)
+            return util_fail(err, "memory hierarchy: %s: line_bytes %u is smaller than %s's %u; "
+                                  "a level's line must hold a whole line of each level above it",
+                             mem_level_names[lv], cfg->level[lv].line_bytes,
+                             mem_level_names[above], cfg->level[above].line_bytes);
+        above = lv;
+    }
+    const MemCacheLevelConfig *dram = &cfg->level[MEM_LEVEL_DRAM];
+    if (dram->line_bytes) {
+        if (!check_line(dram->line_bytes, "DRAM", err))
+            return false;
+        if (above >= 0 && dram->line_bytes < cfg->level[above].line_bytes)
+            return util_fail(err, "memory hierarchy: DRAM: line_bytes %u is smaller than %s's %u; "
+                                  "a level's line must hold a whole line of each level above it",
+                             dram->line_bytes, mem_level_names[above],
+                             cfg->level[above].line_bytes);
+    } else if (above < 0) {
+        return util_fail(err, "memory hierarchy: DRAM: line_bytes must be set when no cache "
+                              "level is present");
+    }
+    return check_bandwidth(dram, "DRAM", err);
+}
+
+static void cache_init(CacheArray *a, const MemCacheLevelConfig *c)
+{
+    a->assoc = c->ways;
+    a->sets = c->size_bytes / ((uint64_t)c->line_bytes * c->ways);
+    a->sets_pow2 = is_pow2(a->sets);
+    a->set_mask = a->sets - 1;
+    a->line_shift = log2_u64(c->line_bytes);
+    a->clock = 0;
+    a->ways = util_calloc(a->sets * a->assoc, sizeof(CacheWay));
+}
+
+/* Looks the line of addr up; on a miss, allocates it in place of the set's least recently
+ * used way (an empty way first). Returns whether it hit. */
+static bool cache_touch(CacheArray *a, uint64_t addr)
+{
+    uint64_t line = addr >> a->line_shift;
+    uint64_t set = a->sets_pow2 ? (line & a->set_mask) : (line % a->sets);
+    CacheWay *w = a->ways + set * a->assoc;
+    uint64_t stamp = ++a->clock;
+    uint32_t victim = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (uint32_t i = 0; i < a->assoc; i++) {
+        if (w[i].stamp && w[i].line == line) {
+            w[i].stamp = stamp;
+            return true;
+        }
+        if (w[i].stamp < oldest) { /* an empty way (stamp 0) wins over any used one */
+            oldest = w[i].stamp;
+            victim = i;
+        }
+    }
+    w[victim].line = line;
+    w[victim].stamp = stamp;
+    return false;
+}
+
+static PortTime transfer_time(uint32_t bytes, double bytes_per_cycle)
+{
+    double cycles = (double)bytes / bytes_per_cycle;
+    PortTime t = {(uint64_t)floor(cycles), 0};
+    /* Rounded down, so n transfers of p/q cycles never pass an exact integer and ceil()
+     * stays exact where the true sum is whole. */
+    double frac = floor((cycles - (double)t.cycle) * (double)FRAC_ONE);
+    t.frac = frac >= (double)FRAC_ONE ? FRAC_ONE - 1 : (uint64_t)frac;
+    return t;
+}
+
+MemHierarchy *mem_hierarchy_new(const MemHierarchyConfig *cfg)
+{
+    if (!mem_hierarchy_config_check(cfg, NULL))
+        return NULL;
+    MemHierarchy *h = util_calloc(1, sizeof *h);
+    h->cores = cfg->cores;
+    for (int lv = 0; lv < MEM_LEVEL_COUNT; lv++) {
+        h->present[lv] = level_present(cfg, (MemLevel)lv);
+        if (!h->present[lv])
+            continue;
+        const MemCacheLevelConfig *c = &cfg->level[lv];
+        uint32_t bytes = lv == MEM_LEVEL_DRAM ? dram_line_bytes(cfg) : c->line_bytes;
+        h->timing[lv].bytes = bytes;
+        h->timing[lv].latency = c->latency;
+        h->timing[lv].transfer = transfer_time(bytes, c->bytes_per_cycle);
+    }
+    if (h->present[MEM_LEVEL_L1]) {
+        h->l1 = util_calloc(h->cores, sizeof *h->l1);
+        for (uint32_t i = 0; i < h->cores; i++)
+            cache_init(&h->l1[i], &cfg->level[MEM_LEVEL_L1]);
+    }
+    h->l1_port = util_calloc(h->cores, sizeof *h->l1_port);
+    if (h->present[MEM_LEVEL_L2])
+        cache_init(&h->l2, &cfg->level[MEM_LEVEL_L2]);
+    if (h->present[MEM_LEVEL_SLC])
+        cache_init(&h->slc, &cfg->level[MEM_LEVEL_SLC]);
+    return h;
+}
+
+void mem_hierarchy_free(MemHierarchy *h)
+{
+    if (!h)
+        return;
+    if (h->l1)
+        for (uint32_t i = 0; i < h->cores; i++)
+            free(h->l1[i].ways);
+    free(h->l1);
+    free(h->l1_port);
+    free(h->l2.ways);
+    free(h->slc.ways);
+    free(h);
+}
+
+/* Occupies the port for one transfer starting no earlier than now; returns the cycle the
+ * data is available (see the formula at the top of this file). */
+static uint64_t port_serve(PortTime *port, uint64_t now, const LevelTiming *t)
+{
+    PortTime start = *port;
+    if (now > start.cycle || (now == start.cycle && start.frac == 0))
+        start = (PortTime){now, 0};
+    uint64_t frac = start.frac + t->transfer.frac;
+    port->cycle = start.cycle + t->transfer.cycle + (frac >> 32);
+    port->frac = frac & (FRAC_ONE - 1);
+    return port->cycle + (port->frac != 0) + t->latency;
+}
+
+uint64_t mem_hierarchy_access(MemHierarchy *h, uint32_t core, uint64_t addr, bool is_write,
+                              uint64_t now, MemLevel *level)
+{
+    (void)is_write; /* write-allocate, no write-back: a write costs a read of its line */
+    if (UTIL_UNLIKELY(core >= h->cores))
+        core %= h->cores; /* a caller bug must not index out of bounds */
+    MemLevel served = MEM_LEVEL_DRAM;
+    PortTime *port = &h->port[MEM_LEVEL_DRAM];
+    if (h->present[MEM_LEVEL_L1] && cache_touch(&h->l1[core], addr)) {
+        served = MEM_LEVEL_L1;
+        port = &h->l1_port[core];
+    } else if (h->present[MEM_LEVEL_L2] && cache_touch(&h->l2, addr)) {
+        served = MEM_LEVEL_L2;
+        port = &h->port[MEM_LEVEL_L2];
+    } else if (h->present[MEM_LEVEL_SLC] && cache_touch(&h->slc, addr)) {
+        served = MEM_LEVEL_SLC;
+        port = &h->port[MEM_LEVEL_SLC];
+    }
+    /* Every present cache level above `served` was looked up and missed. */
+    for (int lv = MEM_LEVEL_L1; lv < (int)served; lv++)
+        if (h->present[lv])
+            h->stats[lv].misses++;
+    h->stats[served].hits++;
+    h->stats[served].bytes += h->timing[served].bytes;
+    if (level)
+        *level = served;
+    return port_serve(port, now, &h->timing[served]);
+}
+
+const MemLevelStats *mem_hierarchy_stats(const MemHierarchy *h) { return h->stats; }
+
+/* The count of distinct words per bank, for up to 64 banks: a lane's word can only repeat
+ * an earlier lane's when its bank already has an access, so the common conflict-free and
+ * broadcast patterns cost one pass. */
+static uint32_t bank_cycles_small(const uint64_t *word, const uint32_t *bank, uint32_t n)
+{
+    uint8_t count[64] = {0};
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = bank[i];
+        if (count[b]) {
+            bool seen = false;
+            for (uint32_t j = 0; j < i && !seen; j++)
+                seen = word[j] == word[i];
+            if (seen)
+                continue;
+        }
+        if (++count[b] > most)
+            most = count[b];
+    }
+    return most;
+}
+
+/* Any number of banks: for each first occurrence of a word, count the distinct words that
+ * share its bank. At most 32 x 32 comparisons. */
+static uint32_t bank_cycles_any(const uint64_t *word, const uint32_t *bank, uint32_t n)
+{
+    bool first[32];
+    for (uint32_t i = 0; i < n; i++) {
+        first[i] = true;
+        for (uint32_t j = 0; j < i && first[i]; j++)
+            first[i] = word[j] != word[i];
+    }
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!first[i])
+            continue;
+        uint32_t same = 0;
+        for (uint32_t j = 0; j < n; j++)
+            same += first[j] && bank[j] == bank[i];
+        if (same > most)
+            most = same;
+    }
+    return most;
+}
+
+uint32_t mem_tg_bank_cycles(const uint64_t *addr, uint32_t mask, uint32_t banks, uint32_t bank_bytes)
+{
+    if (!mask)
+        return 0;
+    if (banks == 0)
+        banks = 1; /* a nonsense parameter still yields a finite, serialising answer */
+    if (bank_bytes == 0)
+        bank_bytes = 1;
+    uint64_t word[32];
+    uint32_t bank[32];
+    uint32_t n = 0;
+    bool pow2 = is_pow2(banks) && is_pow2(bank_bytes);
+    uint32_t byte_shift = pow2 ? log2_u64(bank_bytes) : 0;
+    for (uint32_t lane = 0; lane < 32; lane++) {
+        if (!(mask >> lane & 1))
+            continue;
+        uint64_t w = pow2 ? addr[lane] >> byte_shift : addr[lane] / bank_bytes;
+        word[n] = w;
+        bank[n] = (uint32_t)(pow2 ? (w & (banks - 1)) : (w % banks));
+        n++;
+    }
+    return banks <= 64 ? bank_cycles_small(word, bank, n) : bank_cycles_any(word, bank, n);
+}
