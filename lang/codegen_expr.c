@@ -329,6 +329,19 @@ IsaOperand cg_binop(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaO
 }
 
 /* Leafwise binary operation of two values of the same shape (vectors: componentwise). */
+/* v converted component by component to type `to` (scalars broadcast). */
+static CgVal convert_val(LangCg *cg, CgVal v, LangType *to)
+{
+    if (lang_same_type(v.type, to))
+        return v;
+    LangType *fs = lang_scalar_of(v.type), *ts = lang_scalar_of(to);
+    int n = lang_components(to);
+    CgVal r = cg_val_new(cg, to, n);
+    for (int i = 0; i < n; i++)
+        r.c[i] = cg_convert(cg, v.c[v.n == 1 ? 0 : i], fs, ts);
+    return r;
+}
+
 static CgVal binop_val(LangCg *cg, LangNode *node, LangNodeKind k, CgVal a, CgVal b)
 {
     LangType *rt = node->type;
@@ -564,10 +577,20 @@ static CgVal assign(LangCg *cg, LangNode *node)
     CgLval *lv = cg_lval(cg, node->lhs);
     CgVal old = load_at_lvalue(cg, node->lhs, lv);
     CgVal nv;
-    if (ty->kind == LTY_POINTER)
+    if (ty->kind == LTY_POINTER) {
         nv = pointer_arith(cg, node->lhs, old, node->rhs, node->assign_op == LND_SUB);
-    else
+    } else if (node->op_type && !lang_same_type(node->op_type, ty)) {
+        /* computed in the common type, then converted back to the left side's type */
+        LangType *opt = node->op_type;
+        CgVal a = convert_val(cg, old, opt), b = cg_expr(cg, node->rhs);
+        CgVal r = cg_val_new(cg, opt, a.n);
+        for (int i = 0; i < a.n; i++)
+            r.c[i] = cg_binop(cg, node->assign_op, lang_scalar_of(opt), a.c[i],
+                              b.c[b.n == 1 ? 0 : i], node->tok);
+        nv = convert_val(cg, r, ty);
+    } else {
         nv = binop_val(cg, node->lhs, node->assign_op, old, cg_expr(cg, node->rhs));
+    }
     nv.type = ty;
     cg_store(cg, lv, nv);
     return nv;

@@ -195,7 +195,7 @@ typedef enum LangNodeKind {
     LND_BITAND, LND_BITOR, LND_BITXOR, LND_SHL, LND_SHR,
     LND_EQ, LND_NE, LND_LT, LND_LE, LND_GT, LND_GE,
     LND_LOGAND, LND_LOGOR,
-    LND_ASSIGN,       /* lhs = rhs; with assign_op set: lhs op= rhs (rhs already converted) */
+    LND_ASSIGN,       /* lhs = rhs; with assign_op set: lhs op= rhs (see op_type) */
     LND_PRE_INC, LND_PRE_DEC, LND_POST_INC, LND_POST_DEC,
     LND_COND,         /* cond ? then : els */
     LND_COMMA,
@@ -229,6 +229,9 @@ struct LangNode {
     LangFunction *func;
     LangBuiltin builtin;
     LangNodeKind assign_op; /* LND_ASSIGN: 0 for plain =, else LND_ADD etc. */
+    LangType *op_type;      /* LND_ASSIGN with assign_op: the type the operation is done in (C:
+                             * the common type of both sides; rhs is converted to it); the
+                             * result is converted back to lhs's type. NULL: lhs's type */
     bool is_float;          /* LND_NUM */
     uint64_t ival;
     double fval;

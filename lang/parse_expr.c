@@ -223,8 +223,17 @@ LangNode *lang_p_assign(LangParser *p)
         node->rhs = rhs;
         return node;
     }
-    if (op) /* type-check the operation itself, then store the converted right side */
-        binary(p, op, lhs, rhs, tok);
+    if (op) { /* type-check the operation itself */
+        LangNode *b = binary(p, op, lhs, rhs, tok);
+        if (op != LND_SHL && op != LND_SHR && b->kind == op && b->type &&
+            (lang_is_scalar(b->type) || b->type->kind == LTY_VECTOR)) {
+            /* C: `a op= b` is `a = (A)(a op b)` with `a op b` in the common type, so
+             * `int i; i += 1.5f` adds in float and `half h; h += f` rounds once. */
+            node->op_type = b->type;
+            node->rhs = b->rhs;
+            return node;
+        }
+    }
     if (op == LND_SHL || op == LND_SHR)
         node->rhs = lang_is_integer(rhs->type) || rhs->type->kind == LTY_VECTOR
                         ? lang_p_cast(p, rhs, lhs->type->kind == LTY_VECTOR || lang_is_scalar(
