@@ -218,8 +218,9 @@ static void on_release(void *ctx, const SimThreadgroupView *tg)
                      i, a_line);
             snprintf(f.fix, sizeof f.fix,
                      "every thread of the threadgroup must reach the threadgroup_barrier at line "
-                     "%u: do not return before it",
-                     a_line);
+                     "%u: move it out of the branch SIMD-group %u's threads skip, or before any "
+                     "early return",
+                     a_line, i);
             check_report(c->s, &f);
         }
     }

@@ -265,11 +265,17 @@ static uint32_t prune_skips(LangCtx *ctx, const LangIr *ir, LangIrInst *w, uint3
         int32_t target = pos[in->opd[0].index];
         bool keep = true;
         if (target > (int32_t)i) {
+            /* A side holding a threadgroup barrier is always skipped when no lane takes it:
+             * a SIMD-group must not arrive at a barrier on a path none of its threads is
+             * on (the other SIMD-groups may wait at the barrier of the other side). */
             unsigned cost = 0;
+            bool has_barrier = false;
             for (int32_t j = (int32_t)i + 1; j < target; j++)
-                if (w[j].label < 0)
+                if (w[j].label < 0) {
                     cost += inst_cost((IsaOpcode)w[j].inst.op);
-            keep = cost >= SKIP_MIN_COST;
+                    has_barrier |= w[j].inst.op == ISA_OP_BARRIER;
+                }
+            keep = cost >= SKIP_MIN_COST || has_barrier;
         }
         if (keep)
             in->flags &= (uint8_t)~LANG_IR_OPTIONAL;
