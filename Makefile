@@ -109,6 +109,8 @@ install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	        install -m 644 $$h $(DESTDIR)$(PREFIX)/include/lockstep/$$m/;; esac; done; done
 	install -m 644 lockstep.h $(DESTDIR)$(PREFIX)/include/lockstep/lockstep.h
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/lockstep/
+	install -d $(DESTDIR)$(PREFIX)/share/lockstep/gpus
+	install -m 644 sim/gpus/*.yaml $(DESTDIR)$(PREFIX)/share/lockstep/gpus/
 
 clean:
 	rm -rf build build-asan build-fuzz

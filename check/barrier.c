@@ -26,7 +26,6 @@ typedef struct BranchEntry {
 } BranchEntry;
 
 typedef struct GroupState {
-    uint32_t mask;            /* exec mask after the last instruction: the next one's mask */
     uint32_t before;          /* the mask the instruction being retired ran with */
     uint32_t depth;
     BranchEntry stack[BRANCH_STACK_MAX];
@@ -88,12 +87,8 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
         c->cap_groups = tg->num_simdgroups;
     }
     c->num_groups = tg->num_simdgroups;
-    for (uint32_t i = 0; i < c->num_groups; i++) {
-        /* r0l starts at 0, so every present lane starts active */
-        uint32_t lanes = i + 1 < c->num_groups || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
-        c->groups[i] = (GroupState){.mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1,
-                                    .arrived = -1, .stopped = -1, .left = -1};
-    }
+    for (uint32_t i = 0; i < c->num_groups; i++)
+        c->groups[i] = (GroupState){.arrived = -1, .stopped = -1, .left = -1};
 }
 
 /* "the if at line 9" / "the loop at line 12" for the innermost open branch, or NULL. */
@@ -143,14 +138,15 @@ static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaI
     check_report(c->s, &f);
 }
 
-/* Everything is done at retirement (one observer call per instruction): the mask an
- * instruction ran with is the mask the previous one left. */
-static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+/* Everything is done at retirement. The session calls this for branches, `stop`,
+ * simdgroup_barrier and every instruction that changed the exec mask: nothing else changes
+ * the state here. */
+static void on_retired(CheckChecker *base, const SimGroupView *sg, const IsaInst *inst,
+                       uint32_t before)
 {
-    BarrierChecker *c = ctx;
+    BarrierChecker *c = (BarrierChecker *)base;
     GroupState *g = &c->groups[sg->simdgroup];
-    g->before = g->mask;
-    g->mask = sg->exec_mask;
+    g->before = before;
     if (sg->exec_mask != g->before || is_branch(inst->op))
         track_branches(g, index_of(c->s, inst), inst->op, sg->exec_mask);
     if (inst->op == ISA_OP_STOP)
@@ -244,10 +240,14 @@ CheckChecker *check_barrier_new(CheckSession *s)
     c->base.observer = (SimObserver){
         .ctx = c,
         .threadgroup_begin = on_tg_begin,
-        .inst_retired = on_retired,
         .barrier_arrive = on_arrive,
         .barrier_release = on_release,
     };
+    c->base.retired = on_retired;
+    c->base.retire_mask_changes = true;
+    for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+        if (is_branch((uint16_t)op) || op == ISA_OP_STOP || op == ISA_OP_SIMD_BARRIER)
+            check_op_set(c->base.retire_ops, op);
     c->base.destroy = destroy;
     return &c->base;
 }

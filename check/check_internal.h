@@ -3,6 +3,10 @@
  * findings so far), the checker interface (an observer plus a finish hook), and helpers that
  * name a thread and an address the way reports print them.
  *
+ * The simulator sees one observer, the session's, which hands each event on to the checkers
+ * that asked for it: most checkers care about a few opcodes, so per instruction that is one
+ * call and a table lookup rather than a call into every checker (see CheckChecker).
+ *
  * Checkers: race.c (data races), barrier.c (barrier divergence), simd.c (SIMD-group
  * functions reading inactive lanes), memory.c (uninitialized reads, read-before-wait,
  * out-of-bounds reads whose value is never used), profile.c (divergence profile).
@@ -14,12 +18,61 @@
 
 typedef struct CheckChecker CheckChecker;
 
+#define CHECK_OP_WORDS ((ISA_OP_COUNT + 63) / 64)
+
 struct CheckChecker {
-    SimObserver observer;      /* observer.ctx points back at this checker's own state */
+    /* observer.ctx points back at this checker's own state. The session forwards every hook
+     * but inst_issued and inst_retired as they come; those two it filters: */
+    SimObserver observer;
+    /* observer.inst_issued is called only for opcodes set here (all of them when none is). */
+    uint64_t issue_ops[CHECK_OP_WORDS];
+    /* Called instead of observer.inst_retired, with the exec mask the instruction ran with
+     * (`before`; sg->exec_mask is the one it left), for: opcodes set in retire_ops, every
+     * instruction that changed the exec mask when retire_mask_changes, and every instruction
+     * of a SIMD-group for which it has called check_retire_all(..., true). Whatever it is not
+     * called for it must not need: the session's CheckGroup counts the instructions. */
+    void (*retired)(CheckChecker *c, const SimGroupView *sg, const IsaInst *inst, uint32_t before);
+    uint64_t retire_ops[CHECK_OP_WORDS];
+    bool retire_mask_changes;
+    uint8_t bit;               /* set by the session: 1 << its index in checkers[] */
     /* Called by check_session_finish, before faults are folded in; may be NULL. */
     void (*finish)(CheckChecker *c, CheckSession *s, const SimResult *result);
     void (*destroy)(CheckChecker *c);
 };
+
+/* Per SIMD-group of the running threadgroup, kept by the session. */
+typedef struct CheckGroup {
+    uint32_t mask;             /* the exec mask the last retired instruction left */
+    uint8_t retire_all;        /* checkers that want every instruction it retires */
+    uint64_t retired;          /* instructions it retired in this threadgroup */
+} CheckGroup;
+
+/* Sets opcode op in a CheckChecker's issue_ops / retire_ops. */
+static inline void check_op_set(uint64_t *ops, uint32_t op)
+{
+    ops[op / 64] |= (uint64_t)1 << (op % 64);
+}
+
+/* The checkers' hooks of one kind, gathered for forwarding (session.c). */
+typedef struct CheckTgHook {
+    void (*fn)(void *ctx, const SimThreadgroupView *tg);
+    void *ctx;
+} CheckTgHook;
+typedef struct CheckInstHook {
+    void (*fn)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
+    void *ctx;
+} CheckInstHook;
+typedef struct CheckMemHook {
+    void (*fn)(void *ctx, const SimGroupView *sg, const SimMemAccess *access);
+    void *ctx;
+} CheckMemHook;
+typedef struct CheckForward {
+    CheckTgHook tg_begin[8], tg_end[8], release[8];
+    CheckInstHook arrive[8];
+    CheckMemHook mem[8];
+    uint32_t num_tg_begin, num_tg_end, num_release, num_arrive, num_mem;
+    bool any_issued, any_retired;
+} CheckForward;
 
 struct CheckSession {
     const IsaProgram *program;
@@ -30,13 +83,32 @@ struct CheckSession {
     uint32_t *tg_arg_bytes;        /* and size (0 for other arguments) */
     CheckOptions opts;
     CheckChecker *checkers[8];
-    SimObserver *observers[8];
     uint32_t num_checkers;
+    /* the one observer the simulator sees (session.c), and the checkers it forwards to: bit i
+     * of a mask stands for checkers[i] */
+    SimObserver observer;
+    SimObserver *observers[1];
+    CheckForward fwd;
+    uint8_t issue_want[ISA_OP_COUNT];   /* per opcode: checkers whose inst_issued wants it */
+    uint8_t retire_want[ISA_OP_COUNT];  /* per opcode: checkers to retire it to */
+    uint8_t retire_on_change;           /* checkers that want every exec mask change */
+    uint8_t issue_want_any, retire_want_any; /* for an opcode past the tables */
+    CheckGroup *groups;
+    uint32_t num_groups, cap_groups;
     CheckFinding *findings;
     uint32_t num_findings;
     size_t findings_cap;
     CheckProfile profile;          /* filled by profile.c */
 };
+
+/* From now on (until the threadgroup ends), c->retired sees every instruction SIMD-group
+ * `simdgroup` retires (on), or only those it asked for (off). */
+static inline void check_retire_all(CheckSession *s, const CheckChecker *c, uint32_t simdgroup,
+                                    bool on)
+{
+    uint8_t *all = &s->groups[simdgroup].retire_all;
+    *all = (uint8_t)(on ? *all | c->bit : *all & ~c->bit);
+}
 
 /* Adds a finding, or counts it into an existing one with the same kind and the same pair of
  * source locations (first and second site). */

@@ -10,9 +10,10 @@
  * per half: lanes whose half holds a device load not yet waited for, and lanes whose half
  * holds the zeros of a faulting load nobody has read yet. Which operands an instruction
  * reads or writes comes from its operand letters in isa_ops (the first letter of a
- * D/H/P/x operand is the destination; `m` is written by loads and read by stores). The
- * per-instruction cost is one test of two counters unless something is pending, which in
- * compiled code (it waits right after its loads) is a few instructions at a time.
+ * D/H/P/x operand is the destination; `m` is written by loads and read by stores). Only
+ * loads come here, and every instruction of a SIMD-group while something is pending (see
+ * check_retire_all), which in compiled code (it waits right after its loads) is a few
+ * instructions at a time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,6 @@ typedef struct GroupRegs {
     uint32_t *oob_index;     /* per half and lane: the faulting load */
     uint32_t wait_pending[2];/* halves with a nonzero wait_mask, per slot */
     uint32_t oob_pending;    /* halves with a nonzero oob_mask */
-    uint32_t mask;           /* exec mask after the last instruction: the next one's mask */
     uint32_t load_index;     /* the load whose in-bounds lanes load_ok holds (NO_LOAD) */
     uint32_t load_ok;
 } GroupRegs;
@@ -138,9 +138,6 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
         memset(g->oob_mask, 0, nh * sizeof *g->oob_mask);
         g->wait_pending[0] = g->wait_pending[1] = g->oob_pending = 0;
         g->load_index = NO_LOAD;
-        /* r0l starts at 0, so every present lane starts active */
-        uint32_t lanes = i + 1 < c->num_groups || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
-        g->mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
     }
 }
 
@@ -160,6 +157,8 @@ static void on_tg_end(void *ctx, const SimThreadgroupView *tg)
                 g->oob_pending--;
             g->oob_mask[h] = 0;
         }
+        check_retire_all(c->s, &c->base, i,
+                         g->wait_pending[0] | g->wait_pending[1] | g->oob_pending);
     }
 }
 
@@ -285,16 +284,12 @@ static void copy_unread(MemoryChecker *c, GroupRegs *g, const IsaInst *inst, uin
     }
 }
 
-/* Everything is done at retirement, one observer call per instruction: operands are
- * bookkeeping only (no values), and the mask the instruction ran with is the one the
- * previous instruction left. */
-static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+/* Everything is done at retirement: operands are bookkeeping only (no values). The session
+ * calls this for loads, and for every instruction while something is pending. */
+static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *inst, uint32_t exec)
 {
-    MemoryChecker *c = ctx;
     GroupRegs *g = &c->groups[sg->simdgroup];
     uint16_t op = inst->op;
-    uint32_t exec = g->mask;
-    g->mask = sg->exec_mask;
     if (g->wait_pending[0] | g->wait_pending[1] | g->oob_pending) {
         /* Shuffles read other lanes' registers: count every present lane as a reader. */
         uint32_t readers = isa_ops[op].op_class == ISA_CLASS_SIMD
@@ -342,6 +337,16 @@ static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         for (uint32_t m = faulted; m; m &= m - 1)
             g->oob_index[h * 32 + (uint32_t)__builtin_ctz(m)] = index;
     }
+}
+
+static void on_retired(CheckChecker *base, const SimGroupView *sg, const IsaInst *inst,
+                       uint32_t before)
+{
+    MemoryChecker *c = (MemoryChecker *)base;
+    retired(c, sg, inst, before);
+    const GroupRegs *g = &c->groups[sg->simdgroup];
+    check_retire_all(c->s, &c->base, sg->simdgroup,
+                     g->wait_pending[0] | g->wait_pending[1] | g->oob_pending);
 }
 
 static void report_uninit(MemoryChecker *c, const SimGroupView *sg, const SimMemAccess *acc,
@@ -480,9 +485,14 @@ CheckChecker *check_memory_new(CheckSession *s)
         .ctx = c,
         .threadgroup_begin = on_tg_begin,
         .threadgroup_end = on_tg_end,
-        .inst_retired = c->track_regs ? on_retired : NULL,
         .mem_access = on_access,
     };
+    if (c->track_regs) {
+        c->base.retired = on_retired;
+        for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+            if (is_load((uint16_t)op))
+                check_op_set(c->base.retire_ops, op);
+    }
     c->base.destroy = destroy;
     return &c->base;
 }

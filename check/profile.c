@@ -7,8 +7,9 @@
  * open. Each SIMD-group keeps a small stack of those branches: a branch that deactivates
  * lanes is pushed with the lanes active around it and popped once all of them are active
  * again (the same bookkeeping barrier.c uses to name the `if` a barrier sits in). Counters
- * are per instruction index, allocated once; the per-instruction work is a popcount and an
- * add.
+ * are per instruction index, allocated once. Only branches and exec mask changes come here
+ * (the session counts the instructions between them): in between, the mask and the stack
+ * stay as they are, so their idle lane-slots are charged in one multiply.
  */
 #include <stdlib.h>
 
@@ -23,6 +24,8 @@ typedef struct BranchEntry {
 
 typedef struct GroupState {
     uint32_t mask;   /* exec mask after the last instruction: the next one runs with it */
+    uint32_t lanes;
+    uint64_t charged;/* instructions (the session's CheckGroup.retired) charged so far */
     uint32_t depth;
     BranchEntry stack[BRANCH_STACK_MAX];
 } GroupState;
@@ -55,18 +58,30 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
         /* r0l starts at 0, so every present lane starts active */
         uint32_t lanes = i + 1 < n || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
         c->groups[i].mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+        c->groups[i].lanes = lanes;
+        c->groups[i].charged = 0;
         c->groups[i].depth = 0;
     }
 }
 
-/* One observer call per instruction: the mask it ran with is the one the previous left. */
-static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+/* Charges the idle lane-slots of SIMD-group i's instructions up to its `retired`-th, which
+ * all ran with g->mask under the same innermost branch. */
+static void charge(ProfileChecker *c, GroupState *g, uint64_t retired)
 {
-    ProfileChecker *c = ctx;
-    GroupState *g = &c->groups[sg->simdgroup];
-    uint32_t before = g->mask, after = sg->exec_mask;
     if (g->depth)
-        c->idle[g->stack[g->depth - 1].index] += sg->lanes - util_popcount32(before);
+        c->idle[g->stack[g->depth - 1].index] +=
+            (retired - g->charged) * (g->lanes - util_popcount32(g->mask));
+    g->charged = retired;
+}
+
+/* A branch, or an instruction that changed the exec mask: it ran with g->mask (`before`). */
+static void on_retired(CheckChecker *base, const SimGroupView *sg, const IsaInst *inst,
+                       uint32_t before)
+{
+    ProfileChecker *c = (ProfileChecker *)base;
+    GroupState *g = &c->groups[sg->simdgroup];
+    uint32_t after = sg->exec_mask;
+    charge(c, g, c->s->groups[sg->simdgroup].retired);
     g->mask = after;
     bool branch = is_branch(inst->op);
     if (after == before && !branch)
@@ -90,6 +105,13 @@ static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         }
     if (g->depth < BRANCH_STACK_MAX)
         g->stack[g->depth++] = (BranchEntry){.index = index, .around = before | after};
+}
+
+static void on_tg_end(void *ctx, const SimThreadgroupView *tg)
+{
+    ProfileChecker *c = ctx;
+    for (uint32_t i = 0; i < tg->num_simdgroups && i < c->s->num_groups; i++)
+        charge(c, &c->groups[i], c->s->groups[i].retired);
 }
 
 static int by_idle(const void *a, const void *b)
@@ -146,8 +168,13 @@ CheckChecker *check_profile_new(CheckSession *s)
     c->base.observer = (SimObserver){
         .ctx = c,
         .threadgroup_begin = on_tg_begin,
-        .inst_retired = on_retired,
+        .threadgroup_end = on_tg_end,
     };
+    c->base.retired = on_retired;
+    c->base.retire_mask_changes = true;
+    for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+        if (is_branch((uint16_t)op))
+            check_op_set(c->base.retire_ops, op);
     c->base.finish = finish;
     c->base.destroy = destroy;
     return &c->base;

@@ -23,6 +23,11 @@
  * identical per-byte states as long as every access covers the whole word; the first
  * narrower access splits it into four byte cells, exact per byte from then on.
  *
+ * Most accesses change nothing but the latest read or write of words no other agent touched
+ * since the last barrier: read_fast / write_fast settle those in a few compares (a coalesced
+ * access, lane l at base + l * size, walks consecutive cells), and only the rest take the
+ * general per-byte path. Both keep exactly the same state.
+ *
  * Findings are gathered here per pair of instructions and reason (a hash table), so a race
  * hit by millions of accesses costs one table probe each; finish hands them to the session,
  * which merges pairs with the same source locations. A finding's count is the number of
@@ -33,6 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "check_internal.h"
 
@@ -77,6 +85,7 @@ typedef struct RaceShadow {
     RaceMore *more;
     size_t num_more, more_cap;
     bool tried;              /* allocation attempted (device buffers are shadowed lazily) */
+    size_t mapped;           /* cells is an mmap of this many bytes (0: malloc'd) */
 } RaceShadow;
 
 /* Where an earlier threadgroup sat, to name the threads of its accesses. */
@@ -469,26 +478,47 @@ static RaceCell *byte_cells(RaceShadow *sh, uint64_t word)
     return bytes;
 }
 
-/* Zeroed shadow for a device buffer, or NULL. Big shadows ask for huge pages: first touches
- * of 4 KiB pages would otherwise cost more than the checking. */
-static RaceCell *shadow_alloc(uint64_t words)
+/* Zeroed shadow for a device buffer, or NULL. Big shadows are fresh anonymous pages, which
+ * the kernel zeroes on first touch: only the parts a kernel touches are ever cleared, once,
+ * right before use (a memset would clear everything up front and again after the kernel).
+ * They ask for huge pages: first touches of 4 KiB pages would cost more than the checking. */
+static RaceCell *shadow_alloc(RaceShadow *sh, uint64_t words)
 {
+    (void)sh;
     if (words > SIZE_MAX / sizeof(RaceCell))
         return NULL;
     size_t bytes = (size_t)words * sizeof(RaceCell);
-#ifdef MADV_HUGEPAGE
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
     const size_t huge = (size_t)2 << 20;
-    if (bytes >= 2 * huge) {
-        void *p = NULL;
+    if (bytes >= 2 * huge && bytes <= SIZE_MAX - 2 * huge) {
         size_t size = (bytes + huge - 1) & ~(huge - 1);
-        if (posix_memalign(&p, huge, size) != 0)
+        uint8_t *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+        if (p == MAP_FAILED)
             return NULL;
-        madvise(p, size, MADV_HUGEPAGE);
-        memset(p, 0, bytes);
-        return p;
+        /* keep the huge-page-aligned part */
+        size_t lead = (huge - ((uintptr_t)p & (huge - 1))) & (huge - 1);
+        if (lead)
+            munmap(p, lead);
+        if (huge - lead)
+            munmap(p + lead + size, huge - lead);
+        madvise(p + lead, size, MADV_HUGEPAGE);
+        sh->mapped = size;
+        return (RaceCell *)(void *)(p + lead);
     }
 #endif
     return calloc(1, bytes);
+}
+
+static void shadow_free(RaceShadow *sh)
+{
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+    if (sh->mapped) {
+        munmap(sh->cells, sh->mapped);
+        return;
+    }
+#endif
+    free(sh->cells);
 }
 
 static RaceShadow *device_shadow(Race *r, uint64_t addr)
@@ -502,13 +532,199 @@ static RaceShadow *device_shadow(Race *r, uint64_t addr)
         const MemBuffer *b = &r->s->device->buffers[index];
         sh->words = (b->size + 3) / 4;
         /* not util_calloc: a buffer too big to shadow goes unchecked rather than fatal */
-        sh->cells = b->space == MEM_SPACE_DEVICE && sh->words ? shadow_alloc(sh->words) : NULL;
+        sh->cells = b->space == MEM_SPACE_DEVICE && sh->words ? shadow_alloc(sh, sh->words) : NULL;
         if (!sh->cells)
             sh->words = 0;
     }
     return sh->cells ? sh : NULL;
 }
 
+/* One lane's access the general way: any alignment, size and buffer. An aligned access
+ * starts at its word `first` (read_fast / write_fast settled the earlier ones, reporting
+ * nothing). */
+static __attribute__((noinline)) void lane_access(Race *r, const SimGroupView *sg, RaceCur *b,
+                                                  const SimMemAccess *acc, uint32_t lane,
+                                                  uint32_t first)
+{
+    const uint32_t bytes = acc->bytes;
+    uint64_t addr = acc->addr[lane], off = addr;
+    RaceShadow *sh = &r->tg;
+    if (b->sp == SP_DEV) {
+        sh = device_shadow(r, addr);
+        if (!sh)
+            return;
+        off = addr & MEM_MAX_BUFFER_BYTES;
+    }
+    if (off + bytes > sh->words * 4)
+        return;
+    b->tid = (uint16_t)(sg->simdgroup * SIM_SIMD_WIDTH + lane);
+    b->lane = lane;
+    b->done_w = b->done_r = false;
+    const uint8_t *data = acc->data[lane];
+    uint64_t word = off / 4;
+    if (((off | bytes) & 3) == 0) {
+        for (uint32_t k = first; k < bytes / 4; k++) {
+            uint32_t v = 0;
+            if (b->kind != ACC_READ)
+                memcpy(&v, data + 4 * k, 4);
+            RaceCell *c = &sh->cells[word + k];
+            if (UTIL_LIKELY(!(c->link & RACE_SPLIT))) {
+                cell_access(r, sh, sg, b, c, v, 0xffffffffu, addr + 4 * k);
+                continue;
+            }
+            for (uint32_t j = 0; j < 4; j++)
+                cell_access(r, sh, sg, b, &sh->bytes[(c->link & ~RACE_SPLIT) + j],
+                            (v >> (8 * j)) & 0xff, 0xff, addr + 4 * k + j);
+        }
+    } else {
+        for (uint32_t j = 0; j < bytes; j++) {
+            RaceCell *bc = byte_cells(sh, (off + j) / 4);
+            if (bc)
+                cell_access(r, sh, sg, b, &bc[(off + j) % 4], b->kind != ACC_READ ? data[j] : 0,
+                            0xff, addr + j);
+        }
+    }
+    if (b->sp == SP_TG && (off + bytes + 3) / 4 > r->tg_hwm)
+        r->tg_hwm = (off + bytes + 3) / 4;
+}
+
+/* What ordered() needs about the current access, in locals: the shadow cells are written
+ * through pointers the compiler cannot tell apart from Race's fields. */
+typedef struct RaceOrder {
+    uint32_t serial, tg_first, rel, simd_rel, sg;
+    bool strict;
+} RaceOrder;
+
+/* ordered(r, a, b) for the current access by thread tid. */
+static inline bool ordered_now(const RaceOrder *o, RaceAccess a, uint32_t tid)
+{
+    if (a.serial == o->serial)
+        return acc_tid(a) == tid;
+    if (a.serial < o->tg_first)
+        return false;
+    if (acc_tid(a) == tid || a.serial < o->rel)
+        return true;
+    if (acc_sg(a) != o->sg)
+        return false;
+    return !o->strict || a.serial < o->simd_rel;
+}
+
+/* One whole word of a plain access, when that is simple: the cell is not split, has no side
+ * table, and nothing in it conflicts with the access. Then this is exactly what cell_access
+ * would do (it would report nothing) and true is returned; false leaves the word to it. */
+static inline bool write_fast(const RaceOrder *o, RaceCell *c, uint32_t tid, RaceAccess now,
+                              uint32_t value)
+{
+    if (c->link || (c->w.serial && !ordered_now(o, c->w, tid)) ||
+        (c->r1.serial && !ordered_now(o, c->r1, tid)))
+        return false;
+    c->w = now;
+    c->value = value;
+    c->r1.serial = 0;
+    return true;
+}
+
+static inline bool read_fast(const RaceOrder *o, RaceCell *c, uint32_t tid, RaceAccess now)
+{
+    if (c->link || (c->w.serial && !ordered_now(o, c->w, tid)))
+        return false;
+    const RaceAccess r1 = c->r1;
+    /* insert_read keeps no side table when r1 is none, stale within this threadgroup, or by
+     * the same agent; and r1 must not be an atomic this read races with */
+    if (r1.serial) {
+        if (r1.serial < o->tg_first || (acc_kind(r1) == ACC_ATOMIC && !ordered_now(o, r1, tid)))
+            return false;
+        uint32_t agent = o->strict ? 0 : 5;
+        if (r1.serial >= o->rel && acc_tid(r1) >> agent != tid >> agent)
+            return false;
+    }
+    c->r1 = now;
+    return true;
+}
+
+/* Whether addr[l] == addr[0] + l * bytes for every lane. */
+static bool coalesced_addresses(const uint64_t *addr, uint32_t bytes)
+{
+#if defined(__SSE2__)
+    /* two lanes at a time: this runs once per memory instruction */
+    const __m128i step = _mm_set1_epi64x((int64_t)bytes * 2);
+    __m128i want = _mm_set_epi64x((int64_t)(addr[0] + bytes), (int64_t)addr[0]);
+    __m128i apart = _mm_setzero_si128();
+    for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l += 2) {
+        __m128i got = _mm_loadu_si128((const __m128i *)(const void *)(addr + l));
+        apart = _mm_or_si128(apart, _mm_xor_si128(got, want));
+        want = _mm_add_epi64(want, step);
+    }
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(apart, _mm_setzero_si128())) == 0xffff;
+#else
+    uint64_t apart = 0;
+    for (uint32_t l = 0; l + 1 < SIM_SIMD_WIDTH; l++)
+        apart |= (addr[l + 1] - addr[l]) ^ bytes;
+    return apart == 0;
+#endif
+}
+
+static RaceOrder race_order(const Race *r, const RaceCur *b, uint32_t sg)
+{
+    return (RaceOrder){
+        .serial = b->serial, .tg_first = r->tg_first, .rel = r->rel[b->sp], .sg = sg,
+        .simd_rel = sg < UTIL_ARRAY_LEN(r->simd_rel) ? r->simd_rel[sg][b->sp] : 0,
+        .strict = r->strict,
+    };
+}
+
+/* All 32 lanes of a plain whole-word access at consecutive cells c (lane l's words at
+ * c + l * words), one loop per kind and size so each is a few compares per word. */
+static void coalesced(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
+                      RaceCell *c)
+{
+    const uint32_t sgi = sg->simdgroup, tid0 = sgi * SIM_SIMD_WIDTH, nwords = acc->bytes / 4;
+    const RaceOrder o = race_order(r, b, sgi);
+    const uint32_t info0 = RACE_INFO(b->index, 0, b->kind);
+    if (b->kind == ACC_READ && nwords == 1) {
+        for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
+            const uint32_t tid = tid0 + lane;
+            const RaceAccess now = {o.serial, info0 | tid << 2};
+            if (UTIL_UNLIKELY(!read_fast(&o, &c[lane], tid, now)))
+                lane_access(r, sg, b, acc, lane, 0);
+        }
+        return;
+    }
+    if (b->kind == ACC_WRITE && nwords == 1) {
+        for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
+            const uint32_t tid = tid0 + lane;
+            uint32_t v;
+            memcpy(&v, acc->data[lane], 4);
+            const RaceAccess now = {o.serial, info0 | tid << 2};
+            if (UTIL_UNLIKELY(!write_fast(&o, &c[lane], tid, now, v)))
+                lane_access(r, sg, b, acc, lane, 0);
+        }
+        return;
+    }
+    for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++, c += nwords) {
+        const uint32_t tid = tid0 + lane;
+        const RaceAccess now = {o.serial, info0 | tid << 2};
+        uint32_t k = 0;
+        if (b->kind == ACC_READ) {
+            while (k < nwords && read_fast(&o, &c[k], tid, now))
+                k++;
+        } else {
+            for (; k < nwords; k++) {
+                uint32_t v;
+                memcpy(&v, acc->data[lane] + 4 * k, 4);
+                if (!write_fast(&o, &c[k], tid, now, v))
+                    break;
+            }
+        }
+        if (UTIL_UNLIKELY(k < nwords))
+            lane_access(r, sg, b, acc, lane, k);
+    }
+}
+
+/* One SimMemAccess, lane by lane in lane order (the order decides which access a finding
+ * names first). Whole-word plain accesses to one shadow go through read_fast / write_fast,
+ * which settle the common cases (a word no other thread touched since the last barrier) in
+ * a few compares; everything else, and every word they decline, takes the general path. */
 static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     Race *r = ctx;
@@ -533,51 +749,80 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         .index = index < 0 || index > RACE_MAX_INDEX ? RACE_MAX_INDEX : (uint32_t)index,
         .kind = acc->kind == SIM_ACCESS_READ ? ACC_READ : acc->kind == SIM_ACCESS_WRITE ? ACC_WRITE : ACC_ATOMIC,
     };
-    const uint32_t bytes = acc->bytes, tid0 = sg->simdgroup * SIM_SIMD_WIDTH;
+    const uint32_t bytes = acc->bytes;
     uint32_t mask = acc->lane_mask;
-    while (mask) {
-        uint32_t lane = (uint32_t)__builtin_ctz(mask);
-        mask &= mask - 1;
-        uint64_t addr = acc->addr[lane], off = addr;
-        RaceShadow *sh = &r->tg;
-        if (sp == SP_DEV) {
-            sh = device_shadow(r, addr);
-            if (!sh)
-                continue;
-            off = addr & MEM_MAX_BUFFER_BYTES;
-        }
-        if (off + bytes > sh->words * 4)
-            continue;
-        b.tid = (uint16_t)(tid0 + lane);
-        b.lane = lane;
-        b.done_w = b.done_r = false;
-        const uint8_t *data = acc->data[lane];
-        uint64_t word = off / 4;
-        if (((off | bytes) & 3) == 0) {
-            for (uint32_t k = 0; k < bytes / 4; k++) {
-                uint32_t v = 0;
-                if (b.kind != ACC_READ)
-                    memcpy(&v, data + 4 * k, 4);
-                RaceCell *c = &sh->cells[word + k];
-                if (UTIL_LIKELY(!(c->link & RACE_SPLIT))) {
-                    cell_access(r, sh, sg, &b, c, v, 0xffffffffu, addr + 4 * k);
-                    continue;
-                }
-                for (uint32_t j = 0; j < 4; j++)
-                    cell_access(r, sh, sg, &b, &sh->bytes[(c->link & ~RACE_SPLIT) + j],
-                                (v >> (8 * j)) & 0xff, 0xff, addr + 4 * k + j);
-            }
-        } else {
-            for (uint32_t j = 0; j < bytes; j++) {
-                RaceCell *bc = byte_cells(sh, (off + j) / 4);
-                if (bc)
-                    cell_access(r, sh, sg, &b, &bc[(off + j) % 4], b.kind != ACC_READ ? data[j] : 0,
-                                0xff, addr + j);
-            }
-        }
-        if (sp == SP_TG && (off + bytes + 3) / 4 > r->tg_hwm)
-            r->tg_hwm = (off + bytes + 3) / 4;
+    if (!mask)
+        return;
+    /* The fast loops want whole words of a plain access, every lane in one shadow. */
+    if (b.kind == ACC_ATOMIC || !bytes || (bytes & 3)) {
+        for (; mask; mask &= mask - 1)
+            lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
+        return;
     }
+    RaceShadow *sh = &r->tg;
+    uint64_t off_mask = ~(uint64_t)0;
+    if (mask == 0xffffffffu) {
+        /* Lane l at addr[0] + l * bytes (a coalesced access): the cells are consecutive. */
+        if (coalesced_addresses(acc->addr, bytes)) {
+            if (sp == SP_DEV) {
+                sh = device_shadow(r, acc->addr[0]);
+                off_mask = MEM_MAX_BUFFER_BYTES;
+            }
+            const uint64_t off = acc->addr[0] & off_mask;
+            const uint64_t end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
+            if (sh && !(off & 3) && end <= sh->words * 4) {
+                coalesced(r, sg, &b, acc, &sh->cells[off / 4]);
+                if (sp == SP_TG && (end + 3) / 4 > r->tg_hwm)
+                    r->tg_hwm = (end + 3) / 4;
+                return;
+            }
+        }
+    }
+    if (sp == SP_DEV) {
+        uint64_t a0 = acc->addr[__builtin_ctz(mask)], diff = 0;
+        for (uint32_t m = mask; m; m &= m - 1)
+            diff |= acc->addr[__builtin_ctz(m)] ^ a0;
+        sh = diff >> MEM_BUFFER_SHIFT ? NULL : device_shadow(r, a0);
+        off_mask = MEM_MAX_BUFFER_BYTES;
+        if (!sh) {
+            for (; mask; mask &= mask - 1)
+                lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
+            return;
+        }
+    }
+    const RaceOrder o = race_order(r, &b, sg->simdgroup);
+    const uint32_t tid0 = sg->simdgroup * SIM_SIMD_WIDTH, info0 = RACE_INFO(b.index, 0, b.kind);
+    RaceCell *const cells = sh->cells;
+    const uint64_t limit = sh->words * 4;
+    const uint32_t nwords = bytes / 4;
+    uint64_t hwm = 0;
+    for (; mask; mask &= mask - 1) {
+        const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
+        const uint64_t off = acc->addr[lane] & off_mask;
+        if (UTIL_UNLIKELY((off & 3) || off + bytes > limit)) {
+            lane_access(r, sg, &b, acc, lane, 0);
+            continue;
+        }
+        const RaceAccess now = {o.serial, info0 | tid << 2};
+        RaceCell *c = &cells[off / 4];
+        uint32_t k = 0;
+        if (b.kind == ACC_READ) {
+            while (k < nwords && read_fast(&o, &c[k], tid, now))
+                k++;
+        } else {
+            for (; k < nwords; k++) {
+                uint32_t v;
+                memcpy(&v, acc->data[lane] + 4 * k, 4);
+                if (!write_fast(&o, &c[k], tid, now, v))
+                    break;
+            }
+        }
+        hwm = off + bytes > hwm ? off + bytes : hwm;
+        if (UTIL_UNLIKELY(k < nwords))
+            lane_access(r, sg, &b, acc, lane, k);
+    }
+    if (sp == SP_TG && (hwm + 3) / 4 > r->tg_hwm)
+        r->tg_hwm = (hwm + 3) / 4;
 }
 
 /* ---- threadgroups and barriers ------------------------------------------------------------ */
@@ -670,7 +915,7 @@ static void race_destroy(CheckChecker *c)
 {
     Race *r = (Race *)c;
     for (uint32_t i = 0; i < r->num_dev; i++) {
-        free(r->dev[i].cells);
+        shadow_free(&r->dev[i]);
         free(r->dev[i].bytes);
         free(r->dev[i].more);
     }
@@ -703,6 +948,7 @@ CheckChecker *check_race_new(CheckSession *s)
         .barrier_arrive = on_barrier_arrive,
         .barrier_release = on_barrier_release,
     };
+    check_op_set(r->base.issue_ops, ISA_OP_SIMD_BARRIER);
     r->base.finish = race_finish;
     r->base.destroy = race_destroy;
     return &r->base;

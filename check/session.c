@@ -128,6 +128,154 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size)
     return buf;
 }
 
+/* ---- the observer the simulator sees ------------------------------------------------------ */
+
+static void fwd_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    CheckSession *s = ctx;
+    uint32_t n = tg->num_simdgroups;
+    if (n > s->cap_groups) {
+        s->groups = util_realloc(s->groups, n * sizeof *s->groups);
+        s->cap_groups = n;
+    }
+    s->num_groups = n;
+    for (uint32_t i = 0; i < n; i++) {
+        /* r0l starts at 0, so every present lane starts active */
+        uint32_t lanes = i + 1 < n || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
+        s->groups[i] = (CheckGroup){.mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1};
+    }
+    for (uint32_t i = 0; i < s->fwd.num_tg_begin; i++)
+        s->fwd.tg_begin[i].fn(s->fwd.tg_begin[i].ctx, tg);
+}
+
+static void fwd_threadgroup_end(void *ctx, const SimThreadgroupView *tg)
+{
+    CheckSession *s = ctx;
+    for (uint32_t i = 0; i < s->fwd.num_tg_end; i++)
+        s->fwd.tg_end[i].fn(s->fwd.tg_end[i].ctx, tg);
+}
+
+static __attribute__((noinline)) void issue_to(CheckSession *s, uint32_t want,
+                                                const SimGroupView *sg, const IsaInst *inst)
+{
+    for (; want; want &= want - 1) {
+        CheckChecker *c = s->checkers[__builtin_ctz(want)];
+        c->observer.inst_issued(c->observer.ctx, sg, inst);
+    }
+}
+
+static void fwd_inst_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    CheckSession *s = ctx;
+    uint32_t want = inst->op < ISA_OP_COUNT ? s->issue_want[inst->op] : s->issue_want_any;
+    if (want)
+        issue_to(s, want, sg, inst);
+}
+
+static __attribute__((noinline)) void retire_to(CheckSession *s, uint32_t want,
+                                                const SimGroupView *sg, const IsaInst *inst,
+                                                uint32_t before)
+{
+    for (; want; want &= want - 1) {
+        CheckChecker *c = s->checkers[__builtin_ctz(want)];
+        if (c->retired)
+            c->retired(c, sg, inst, before);
+        if (c->observer.inst_retired)
+            c->observer.inst_retired(c->observer.ctx, sg, inst);
+    }
+}
+
+/* Keeps each SIMD-group's exec mask and instruction count, and calls the checkers that want
+ * this instruction (see CheckChecker.retired). */
+static void fwd_inst_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    CheckSession *s = ctx;
+    CheckGroup *g = &s->groups[sg->simdgroup];
+    const uint32_t before = g->mask;
+    g->mask = sg->exec_mask;
+    g->retired++;
+    uint32_t want = (inst->op < ISA_OP_COUNT ? s->retire_want[inst->op] : s->retire_want_any) |
+                    g->retire_all;
+    if (before != sg->exec_mask)
+        want |= s->retire_on_change;
+    if (want)
+        retire_to(s, want, sg, inst, before);
+}
+
+static void fwd_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *access)
+{
+    CheckSession *s = ctx;
+    for (uint32_t i = 0; i < s->fwd.num_mem; i++)
+        s->fwd.mem[i].fn(s->fwd.mem[i].ctx, sg, access);
+}
+
+static void fwd_barrier_arrive(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    CheckSession *s = ctx;
+    for (uint32_t i = 0; i < s->fwd.num_arrive; i++)
+        s->fwd.arrive[i].fn(s->fwd.arrive[i].ctx, sg, inst);
+}
+
+static void fwd_barrier_release(void *ctx, const SimThreadgroupView *tg)
+{
+    CheckSession *s = ctx;
+    for (uint32_t i = 0; i < s->fwd.num_release; i++)
+        s->fwd.release[i].fn(s->fwd.release[i].ctx, tg);
+}
+
+/* The per-opcode tables, and the session's observer with only the hooks someone wants. */
+static void build_forwarding(CheckSession *s)
+{
+    CheckForward *f = &s->fwd;
+    for (uint32_t i = 0; i < s->num_checkers; i++) {
+        CheckChecker *c = s->checkers[i];
+        const SimObserver *o = &c->observer;
+        uint8_t bit = (uint8_t)(1u << i);
+        c->bit = bit;
+        /* an opcode past the table (none should be) goes to everyone who might want it */
+        if (o->inst_issued)
+            s->issue_want_any |= bit;
+        if (o->inst_retired || c->retired)
+            s->retire_want_any |= bit;
+        bool all_issued = true;
+        for (uint32_t w = 0; w < CHECK_OP_WORDS; w++)
+            all_issued &= c->issue_ops[w] == 0;
+        for (uint32_t op = 0; op < ISA_OP_COUNT; op++) {
+            bool op_set = (c->issue_ops[op / 64] >> (op % 64)) & 1;
+            if (o->inst_issued && (all_issued || op_set))
+                s->issue_want[op] |= bit;
+            if (o->inst_retired || (c->retired && ((c->retire_ops[op / 64] >> (op % 64)) & 1)))
+                s->retire_want[op] |= bit;
+        }
+        if (c->retired && c->retire_mask_changes)
+            s->retire_on_change |= bit;
+        if (o->threadgroup_begin)
+            f->tg_begin[f->num_tg_begin++] = (CheckTgHook){o->threadgroup_begin, o->ctx};
+        if (o->threadgroup_end)
+            f->tg_end[f->num_tg_end++] = (CheckTgHook){o->threadgroup_end, o->ctx};
+        if (o->mem_access)
+            f->mem[f->num_mem++] = (CheckMemHook){o->mem_access, o->ctx};
+        if (o->barrier_arrive)
+            f->arrive[f->num_arrive++] = (CheckInstHook){o->barrier_arrive, o->ctx};
+        if (o->barrier_release)
+            f->release[f->num_release++] = (CheckTgHook){o->barrier_release, o->ctx};
+        f->any_issued |= o->inst_issued != NULL;
+        f->any_retired |= o->inst_retired || c->retired;
+    }
+    /* threadgroup_begin always: it resets the per-SIMD-group state retiring needs */
+    s->observer = (SimObserver){
+        .ctx = s,
+        .threadgroup_begin = fwd_threadgroup_begin,
+        .threadgroup_end = f->num_tg_end ? fwd_threadgroup_end : NULL,
+        .inst_issued = f->any_issued ? fwd_inst_issued : NULL,
+        .inst_retired = f->any_retired ? fwd_inst_retired : NULL,
+        .mem_access = f->num_mem ? fwd_mem_access : NULL,
+        .barrier_arrive = f->num_arrive ? fwd_barrier_arrive : NULL,
+        .barrier_release = f->num_release ? fwd_barrier_release : NULL,
+    };
+    s->observers[0] = &s->observer;
+}
+
 CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
                                 const CheckBufferInfo *buffers, const SimArgBinding *bindings,
                                 const CheckOptions *opts)
@@ -152,18 +300,16 @@ CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
     };
     for (size_t i = 0; i < UTIL_ARRAY_LEN(makers); i++) {
         CheckChecker *c = makers[i](s);
-        if (!c)
-            continue;
-        s->checkers[s->num_checkers] = c;
-        s->observers[s->num_checkers] = &c->observer;
-        s->num_checkers++;
+        if (c)
+            s->checkers[s->num_checkers++] = c;
     }
+    build_forwarding(s);
     return s;
 }
 
 SimObserver *const *check_session_observers(CheckSession *s, uint32_t *count)
 {
-    *count = s->num_checkers;
+    *count = s->num_checkers ? 1 : 0;
     return s->observers;
 }
 
@@ -265,6 +411,7 @@ void check_session_free(CheckSession *s)
     free(s->tg_arg_offsets);
     free(s->tg_arg_bytes);
     free(s->findings);
+    free(s->groups);
     free(s->profile.branches);
     free(s);
 }

@@ -154,6 +154,9 @@ CheckChecker *check_simd_new(CheckSession *s)
     SimdChecker *c = util_calloc(1, sizeof *c);
     c->s = s;
     c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
+    for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+        if (msl_name((uint16_t)op))
+            check_op_set(c->base.issue_ops, op);
     c->base.destroy = destroy;
     return &c->base;
 }

@@ -14,8 +14,9 @@
  *
  * Timing. Only the level that serves a request is charged. Each level has a port (L1: one per
  * core; L2, SLC and DRAM: one each, shared by all cores) that moves one of its lines in
- *     transfer = line_bytes / bytes_per_cycle  cycles (a fraction; kept exactly to 2^-32)
- * and serves requests in the order they are made. With port_free the time it finishes its
+ *     transfer = line_bytes / bytes_per_cycle  cycles
+ * (a fraction, kept to 2^-32 of a cycle, rounded down) and serves requests in the order they
+ * are made. With port_free the time it finishes its
  * previous transfer:
  *     start      = max(now, port_free)
  *     port_free  = start + transfer
@@ -332,49 +333,50 @@ uint64_t mem_hierarchy_access(MemHierarchy *h, uint32_t core, uint64_t addr, boo
 
 const MemLevelStats *mem_hierarchy_stats(const MemHierarchy *h) { return h->stats; }
 
-/* The count of distinct words per bank, for up to 64 banks: a lane's word can only repeat
- * an earlier lane's when its bank already has an access, so the common conflict-free and
- * broadcast patterns cost one pass. */
-static uint32_t bank_cycles_small(const uint64_t *word, const uint32_t *bank, uint32_t n)
+/* Threadgroup banks. Only first occurrences of a word count (later lanes reading it share
+ * the access). The usual patterns — a stride of any number of words, a broadcast — are
+ * arithmetic progressions of words in lane order, which have a closed form: banks repeat
+ * every B / gcd(stride mod B, B) lanes, so the busiest bank serves ceil(n / period) words.
+ * Anything else takes the general path: repeats are found against the previous lane when the
+ * words are monotone (pairs, quads) or against every earlier lane otherwise (at most 496
+ * comparisons), and distinct words are counted per bank in a 64-slot table probed from
+ * bank % 64: at most 32 banks are in use, so it never fills, whatever the bank count. */
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
 {
-    uint8_t count[64] = {0};
-    uint32_t most = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t b = bank[i];
-        if (count[b]) {
-            bool seen = false;
-            for (uint32_t j = 0; j < i && !seen; j++)
-                seen = word[j] == word[i];
-            if (seen)
-                continue;
-        }
-        if (++count[b] > most)
-            most = count[b];
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
     }
-    return most;
+    return a;
 }
 
-/* Any number of banks: for each first occurrence of a word, count the distinct words that
- * share its bank. At most 32 x 32 comparisons. */
-static uint32_t bank_cycles_any(const uint64_t *word, const uint32_t *bank, uint32_t n)
+static void mark_first_words(const uint64_t *word, uint32_t n, bool *first)
 {
-    bool first[32];
-    for (uint32_t i = 0; i < n; i++) {
+    bool up = true, down = true;
+    for (uint32_t i = 1; i < n; i++) {
+        up &= word[i] >= word[i - 1];
+        down &= word[i] <= word[i - 1];
+    }
+    first[0] = true;
+    if (up || down) {
+        for (uint32_t i = 1; i < n; i++)
+            first[i] = word[i] != word[i - 1];
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
         first[i] = true;
         for (uint32_t j = 0; j < i && first[i]; j++)
             first[i] = word[j] != word[i];
     }
-    uint32_t most = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!first[i])
-            continue;
-        uint32_t same = 0;
-        for (uint32_t j = 0; j < n; j++)
-            same += first[j] && bank[j] == bank[i];
-        if (same > most)
-            most = same;
-    }
-    return most;
+}
+
+/* Cycles for n distinct words in arithmetic progression (step != 0) over `banks` banks. */
+static uint32_t progression_cycles(uint64_t step, uint32_t n, uint32_t banks)
+{
+    uint64_t stride = ((int64_t)step < 0 ? 0 - step : step) % banks;
+    uint64_t period = banks / gcd_u64(stride, banks); /* gcd(0, B) = B: period 1 */
+    return (uint32_t)((n + period - 1) / period);
 }
 
 uint32_t mem_tg_bank_cycles(const uint64_t *addr, uint32_t mask, uint32_t banks, uint32_t bank_bytes)
@@ -386,17 +388,54 @@ uint32_t mem_tg_bank_cycles(const uint64_t *addr, uint32_t mask, uint32_t banks,
     if (bank_bytes == 0)
         bank_bytes = 1;
     uint64_t word[32];
-    uint32_t bank[32];
     uint32_t n = 0;
-    bool pow2 = is_pow2(banks) && is_pow2(bank_bytes);
-    uint32_t byte_shift = pow2 ? log2_u64(bank_bytes) : 0;
-    for (uint32_t lane = 0; lane < 32; lane++) {
-        if (!(mask >> lane & 1))
-            continue;
-        uint64_t w = pow2 ? addr[lane] >> byte_shift : addr[lane] / bank_bytes;
-        word[n] = w;
-        bank[n] = (uint32_t)(pow2 ? (w & (banks - 1)) : (w % banks));
-        n++;
+    bool shift_ok = is_pow2(bank_bytes);
+    uint32_t byte_shift = shift_ok ? log2_u64(bank_bytes) : 0;
+    /* Below 2^62 the differences are exact as int64 and no progression wraps. */
+    uint64_t step, off_step = 0, high;
+    if (mask == UINT32_MAX && shift_ok) { /* the common case: one pass, no compaction */
+        uint64_t prev = addr[0] >> byte_shift;
+        step = (addr[1] >> byte_shift) - prev;
+        high = word[0] = prev;
+        for (uint32_t i = 1; i < 32; i++) {
+            uint64_t w = addr[i] >> byte_shift;
+            off_step |= (w - prev) ^ step;
+            high |= w;
+            word[i] = prev = w;
+        }
+        n = 32;
+    } else {
+        for (uint32_t m = mask; m; m &= m - 1) {
+            uint32_t lane = (uint32_t)__builtin_ctz(m);
+            word[n++] = shift_ok ? addr[lane] >> byte_shift : addr[lane] / bank_bytes;
+        }
+        if (n == 1)
+            return 1;
+        step = word[1] - word[0];
+        high = word[0];
+        for (uint32_t i = 1; i < n; i++) {
+            off_step |= (word[i] - word[i - 1]) ^ step;
+            high |= word[i];
+        }
     }
-    return banks <= 64 ? bank_cycles_small(word, bank, n) : bank_cycles_any(word, bank, n);
+    if (off_step == 0 && high >> 62 == 0)
+        return step == 0 ? 1 : progression_cycles(step, n, banks); /* step 0: a broadcast */
+    bool first[32];
+    mark_first_words(word, n, first);
+    bool bank_mask = is_pow2(banks);
+    uint32_t key[64] = {0}; /* bank + 1; 0: empty slot */
+    uint8_t count[64] = {0};
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!first[i])
+            continue;
+        uint32_t bank = (uint32_t)(bank_mask ? word[i] & (banks - 1) : word[i] % banks);
+        uint32_t slot = bank & 63;
+        while (key[slot] && key[slot] != bank + 1)
+            slot = (slot + 1) & 63;
+        key[slot] = bank + 1;
+        if (++count[slot] > most)
+            most = count[slot];
+    }
+    return most;
 }

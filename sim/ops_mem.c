@@ -174,7 +174,15 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         acc->lane_mask = g->exec_mask;
         for (int l = 0; l < W; l++)
             acc->addr[l] = address_base + off[l];
-        if (is_write) {
+        if (is_write && fmt == ISA_FMT_B32) {
+            /* whole registers: every lane's word, active or not (observers read only the
+             * lanes in lane_mask), in a loop without branches */
+            for (uint32_t k = 0; k < n; k++) {
+                const uint32_t *reg = g->regs + (data->index + k) * W;
+                for (int l = 0; l < W; l++)
+                    memcpy(acc->data[l] + 4 * k, &reg[l], 4);
+            }
+        } else if (is_write) {
             uint32_t mask = g->exec_mask;
             while (mask) {
                 uint32_t l = (uint32_t)__builtin_ctz(mask);

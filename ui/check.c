@@ -40,6 +40,9 @@ void ui_check_usage(FILE *out)
           "  --no-uninit               turn off the uninitialized-read check\n"
           "  --no-divergence           do not collect or print the divergence profile\n"
           "  --mode functional|timed   override the manifest's mode\n"
+          "  --gpu NAME|CONFIG.yaml    the GPU timed mode models (default m1; `lockstep gpus`)\n"
+          "  --stats[=json]            print the timing statistics (see `lockstep run --help`);\n"
+          "                            with --json or =json, as one JSON line of type \"stats\"\n"
           "  --budget N                stop the kernel after N SIMD-group instructions\n"
           "  --quiet                   print only the findings\n"
           "  -h, --help                show this help\n"
@@ -471,6 +474,8 @@ typedef struct CheckArgs {
     SimMode mode;
     bool has_budget;
     uint64_t budget;
+    const char *gpu;          /* --gpu, or NULL */
+    UiStatsMode stats;        /* --stats */
 } CheckArgs;
 
 static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
@@ -524,6 +529,20 @@ static int parse_args(int argc, char **argv, CheckArgs *o)
             continue;
         }
         const char *value;
+        bool bad;
+        if (ui_stats_option(a, &o->stats, &bad)) {
+            if (bad)
+                return usage_error("unknown --stats format '%s'; expected --stats, --stats=text "
+                                   "or --stats=json", a + 8);
+            continue;
+        }
+        if (strncmp(a, "--gpu", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
+            o->gpu = a[5] ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!o->gpu || !*o->gpu)
+                return usage_error("--gpu needs a value: a GPU name (`lockstep gpus`) or a "
+                                   "config file");
+            continue;
+        }
         if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
             value = a[6] ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
             if (!value)
@@ -647,6 +666,11 @@ int ui_cmd_check(int argc, char **argv)
     UiManifest *m = ui_manifest_load(o.manifest, &err);
     if (!m)
         return bad_input(&err);
+    UiGpu gpu;
+    if (!ui_gpu_for_launch("lockstep check", o.gpu, m, &gpu, &err)) {
+        ui_manifest_free(m);
+        return bad_input(&err);
+    }
     LangTypeLayout *layouts = NULL;
     IsaProgram *program = ui_load_kernel(m, &layouts, &err);
     if (!program) {
@@ -666,6 +690,7 @@ int ui_cmd_check(int argc, char **argv)
         .by_threadgroups = m->by_threadgroups,
         .mode = o.has_mode ? o.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
         .instruction_budget = o.has_budget ? o.budget : m->has_budget ? m->budget : 0,
+        .gpu = &gpu.config,
     };
     memcpy(launch.grid, m->grid, sizeof launch.grid);
     memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
@@ -707,12 +732,16 @@ int ui_cmd_check(int argc, char **argv)
         status = UI_EXIT_FINDING;
     if (text) {
         ui_checking_print(stdout, &c, program, m->kernel_path, &result, false);
+        if (o.stats)
+            ui_report_stats(stdout, &result, &gpu, o.stats);
     } else {
         Sources src;
         sources_init(&src, program);
         for (uint32_t i = 0; i < c.num_findings; i++)
             json_finding(stdout, &src, &c.findings[i]);
         sources_free(&src);
+        if (o.stats)
+            ui_report_stats(stdout, &result, &gpu, UI_STATS_JSON);
         json_summary(stdout, &o, m, program, &bound, &result, &c, status);
     }
     fflush(stdout);

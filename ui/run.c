@@ -22,7 +22,13 @@ void ui_run_usage(FILE *out)
           "`lockstep check` (or --check) looks for races and the other bugs too.\n"
           "\n"
           "options:\n"
-          "  --mode functional|timed   override the manifest's mode (both run functionally for now)\n"
+          "  --mode functional|timed   override the manifest's mode (default timed)\n"
+          "  --gpu NAME|CONFIG.yaml    the GPU timed mode models (overrides the manifest's gpu:;\n"
+          "                            default m1; `lockstep gpus` lists them)\n"
+          "  --stats[=json]            print the timing statistics: cycles, per-core IPC,\n"
+          "                            occupancy, stalls, caches, FLOP/s and bandwidth against\n"
+          "                            the GPU's peaks; =json prints them as one JSON object\n"
+          "                            instead of the text summary\n"
           "  --budget N                stop the kernel after N SIMD-group instructions\n"
           "  --quiet                   print only problems (and stdout dumps)\n"
           "  --check                   run every bug finder, as `lockstep check` does, and print\n"
@@ -44,6 +50,8 @@ typedef struct RunOptions {
     bool quiet;
     bool check;               /* --check: every bug finder */
     bool divergence;          /* --divergence: the full divergence profile */
+    const char *gpu;          /* --gpu, or NULL */
+    UiStatsMode stats;        /* --stats */
 } RunOptions;
 
 static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
@@ -75,6 +83,20 @@ static int parse_options(int argc, char **argv, RunOptions *o)
         }
         if (strcmp(a, "--check") == 0 || strcmp(a, "--divergence") == 0) {
             *(a[2] == 'c' ? &o->check : &o->divergence) = true;
+            continue;
+        }
+        bool bad;
+        if (ui_stats_option(a, &o->stats, &bad)) {
+            if (bad)
+                return usage_error("unknown --stats format '%s'; expected --stats, --stats=text "
+                                   "or --stats=json", a + 8);
+            continue;
+        }
+        if (strncmp(a, "--gpu", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
+            o->gpu = a[5] ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!o->gpu || !*o->gpu)
+                return usage_error("--gpu needs a value: a GPU name (`lockstep gpus`) or a "
+                                   "config file");
             continue;
         }
         if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
@@ -109,6 +131,8 @@ static int parse_options(int argc, char **argv, RunOptions *o)
     }
     if (!o->manifest)
         return usage_error("expected a launch manifest (LAUNCH.yaml)");
+    if (o->stats == UI_STATS_JSON)
+        o->quiet = true; /* stdout is the JSON object (and any failures and stdout dumps) */
     return -1;
 }
 
@@ -129,6 +153,11 @@ int ui_cmd_run(int argc, char **argv)
     UiManifest *m = ui_manifest_load(o.manifest, &err);
     if (!m)
         return bad_input(&err);
+    UiGpu gpu;
+    if (!ui_gpu_for_launch("lockstep run", o.gpu, m, &gpu, &err)) {
+        ui_manifest_free(m);
+        return bad_input(&err);
+    }
     LangTypeLayout *layouts = NULL;
     IsaProgram *program = ui_load_kernel(m, &layouts, &err);
     if (!program) {
@@ -147,6 +176,7 @@ int ui_cmd_run(int argc, char **argv)
         .by_threadgroups = m->by_threadgroups,
         .mode = o.has_mode ? o.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
         .instruction_budget = o.has_budget ? o.budget : m->has_budget ? m->budget : 0,
+        .gpu = &gpu.config,
     };
     memcpy(launch.grid, m->grid, sizeof launch.grid);
     memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
@@ -176,6 +206,8 @@ int ui_cmd_run(int argc, char **argv)
     status = UI_EXIT_OK;
     if (!o.quiet)
         ui_report_run(stdout, &result);
+    if (o.stats == UI_STATS_TEXT)
+        ui_report_stats(stdout, &result, &gpu, o.stats);
     for (uint32_t i = 0; i < bound.num_args; i++) {
         const UiBoundArg *a = &bound.args[i];
         if (a->want && !ui_report_expect(stdout, a, bound.device->buffers[a->buffer].data, o.quiet))
@@ -200,6 +232,8 @@ int ui_cmd_run(int argc, char **argv)
                                    check_session_profile(checking.session), &result, true);
         }
     }
+    if (o.stats == UI_STATS_JSON)
+        ui_report_stats(stdout, &result, &gpu, o.stats);
     fflush(stdout);
     if (!o.check && ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
         status = UI_EXIT_FINDING;

@@ -127,4 +127,44 @@ void ui_checking_end(UiChecking *c);
 void ui_check_print_profile(FILE *out, const IsaProgram *p, const char *kernel_file,
                             const CheckProfile *prof, const SimResult *r, bool full);
 
+/* ---- GPU configs (ui/gpu.c) and timing statistics (ui/gpu_stats.c) ------------------------- */
+
+/* A GPU config as loaded from sim/gpus/NAME.yaml (or the built-in M1). */
+typedef struct UiGpu {
+    SimGpuConfig config;
+    char path[1024];          /* the file; "" for the built-in M1 */
+    char sources[512];        /* the config's `sources:` line */
+    /* M5's neural accelerator (FP16 FLOPs per cycle per core; 0 = none). Kept for the issue
+     * that models it; nothing uses it yet. */
+    double neural_fp16_flops_per_cycle_per_core;
+} UiGpu;
+
+/* Loads and checks a config file; errors are "file:line:col: error: ...". */
+bool ui_gpu_load(const char *path, UiGpu *out, UtilError *err);
+bool ui_gpu_parse(const char *text, size_t size, const char *path, UiGpu *out, UtilError *err);
+/* The built-in M1 (sim_gpu_default()). */
+void ui_gpu_builtin(UiGpu *out);
+/* Finds NAME.yaml in the config folders ($LOCKSTEP_GPUS, <binary>/../sim/gpus,
+ * <binary>/../share/lockstep/gpus); writes its path. */
+bool ui_gpu_find(const char *name, char *path, size_t size);
+/* NAME, a path (has a '/' or ends .yaml), or NULL for the built-in M1. */
+bool ui_gpu_select(const char *spec, UiGpu *out, UtilError *err);
+/* The GPU a launch uses: --gpu (flag, or NULL) wins over the manifest's gpu:, which wins over
+ * the built-in M1. `cmd` ("lockstep run") prefixes errors about the flag. */
+bool ui_gpu_for_launch(const char *cmd, const char *flag, const UiManifest *m, UiGpu *out,
+                       UtilError *err);
+/* `lockstep gpus`; returns the exit status. */
+int ui_cmd_gpus(int argc, char **argv);
+void ui_gpus_usage(FILE *out);
+
+typedef enum UiStatsMode { UI_STATS_OFF, UI_STATS_TEXT, UI_STATS_JSON } UiStatsMode;
+
+/* Parses --stats / --stats=text / --stats=json / --stats=off into *mode. Returns false when
+ * `arg` is not a --stats option; *bad is set when it is one with a wrong value. */
+bool ui_stats_option(const char *arg, UiStatsMode *mode, bool *bad);
+/* SimResult.stats (timed mode) or the counts functional mode has: aligned text, or one JSON
+ * object on one line. */
+void ui_report_stats(FILE *out, const SimResult *r, const UiGpu *gpu, UiStatsMode mode);
+
 #endif
+
