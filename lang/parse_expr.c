@@ -927,7 +927,18 @@ static LangNode *primary(LangParser *p)
         if (id >= 0)
             return lang_p_builtin_call(p, tok, id, fast);
     }
-    lang_error_soft(p->ctx, tok, "use of undeclared identifier '%.*s'", tok->len, tok->loc);
+    /* A local of this function by that name whose scope has ended (`for (uint s = ...)` then
+     * `s` after the loop): say so, since "undeclared" alone puzzles a reader who sees it. */
+    const LangVar *gone = NULL;
+    for (const LangVar *v = p->fn ? p->fn->locals : NULL; v; v = v->next)
+        if (v->tok && (int)strlen(v->name) == tok->len && memcmp(v->name, tok->loc, (size_t)tok->len) == 0)
+            gone = v;
+    if (gone)
+        lang_error_soft(p->ctx, tok, "use of undeclared identifier '%.*s' ('%s' declared at line "
+                        "%d is out of scope here: its block ended before this line)",
+                        tok->len, tok->loc, gone->name, gone->tok->line);
+    else
+        lang_error_soft(p->ctx, tok, "use of undeclared identifier '%.*s'", tok->len, tok->loc);
     if (lang_p_is(p->tok, "(")) { /* an unknown function: check its arguments anyway */
         lang_p_next(p);
         while (!lang_p_consume(p, ")")) {

@@ -70,9 +70,11 @@ static void test_names(void **state)
                   "t.metal:1:24: error: unknown type name 'Params'");
     /* a name lives until the end of its block */
     expect_errors(K "{ for (int j = 0; j < 2; j++) {} a[j] = 1; }",
-                  "t.metal:1:117: error: use of undeclared identifier 'j'");
+                  "t.metal:1:117: error: use of undeclared identifier 'j' ('j' declared at line 1 is "
+                  "out of scope here: its block ended before this line)");
     expect_errors(K "{ { float t = 1; } a[i] = t; }",
-                  "t.metal:1:108: error: use of undeclared identifier 't'");
+                  "t.metal:1:108: error: use of undeclared identifier 't' ('t' declared at line 1 is "
+                  "out of scope here: its block ended before this line)");
 }
 
 static void test_types(void **state)

@@ -175,7 +175,8 @@ static void test_refused_seeds(void **state)
     /* `s` lives only in the first for; the atomic call has a plain int pointer and no
      * memory order; the file also ends without the kernel's closing brace. */
     expect_refused("spec_reduce",
-                   SEED "spec_reduce.metal:32:18: error: use of undeclared identifier 's'|"
+                   SEED "spec_reduce.metal:32:18: error: use of undeclared identifier 's' ('s' declared "
+                   "at line 17 is out of scope here: its block ended before this line)|"
                    SEED "spec_reduce.metal:36:38: error: missing memory order argument: "
                    "'atomic_fetch_add_explicit' takes 3 arguments, the last one a memory order "
                    "such as memory_order_relaxed|"
