@@ -122,6 +122,14 @@ void check_site_thread(CheckSite *site, const SimGroupView *sg, uint32_t lane, u
 void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, uint64_t addr);
 /* "shared[10]" / "out[3]" / "threadgroup memory byte 40" into buf. */
 const char *check_site_name(const CheckSite *site, char *buf, size_t size);
+/* A zeroed array of n elements of `size` bytes for shadow state, or NULL. From a huge page up
+ * it is fresh anonymous memory, which the kernel zeroes on first touch: only the parts a
+ * kernel touches are ever cleared, once, right before use; it asks for huge pages, since
+ * first touches of 4 KiB pages would cost more than the checking. Free it with the same n
+ * and size. */
+void *check_shadow_alloc(uint64_t n, size_t size);
+void check_shadow_free(void *p, uint64_t n, size_t size);
+
 /* The source line of pc (0 when unknown). */
 uint32_t check_line_of(const IsaProgram *p, uint32_t pc);
 

@@ -10,8 +10,8 @@
  * never ordered with a later one. Threadgroups run one after another, so the current
  * threadgroup is the only one still running.
  *
- * Shadow state is one 24-byte RaceCell per 4-byte word (6 bytes per byte; device buffers get
- * theirs at their first access, threadgroup memory is cleared where it was touched at each
+ * Shadow state is one RaceCell per 4-byte word (kept as one array per field, each made when
+ * first needed: see RaceShadow; threadgroup memory is cleared where it was touched at each
  * threadgroup_begin) holding the last write (thread, instruction, serial, atomic?, and the
  * bytes it left, for the same-value policy) and the reads since: the latest read, and in a
  * side table made on first need, the latest read by another agent (SIMD-group; thread under
@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -77,15 +76,21 @@ typedef struct RaceMore {
     RaceAccess rx;           /* a read by an earlier threadgroup: races with every later write */
 } RaceMore;
 
+/* A word cell's fields live in one array each, made on first need (an absent array holds
+ * none / zero everywhere): a buffer only read never has w or value, one only written never
+ * has r1, and link is rare. So a shadow costs 8 to 20 bytes per word touched, not 24. */
 typedef struct RaceShadow {
-    RaceCell *cells;
+    RaceAccess *w;           /* per word: RaceCell.w */
+    uint32_t *value;         /* per word: RaceCell.value (made with w) */
+    RaceAccess *r1;          /* per word: RaceCell.r1 */
+    uint32_t *link;          /* per word: RaceCell.link */
     uint64_t words;
     RaceCell *bytes;         /* byte cells of split words, four at a time */
     size_t num_bytes, bytes_cap;
     RaceMore *more;
     size_t num_more, more_cap;
-    bool tried;              /* allocation attempted (device buffers are shadowed lazily) */
-    size_t mapped;           /* cells is an mmap of this many bytes (0: malloc'd) */
+    bool tried;              /* device buffers are shadowed lazily */
+    bool dead;               /* an array could not be made: the buffer goes unchecked */
 } RaceShadow;
 
 /* Where an earlier threadgroup sat, to name the threads of its accesses. */
@@ -452,73 +457,105 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
         m->r2.serial = m->rx.serial = 0;
 }
 
-/* The four byte cells of a word cell, made on first need (each with its own copy of the
+/* ---- the shadow arrays -------------------------------------------------------------------- */
+
+/* Makes the arrays a read (r1) or a write (w, value) needs; false (and the shadow dead) when
+ * that fails. Threadgroup shadows have them all from the start. */
+static bool need_reads(RaceShadow *sh)
+{
+    if (!sh->r1 && !(sh->r1 = check_shadow_alloc(sh->words, sizeof *sh->r1)))
+        sh->dead = true;
+    return !sh->dead;
+}
+
+static bool need_writes(RaceShadow *sh)
+{
+    if (!sh->w) {
+        sh->w = check_shadow_alloc(sh->words, sizeof *sh->w);
+        sh->value = check_shadow_alloc(sh->words, sizeof *sh->value);
+        if (!sh->w || !sh->value)
+            sh->dead = true;
+    }
+    return !sh->dead;
+}
+
+static bool need_links(RaceShadow *sh)
+{
+    if (!sh->link && !(sh->link = check_shadow_alloc(sh->words, sizeof *sh->link)))
+        sh->dead = true;
+    return !sh->dead;
+}
+
+static void shadow_release(RaceShadow *sh, bool device)
+{
+    if (device) {
+        check_shadow_free(sh->w, sh->words, sizeof *sh->w);
+        check_shadow_free(sh->value, sh->words, sizeof *sh->value);
+        check_shadow_free(sh->r1, sh->words, sizeof *sh->r1);
+        check_shadow_free(sh->link, sh->words, sizeof *sh->link);
+    } else {
+        free(sh->w);
+        free(sh->value);
+        free(sh->r1);
+        free(sh->link);
+    }
+    free(sh->bytes);
+    free(sh->more);
+}
+
+/* Word i as a RaceCell, for the general path. */
+static inline RaceCell word_get(const RaceShadow *sh, uint64_t i)
+{
+    RaceCell c = {{0, 0}, {0, 0}, 0, 0};
+    if (sh->w) {
+        c.w = sh->w[i];
+        c.value = sh->value[i];
+    }
+    if (sh->r1)
+        c.r1 = sh->r1[i];
+    if (sh->link)
+        c.link = sh->link[i];
+    return c;
+}
+
+/* Stores word i back. A field without its array is stored only when it holds something
+ * (a zero serial's info and a value with no write are never read). */
+static void word_put(RaceShadow *sh, uint64_t i, const RaceCell *c)
+{
+    if ((sh->w || (c->w.serial && need_writes(sh))) && !sh->dead) {
+        sh->w[i] = c->w;
+        sh->value[i] = c->value;
+    }
+    if ((sh->r1 || (c->r1.serial && need_reads(sh))) && !sh->dead)
+        sh->r1[i] = c->r1;
+    if ((sh->link || (c->link && need_links(sh))) && !sh->dead)
+        sh->link[i] = c->link;
+}
+
+/* The four byte cells of word `word`, made on first need (each with its own copy of the
  * word's read history). Returns NULL when the pool is full. */
 static RaceCell *byte_cells(RaceShadow *sh, uint64_t word)
 {
-    RaceCell *c = &sh->cells[word];
-    if (c->link & RACE_SPLIT)
-        return &sh->bytes[c->link & ~RACE_SPLIT];
-    if (sh->num_bytes + 4 >= RACE_SPLIT || sh->num_more + 4 >= RACE_SPLIT)
+    RaceCell c = word_get(sh, word);
+    if (c.link & RACE_SPLIT)
+        return &sh->bytes[c.link & ~RACE_SPLIT];
+    if (sh->num_bytes + 4 >= RACE_SPLIT || sh->num_more + 4 >= RACE_SPLIT || !need_links(sh))
         return NULL;
     util_reserve((void **)&sh->bytes, &sh->bytes_cap, sh->num_bytes + 4, sizeof *sh->bytes);
     RaceCell *bytes = &sh->bytes[sh->num_bytes];
     RaceMore more = {{0, 0}, {0, 0}};
-    if (c->link)
-        more = sh->more[c->link - 1];
+    if (c.link)
+        more = sh->more[c.link - 1];
     for (int k = 0; k < 4; k++) {
-        bytes[k] = *c;
-        bytes[k].value = (c->value >> (8 * k)) & 0xff;
+        bytes[k] = c;
+        bytes[k].value = (c.value >> (8 * k)) & 0xff;
         bytes[k].link = 0;
         if (more.r2.serial || more.rx.serial)
             *ensure_more(sh, &bytes[k]) = more;
     }
-    c->link = RACE_SPLIT | (uint32_t)sh->num_bytes;
+    sh->link[word] = RACE_SPLIT | (uint32_t)sh->num_bytes;
     sh->num_bytes += 4;
     return bytes;
-}
-
-/* Zeroed shadow for a device buffer, or NULL. Big shadows are fresh anonymous pages, which
- * the kernel zeroes on first touch: only the parts a kernel touches are ever cleared, once,
- * right before use (a memset would clear everything up front and again after the kernel).
- * They ask for huge pages: first touches of 4 KiB pages would cost more than the checking. */
-static RaceCell *shadow_alloc(RaceShadow *sh, uint64_t words)
-{
-    (void)sh;
-    if (words > SIZE_MAX / sizeof(RaceCell))
-        return NULL;
-    size_t bytes = (size_t)words * sizeof(RaceCell);
-#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
-    const size_t huge = (size_t)2 << 20;
-    if (bytes >= 2 * huge && bytes <= SIZE_MAX - 2 * huge) {
-        size_t size = (bytes + huge - 1) & ~(huge - 1);
-        uint8_t *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                          -1, 0);
-        if (p == MAP_FAILED)
-            return NULL;
-        /* keep the huge-page-aligned part */
-        size_t lead = (huge - ((uintptr_t)p & (huge - 1))) & (huge - 1);
-        if (lead)
-            munmap(p, lead);
-        if (huge - lead)
-            munmap(p + lead + size, huge - lead);
-        madvise(p + lead, size, MADV_HUGEPAGE);
-        sh->mapped = size;
-        return (RaceCell *)(void *)(p + lead);
-    }
-#endif
-    return calloc(1, bytes);
-}
-
-static void shadow_free(RaceShadow *sh)
-{
-#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
-    if (sh->mapped) {
-        munmap(sh->cells, sh->mapped);
-        return;
-    }
-#endif
-    free(sh->cells);
 }
 
 static RaceShadow *device_shadow(Race *r, uint64_t addr)
@@ -530,13 +567,9 @@ static RaceShadow *device_shadow(Race *r, uint64_t addr)
     if (UTIL_UNLIKELY(!sh->tried)) {
         sh->tried = true;
         const MemBuffer *b = &r->s->device->buffers[index];
-        sh->words = (b->size + 3) / 4;
-        /* not util_calloc: a buffer too big to shadow goes unchecked rather than fatal */
-        sh->cells = b->space == MEM_SPACE_DEVICE && sh->words ? shadow_alloc(sh, sh->words) : NULL;
-        if (!sh->cells)
-            sh->words = 0;
+        sh->words = b->space == MEM_SPACE_DEVICE ? (b->size + 3) / 4 : 0;
     }
-    return sh->cells ? sh : NULL;
+    return sh->words && !sh->dead ? sh : NULL;
 }
 
 /* One lane's access the general way: any alignment, size and buffer. An aligned access
@@ -563,21 +596,23 @@ static __attribute__((noinline)) void lane_access(Race *r, const SimGroupView *s
     const uint8_t *data = acc->data[lane];
     uint64_t word = off / 4;
     if (((off | bytes) & 3) == 0) {
-        for (uint32_t k = first; k < bytes / 4; k++) {
+        for (uint32_t k = first; k < bytes / 4 && !sh->dead; k++) {
             uint32_t v = 0;
             if (b->kind != ACC_READ)
                 memcpy(&v, data + 4 * k, 4);
-            RaceCell *c = &sh->cells[word + k];
-            if (UTIL_LIKELY(!(c->link & RACE_SPLIT))) {
-                cell_access(r, sh, sg, b, c, v, 0xffffffffu, addr + 4 * k);
+            uint32_t link = sh->link ? sh->link[word + k] : 0;
+            if (UTIL_LIKELY(!(link & RACE_SPLIT))) {
+                RaceCell c = word_get(sh, word + k);
+                cell_access(r, sh, sg, b, &c, v, 0xffffffffu, addr + 4 * k);
+                word_put(sh, word + k, &c);
                 continue;
             }
             for (uint32_t j = 0; j < 4; j++)
-                cell_access(r, sh, sg, b, &sh->bytes[(c->link & ~RACE_SPLIT) + j],
+                cell_access(r, sh, sg, b, &sh->bytes[(link & ~RACE_SPLIT) + j],
                             (v >> (8 * j)) & 0xff, 0xff, addr + 4 * k + j);
         }
     } else {
-        for (uint32_t j = 0; j < bytes; j++) {
+        for (uint32_t j = 0; j < bytes && !sh->dead; j++) {
             RaceCell *bc = byte_cells(sh, (off + j) / 4);
             if (bc)
                 cell_access(r, sh, sg, b, &bc[(off + j) % 4], b->kind != ACC_READ ? data[j] : 0,
@@ -609,26 +644,43 @@ static inline bool ordered_now(const RaceOrder *o, RaceAccess a, uint32_t tid)
     return !o->strict || a.serial < o->simd_rel;
 }
 
-/* One whole word of a plain access, when that is simple: the cell is not split, has no side
- * table, and nothing in it conflicts with the access. Then this is exactly what cell_access
- * would do (it would report nothing) and true is returned; false leaves the word to it. */
-static inline bool write_fast(const RaceOrder *o, RaceCell *c, uint32_t tid, RaceAccess now,
-                              uint32_t value)
+/* The arrays of one shadow as the fast paths use them (reloaded after the general path,
+ * which may make them). */
+typedef struct RaceWords {
+    RaceAccess *w, *r1;
+    uint32_t *value, *link;
+} RaceWords;
+
+static inline RaceWords words_of(const RaceShadow *sh)
 {
-    if (c->link || (c->w.serial && !ordered_now(o, c->w, tid)) ||
-        (c->r1.serial && !ordered_now(o, c->r1, tid)))
+    return (RaceWords){sh->w, sh->r1, sh->value, sh->link};
+}
+
+/* Word i of a plain access, when that is simple: the word is not split, has no side table,
+ * and nothing in it conflicts with the access. Then this is exactly what cell_access would
+ * do (it would report nothing) and true is returned; false leaves the word to it. A write
+ * needs a->w (need_writes), a read a->r1 (need_reads). */
+static inline bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                              RaceAccess now, uint32_t value)
+{
+    if ((a->link && a->link[i]) || (a->w[i].serial && !ordered_now(o, a->w[i], tid)))
         return false;
-    c->w = now;
-    c->value = value;
-    c->r1.serial = 0;
+    if (a->r1) {
+        if (a->r1[i].serial && !ordered_now(o, a->r1[i], tid))
+            return false;
+        a->r1[i].serial = 0;
+    }
+    a->w[i] = now;
+    a->value[i] = value;
     return true;
 }
 
-static inline bool read_fast(const RaceOrder *o, RaceCell *c, uint32_t tid, RaceAccess now)
+static inline bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                             RaceAccess now)
 {
-    if (c->link || (c->w.serial && !ordered_now(o, c->w, tid)))
+    if ((a->link && a->link[i]) || (a->w && a->w[i].serial && !ordered_now(o, a->w[i], tid)))
         return false;
-    const RaceAccess r1 = c->r1;
+    const RaceAccess r1 = a->r1[i];
     /* insert_read keeps no side table when r1 is none, stale within this threadgroup, or by
      * the same agent; and r1 must not be an atomic this read races with */
     if (r1.serial) {
@@ -638,7 +690,7 @@ static inline bool read_fast(const RaceOrder *o, RaceCell *c, uint32_t tid, Race
         if (r1.serial >= o->rel && acc_tid(r1) >> agent != tid >> agent)
             return false;
     }
-    c->r1 = now;
+    a->r1[i] = now;
     return true;
 }
 
@@ -673,51 +725,38 @@ static RaceOrder race_order(const Race *r, const RaceCur *b, uint32_t sg)
     };
 }
 
-/* All 32 lanes of a plain whole-word access at consecutive cells c (lane l's words at
- * c + l * words), one loop per kind and size so each is a few compares per word. */
-static void coalesced(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
-                      RaceCell *c)
+/* Lanes in `mask` of a plain whole-word access: lane l's words start at word first[l].
+ * Each word goes to read_fast / write_fast, and the ones they decline, in lane order, to
+ * the general path. */
+static void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
+                       RaceShadow *sh, uint32_t mask, const uint64_t *first)
 {
     const uint32_t sgi = sg->simdgroup, tid0 = sgi * SIM_SIMD_WIDTH, nwords = acc->bytes / 4;
     const RaceOrder o = race_order(r, b, sgi);
     const uint32_t info0 = RACE_INFO(b->index, 0, b->kind);
-    if (b->kind == ACC_READ && nwords == 1) {
-        for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
-            const uint32_t tid = tid0 + lane;
-            const RaceAccess now = {o.serial, info0 | tid << 2};
-            if (UTIL_UNLIKELY(!read_fast(&o, &c[lane], tid, now)))
-                lane_access(r, sg, b, acc, lane, 0);
-        }
-        return;
-    }
-    if (b->kind == ACC_WRITE && nwords == 1) {
-        for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
-            const uint32_t tid = tid0 + lane;
-            uint32_t v;
-            memcpy(&v, acc->data[lane], 4);
-            const RaceAccess now = {o.serial, info0 | tid << 2};
-            if (UTIL_UNLIKELY(!write_fast(&o, &c[lane], tid, now, v)))
-                lane_access(r, sg, b, acc, lane, 0);
-        }
-        return;
-    }
-    for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++, c += nwords) {
-        const uint32_t tid = tid0 + lane;
+    RaceWords a = words_of(sh);
+    for (; mask; mask &= mask - 1) {
+        const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
         const RaceAccess now = {o.serial, info0 | tid << 2};
+        const uint64_t i = first[lane];
         uint32_t k = 0;
         if (b->kind == ACC_READ) {
-            while (k < nwords && read_fast(&o, &c[k], tid, now))
+            while (k < nwords && read_fast(&o, &a, i + k, tid, now))
                 k++;
         } else {
             for (; k < nwords; k++) {
                 uint32_t v;
                 memcpy(&v, acc->data[lane] + 4 * k, 4);
-                if (!write_fast(&o, &c[k], tid, now, v))
+                if (!write_fast(&o, &a, i + k, tid, now, v))
                     break;
             }
         }
-        if (UTIL_UNLIKELY(k < nwords))
+        if (UTIL_UNLIKELY(k < nwords)) {
             lane_access(r, sg, b, acc, lane, k);
+            if (sh->dead)
+                return;
+            a = words_of(sh);
+        }
     }
 }
 
@@ -753,73 +792,54 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
     uint32_t mask = acc->lane_mask;
     if (!mask)
         return;
-    /* The fast loops want whole words of a plain access, every lane in one shadow. */
-    if (b.kind == ACC_ATOMIC || !bytes || (bytes & 3)) {
-        for (; mask; mask &= mask - 1)
-            lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
-        return;
-    }
-    RaceShadow *sh = &r->tg;
-    uint64_t off_mask = ~(uint64_t)0;
-    if (mask == 0xffffffffu) {
-        /* Lane l at addr[0] + l * bytes (a coalesced access): the cells are consecutive. */
-        if (coalesced_addresses(acc->addr, bytes)) {
-            if (sp == SP_DEV) {
-                sh = device_shadow(r, acc->addr[0]);
-                off_mask = MEM_MAX_BUFFER_BYTES;
-            }
-            const uint64_t off = acc->addr[0] & off_mask;
-            const uint64_t end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
-            if (sh && !(off & 3) && end <= sh->words * 4) {
-                coalesced(r, sg, &b, acc, &sh->cells[off / 4]);
-                if (sp == SP_TG && (end + 3) / 4 > r->tg_hwm)
-                    r->tg_hwm = (end + 3) / 4;
-                return;
-            }
-        }
-    }
-    if (sp == SP_DEV) {
+    /* The fast paths want whole words of a plain access, every lane in one shadow. */
+    RaceShadow *sh = sp == SP_TG ? &r->tg : NULL;
+    if (b.kind != ACC_ATOMIC && bytes && !(bytes & 3) && sp == SP_DEV) {
         uint64_t a0 = acc->addr[__builtin_ctz(mask)], diff = 0;
         for (uint32_t m = mask; m; m &= m - 1)
             diff |= acc->addr[__builtin_ctz(m)] ^ a0;
         sh = diff >> MEM_BUFFER_SHIFT ? NULL : device_shadow(r, a0);
-        off_mask = MEM_MAX_BUFFER_BYTES;
-        if (!sh) {
-            for (; mask; mask &= mask - 1)
-                lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
-            return;
+    }
+    if (!sh || b.kind == ACC_ATOMIC || !bytes || (bytes & 3) ||
+        !(b.kind == ACC_READ ? need_reads(sh) : need_writes(sh))) {
+        for (; mask; mask &= mask - 1)
+            lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
+        return;
+    }
+    const uint64_t off_mask = sp == SP_DEV ? MEM_MAX_BUFFER_BYTES : ~(uint64_t)0;
+    const uint64_t limit = sh->words * 4;
+    uint64_t first[SIM_SIMD_WIDTH], hwm = 0;
+    uint32_t fast = 0;
+    if (mask == 0xffffffffu && coalesced_addresses(acc->addr, bytes)) {
+        /* lane l at addr[0] + l * bytes: consecutive words, one bounds check */
+        const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
+        if (!(off & 3) && end <= limit) {
+            for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
+                first[l] = off / 4 + l * (bytes / 4);
+            fast = mask;
+            hwm = end;
         }
     }
-    const RaceOrder o = race_order(r, &b, sg->simdgroup);
-    const uint32_t tid0 = sg->simdgroup * SIM_SIMD_WIDTH, info0 = RACE_INFO(b.index, 0, b.kind);
-    RaceCell *const cells = sh->cells;
-    const uint64_t limit = sh->words * 4;
-    const uint32_t nwords = bytes / 4;
-    uint64_t hwm = 0;
-    for (; mask; mask &= mask - 1) {
-        const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
+    for (uint32_t m = fast ? 0 : mask; m; m &= m - 1) {
+        const uint32_t lane = (uint32_t)__builtin_ctz(m);
         const uint64_t off = acc->addr[lane] & off_mask;
-        if (UTIL_UNLIKELY((off & 3) || off + bytes > limit)) {
-            lane_access(r, sg, &b, acc, lane, 0);
-            continue;
+        if (!(off & 3) && off + bytes <= limit) {
+            fast |= 1u << lane;
+            first[lane] = off / 4;
+            hwm = off + bytes > hwm ? off + bytes : hwm;
         }
-        const RaceAccess now = {o.serial, info0 | tid << 2};
-        RaceCell *c = &cells[off / 4];
-        uint32_t k = 0;
-        if (b.kind == ACC_READ) {
-            while (k < nwords && read_fast(&o, &c[k], tid, now))
-                k++;
-        } else {
-            for (; k < nwords; k++) {
-                uint32_t v;
-                memcpy(&v, acc->data[lane] + 4 * k, 4);
-                if (!write_fast(&o, &c[k], tid, now, v))
-                    break;
-            }
+    }
+    if (fast == mask) {
+        fast_lanes(r, sg, &b, acc, sh, mask, first);
+    } else {
+        /* some lane is unaligned or outside: keep lane order, one lane at a time */
+        for (; mask; mask &= mask - 1) {
+            const uint32_t lane = (uint32_t)__builtin_ctz(mask);
+            if ((fast >> lane) & 1 && !sh->dead)
+                fast_lanes(r, sg, &b, acc, sh, 1u << lane, first);
+            else
+                lane_access(r, sg, &b, acc, lane, 0);
         }
-        hwm = off + bytes > hwm ? off + bytes : hwm;
-        if (UTIL_UNLIKELY(k < nwords))
-            lane_access(r, sg, &b, acc, lane, k);
     }
     if (sp == SP_TG && (hwm + 3) / 4 > r->tg_hwm)
         r->tg_hwm = (hwm + 3) / 4;
@@ -831,12 +851,22 @@ static void on_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
 {
     Race *r = ctx;
     uint64_t words = ((uint64_t)tg->tg_memory_bytes + 3) / 4;
-    if (words > r->tg.words) {
-        free(r->tg.cells);
-        r->tg.cells = util_calloc(words, sizeof *r->tg.cells);
-        r->tg.words = words;
+    RaceShadow *sh = &r->tg;
+    if (words > sh->words) {
+        free(sh->w);
+        free(sh->value);
+        free(sh->r1);
+        free(sh->link);
+        sh->w = util_calloc(words, sizeof *sh->w);
+        sh->value = util_calloc(words, sizeof *sh->value);
+        sh->r1 = util_calloc(words, sizeof *sh->r1);
+        sh->link = util_calloc(words, sizeof *sh->link);
+        sh->words = words;
     } else if (r->tg_hwm) {
-        memset(r->tg.cells, 0, r->tg_hwm * sizeof *r->tg.cells);
+        memset(sh->w, 0, r->tg_hwm * sizeof *sh->w);
+        memset(sh->value, 0, r->tg_hwm * sizeof *sh->value);
+        memset(sh->r1, 0, r->tg_hwm * sizeof *sh->r1);
+        memset(sh->link, 0, r->tg_hwm * sizeof *sh->link);
     }
     r->tg_hwm = 0;
     r->tg.num_bytes = 0;
@@ -914,15 +944,10 @@ static void race_finish(CheckChecker *c, CheckSession *s, const SimResult *resul
 static void race_destroy(CheckChecker *c)
 {
     Race *r = (Race *)c;
-    for (uint32_t i = 0; i < r->num_dev; i++) {
-        shadow_free(&r->dev[i]);
-        free(r->dev[i].bytes);
-        free(r->dev[i].more);
-    }
+    for (uint32_t i = 0; i < r->num_dev; i++)
+        shadow_release(&r->dev[i], true);
     free(r->dev);
-    free(r->tg.cells);
-    free(r->tg.bytes);
-    free(r->tg.more);
+    shadow_release(&r->tg, false);
     free(r->tgs);
     free(r->found);
     free(r->table);

@@ -1,12 +1,14 @@
 /*
- * session.c — a checking run: builds the enabled checkers, hands their observers to the
- * simulator, folds the simulator's own faults (out-of-bounds, constant writes, the budget)
- * into findings, and de-duplicates: one finding per kind and pair of source locations, with
- * a count of how often it happened.
+ * session.c — a checking run: builds the enabled checkers, hands the simulator one observer
+ * that forwards each event to the checkers that want it, folds the simulator's own faults
+ * (out-of-bounds, constant writes, the budget) into findings, and de-duplicates: one finding
+ * per kind and pair of source locations, with a count of how often it happened. Also the
+ * zeroed shadow arrays the checkers keep per buffer.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "check_internal.h"
 
@@ -126,6 +128,60 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size)
         snprintf(buf, size, "%s memory byte %llu", mem_space_names[site->space],
                  (unsigned long long)site->offset);
     return buf;
+}
+
+/* ---- shadow memory ------------------------------------------------------------------------ */
+
+#define CHECK_HUGE ((size_t)2 << 20)
+
+static bool shadow_mapped(size_t bytes)
+{
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+    return bytes >= CHECK_HUGE && bytes <= SIZE_MAX / 2;
+#else
+    (void)bytes;
+    return false;
+#endif
+}
+
+void *check_shadow_alloc(uint64_t n, size_t size)
+{
+    if (n > SIZE_MAX / 2 / size)
+        return NULL;
+    size_t bytes = (size_t)n * size;
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+    if (shadow_mapped(bytes)) {
+        size_t mapped = (bytes + CHECK_HUGE - 1) & ~(CHECK_HUGE - 1);
+        uint8_t *p = mmap(NULL, mapped + CHECK_HUGE, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        /* keep the huge-page-aligned part */
+        size_t lead = (CHECK_HUGE - ((uintptr_t)p & (CHECK_HUGE - 1))) & (CHECK_HUGE - 1);
+        if (lead)
+            munmap(p, lead);
+        munmap(p + lead + mapped, CHECK_HUGE - lead);
+        madvise(p + lead, mapped, MADV_HUGEPAGE);
+        return p + lead;
+    }
+#endif
+    return calloc(1, bytes ? bytes : 1);
+}
+
+void check_shadow_free(void *p, uint64_t n, size_t size)
+{
+    if (!p)
+        return;
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+    size_t bytes = (size_t)n * size;
+    if (shadow_mapped(bytes)) {
+        munmap(p, (bytes + CHECK_HUGE - 1) & ~(CHECK_HUGE - 1));
+        return;
+    }
+#endif
+    (void)n;
+    (void)size;
+    free(p);
 }
 
 /* ---- the observer the simulator sees ------------------------------------------------------ */

@@ -8,11 +8,13 @@
  * and within a threadgroup each SIMD-group in index order until it stops or reaches a
  * barrier; when none can go on, the barrier releases. That order is one legal schedule, so
  * race-free kernels get the results any schedule gives, every run the same. Memory is
- * proportional to one threadgroup, not to the grid.
+ * proportional to one threadgroup, not to the grid. Timed mode shares everything up to the
+ * translated code and hands the grid to the engine in timing.c.
  */
 #include <stdlib.h>
 
 #include "sim_internal.h"
+#include "timing.h"
 
 void sim_lane_thread(const SimGroupView *sg, uint32_t lane, SimThreadId *out)
 {
@@ -265,10 +267,11 @@ static void notify_release(SimDispatch *d)
     }
 }
 
-static void run_threadgroup(SimDispatch *d, const uint32_t pos[3], uint64_t linear)
+void sim_setup_threadgroup(SimDispatch *d, SimThreadgroupView *tg, SimGroup *groups,
+                           uint32_t *regs, uint8_t *stack, uint8_t *tg_memory,
+                           const uint32_t pos[3], uint64_t linear)
 {
     const IsaProgram *p = d->program;
-    SimThreadgroupView *tg = &d->tg;
     uint32_t threads = 1;
     for (int k = 0; k < 3; k++) {
         tg->position[k] = pos[k];
@@ -281,20 +284,20 @@ static void run_threadgroup(SimDispatch *d, const uint32_t pos[3], uint64_t line
     tg->linear = linear;
     tg->threads = threads;
     tg->num_simdgroups = (threads + W - 1) / W;
-    tg->tg_memory = d->tg_memory;
+    tg->tg_memory = tg_memory;
     tg->tg_memory_bytes = d->tg_mem_bytes;
-    memset(d->tg_memory, 0, d->tg_mem_bytes);
+    memset(tg_memory, 0, d->tg_mem_bytes);
 
     uint32_t n = tg->num_simdgroups;
     size_t reg_words = (size_t)p->num_regs * W;
     size_t stack_bytes = (size_t)p->stack_bytes * W;
-    memset(d->reg_storage, 0, n * reg_words * sizeof *d->reg_storage);
+    memset(regs, 0, n * reg_words * sizeof *regs);
     if (stack_bytes)
-        memset(d->stack_storage, 0, n * stack_bytes);
+        memset(stack, 0, n * stack_bytes);
     for (uint32_t i = 0; i < n; i++) {
-        SimGroup *g = &d->groups[i];
-        g->regs = d->reg_storage + i * reg_words;
-        g->stack = d->stack_storage + i * stack_bytes;
+        SimGroup *g = &groups[i];
+        g->regs = regs + i * reg_words;
+        g->stack = stack + i * stack_bytes;
         g->pc = 0;
         g->index = i;
         g->lanes = i + 1 < n || threads % W == 0 ? W : threads % W;
@@ -309,6 +312,14 @@ static void run_threadgroup(SimDispatch *d, const uint32_t pos[3], uint64_t line
             .pc = 0, .regs = g->regs, .num_regs = p->num_regs,
         };
     }
+}
+
+static void run_threadgroup(SimDispatch *d, const uint32_t pos[3], uint64_t linear)
+{
+    SimThreadgroupView *tg = &d->tg;
+    sim_setup_threadgroup(d, tg, d->groups, d->reg_storage, d->stack_storage, d->tg_memory,
+                          pos, linear);
+    uint32_t n = tg->num_simdgroups, threads = tg->threads;
     notify_tg(d, true);
     for (;;) {
         bool any_barrier = false, any_running = false;
@@ -358,6 +369,12 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
         result->grid_threadgroups[k] = d.tg_count[k];
     }
     translate(&d);
+    if (launch->mode == SIM_MODE_TIMED) {
+        bool ok = sim_timed_run(&d, err);
+        free(d.code);
+        free(d.consts);
+        return ok;
+    }
     const IsaProgram *p = d.program;
     uint32_t max_groups = (d.tg_size[0] * d.tg_size[1] * d.tg_size[2] + W - 1) / W;
     d.groups = util_calloc(max_groups, sizeof *d.groups);
@@ -391,6 +408,7 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
 void sim_result_free(SimResult *result)
 {
     free(result->faults);
+    free(result->stats.cores);
     memset(result, 0, sizeof *result);
 }
 

@@ -5,9 +5,10 @@
  *
  * Every handler is a loop over all 32 lanes that computes into a temporary and then writes
  * only active lanes (a plain copy when all 32 are active), so the C compiler vectorizes the
- * lane loops and a full exec mask costs no blending. The loop is compiled twice from one
- * body: once with observer calls and once without, so observers cost nothing when none is
- * attached.
+ * lane loops and a full exec mask costs no blending. One always-inlined body executes one
+ * instruction; it is compiled into the run-to-barrier loop of functional mode and into
+ * sim_exec_one, the single step timed mode issues, each once with observer calls and once
+ * without, so observers cost nothing when none is attached and the loop keeps its speed.
  */
 #include <math.h>
 #if defined(__SSE2__)
@@ -16,6 +17,7 @@
 
 #include "../util/fp.h"
 #include "sim_internal.h"
+#include "timing.h"
 
 static inline float f32(uint32_t u) { return util_bits_f32(u); }
 static inline uint32_t bits(float f) { return util_f32_bits(f); }
@@ -293,6 +295,257 @@ static void exec_mask_op(SimDispatch *d, SimGroup *g, const SimInst *in)
     sim_update_exec(g);
 }
 
+/* One instruction of g (the one at pc), all its active lanes; returns the next pc. The one
+ * body serves the run-to-barrier loop of functional mode and the single steps of timed mode:
+ * always inlined, so each caller gets it compiled with its own `observed`. */
+static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, SimGroup *g,
+                                                                const SimInst *in, uint32_t pc,
+                                                                const bool observed)
+{
+    uint32_t res[W];
+    float resf[W];
+    uint32_t next = pc + 1;
+
+    switch ((IsaOpcode)in->op) {
+    /* ---- f32 ---- */
+    case ISA_OP_FADD32: F32_BINARY(a + b);
+    case ISA_OP_FMUL32: F32_BINARY(a * b);
+    case ISA_OP_FMIN32: F32_BINARY(fmin_ieee(a, b));
+    case ISA_OP_FMAX32: F32_BINARY(fmax_ieee(a, b));
+    case ISA_OP_FMOV32: F32_UNARY(a);
+    case ISA_OP_FFMA32:
+        fma_lanes()(res, SRC(1), SRC(2), SRC(3), in->o);
+        goto write_f32;
+    case ISA_OP_FLOOR32: F32_UNARY(floorf(a));
+    case ISA_OP_CEIL32: F32_UNARY(ceilf(a));
+    case ISA_OP_TRUNC32: F32_UNARY(truncf(a));
+    case ISA_OP_RINT32: F32_UNARY(nearbyintf(a));
+    case ISA_OP_FDIV32: F32_BINARY(a / b);
+    /* ---- f16 ---- */
+    case ISA_OP_FADD16: F16_BINARY(a + b);
+    case ISA_OP_FMUL16: F16_BINARY(a * b);
+    case ISA_OP_FMIN16: F16_BINARY(fmin_ieee(a, b));
+    case ISA_OP_FMAX16: F16_BINARY(fmax_ieee(a, b));
+    case ISA_OP_FMOV16: F16_UNARY(a);
+    case ISA_OP_FLOOR16: F16_UNARY(floorf(a));
+    case ISA_OP_CEIL16: F16_UNARY(ceilf(a));
+    case ISA_OP_TRUNC16: F16_UNARY(truncf(a));
+    case ISA_OP_RINT16: F16_UNARY(nearbyintf(a));
+    case ISA_OP_FDIV16: F16_BINARY(a / b);
+    case ISA_OP_FFMA16: {
+        const uint16_t *A = sim_bank16(d, g, &in->o[1]), *B = sim_bank16(d, g, &in->o[2]),
+                       *C = sim_bank16(d, g, &in->o[3]);
+        uint16_t out[W];
+        for (int l = 0; l < W; l++) {
+            uint16_t a = (uint16_t)((A[l * 2] & in->o[1].and_mask) ^ in->o[1].xor_mask);
+            uint16_t b = (uint16_t)((B[l * 2] & in->o[2].and_mask) ^ in->o[2].xor_mask);
+            uint16_t c = (uint16_t)((C[l * 2] & in->o[3].and_mask) ^ in->o[3].xor_mask);
+            out[l] = util_fma_f16(a, b, c);
+            if (in->flags & SIM_INST_SAT)
+                out[l] = util_f32_to_f16(saturate(util_f16_to_f32(out[l])));
+        }
+        sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
+        goto written;
+    }
+    /* ---- integer ---- */
+    case ISA_OP_IADD: INT_BINARY(a + b);
+    case ISA_OP_ISUB: INT_BINARY(a - b);
+    case ISA_OP_IMUL: INT_BINARY(a * b);
+    case ISA_OP_UMULHI: INT_BINARY((uint32_t)(((uint64_t)a * b) >> 32));
+    case ISA_OP_SMULHI:
+        INT_BINARY((uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
+    case ISA_OP_SHL: INT_BINARY(a << (b & 31));
+    case ISA_OP_LSR: INT_BINARY(a >> (b & 31));
+    case ISA_OP_ASR: INT_BINARY((uint32_t)((int32_t)a >> (b & 31)));
+    case ISA_OP_AND: INT_BINARY(a & b);
+    case ISA_OP_OR: INT_BINARY(a | b);
+    case ISA_OP_XOR: INT_BINARY(a ^ b);
+    case ISA_OP_IMAD: {
+        const uint32_t *A = SRC(1), *B = SRC(2), *C = SRC(3);
+        for (int l = 0; l < W; l++)
+            res[l] = A[l] * B[l] + C[l];
+        goto write_32;
+    }
+    case ISA_OP_NOT: {
+        const uint32_t *A = SRC(1);
+        for (int l = 0; l < W; l++)
+            res[l] = ~A[l];
+        goto write_32;
+    }
+    case ISA_OP_MOV: {
+        const uint32_t *A = SRC(1);
+        memcpy(res, A, sizeof res);
+        goto write_32;
+    }
+    case ISA_OP_MOV16: {
+        const uint16_t *A = sim_bank16(d, g, &in->o[1]);
+        uint16_t out[W];
+        for (int l = 0; l < W; l++)
+            out[l] = A[l * 2];
+        sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
+        goto written;
+    }
+    case ISA_OP_ICMPSEL: {
+        uint32_t m = sim_compare32((IsaCond)in->cond, SRC(1), SRC(2), false);
+        const uint32_t *X = SRC(3), *Y = SRC(4);
+        for (int l = 0; l < W; l++)
+            res[l] = ((m >> l) & 1) ? X[l] : Y[l];
+        goto write_32;
+    }
+    case ISA_OP_FCMPSEL32: {
+        const uint32_t *A = SRC(1), *B = SRC(2), *X = SRC(3), *Y = SRC(4);
+        uint32_t a2[W], b2[W];
+        for (int l = 0; l < W; l++) {
+            a2[l] = (A[l] & in->o[1].and_mask) ^ in->o[1].xor_mask;
+            b2[l] = (B[l] & in->o[2].and_mask) ^ in->o[2].xor_mask;
+        }
+        uint32_t m = sim_compare32((IsaCond)in->cond, a2, b2, true);
+        for (int l = 0; l < W; l++)
+            res[l] = ((m >> l) & 1) ? ((X[l] & in->o[3].and_mask) ^ in->o[3].xor_mask)
+                                    : ((Y[l] & in->o[4].and_mask) ^ in->o[4].xor_mask);
+        goto write_32;
+    }
+    case ISA_OP_FCMPSEL16: {
+        uint32_t a2[W], b2[W];
+        const uint16_t *A = sim_bank16(d, g, &in->o[1]), *B = sim_bank16(d, g, &in->o[2]),
+                       *X = sim_bank16(d, g, &in->o[3]), *Y = sim_bank16(d, g, &in->o[4]);
+        for (int l = 0; l < W; l++) {
+            a2[l] = bits(util_f16_to_f32((uint16_t)((A[l * 2] & in->o[1].and_mask) ^ in->o[1].xor_mask)));
+            b2[l] = bits(util_f16_to_f32((uint16_t)((B[l * 2] & in->o[2].and_mask) ^ in->o[2].xor_mask)));
+        }
+        uint32_t m = sim_compare32((IsaCond)in->cond, a2, b2, true);
+        uint16_t out[W];
+        for (int l = 0; l < W; l++)
+            out[l] = ((m >> l) & 1) ? (uint16_t)((X[l * 2] & in->o[3].and_mask) ^ in->o[3].xor_mask)
+                                    : (uint16_t)((Y[l * 2] & in->o[4].and_mask) ^ in->o[4].xor_mask);
+        sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
+        goto written;
+    }
+    case ISA_OP_IADD64: case ISA_OP_ISUB64: case ISA_OP_IMUL64: case ISA_OP_MOV64: {
+        const SimOpd *oa = &in->o[1], *ob = &in->o[2];
+        const uint32_t *alo = sim_bank(d, g, oa), *ahi = alo + W;
+        const uint32_t *blo = in->op == ISA_OP_MOV64 ? alo : sim_bank(d, g, ob),
+                       *bhi = blo + W;
+        uint32_t lo[W], hi[W];
+        for (int l = 0; l < W; l++) {
+            uint64_t a = (uint64_t)ahi[l] << 32 | alo[l], b = (uint64_t)bhi[l] << 32 | blo[l];
+            uint64_t v = in->op == ISA_OP_IADD64 ? a + b
+                         : in->op == ISA_OP_ISUB64 ? a - b
+                         : in->op == ISA_OP_IMUL64 ? a * b
+                                                   : a;
+            lo[l] = (uint32_t)v;
+            hi[l] = (uint32_t)(v >> 32);
+        }
+        uint32_t *dst = sim_bank(d, g, &in->o[0]);
+        sim_write32(g, dst, lo);
+        sim_write32(g, dst + W, hi);
+        goto written;
+    }
+    /* ---- handlers in other files ---- */
+    case ISA_OP_UDIV: case ISA_OP_SDIV: case ISA_OP_UREM: case ISA_OP_SREM:
+    case ISA_OP_UBFE: case ISA_OP_SBFE: case ISA_OP_BFI: case ISA_OP_POPCOUNT:
+    case ISA_OP_CLZ: case ISA_OP_FFS: case ISA_OP_BITREV:
+        sim_exec_int_misc(d, g, in);
+        goto written;
+    case ISA_OP_UMULHI64: case ISA_OP_SMULHI64: case ISA_OP_UDIV64: case ISA_OP_SDIV64:
+    case ISA_OP_UREM64: case ISA_OP_SREM64: case ISA_OP_SHL64: case ISA_OP_LSR64:
+    case ISA_OP_ASR64: case ISA_OP_AND64: case ISA_OP_OR64: case ISA_OP_XOR64:
+    case ISA_OP_NOT64:
+        sim_exec_alu64(d, g, in);
+        goto written;
+    case ISA_OP_ICMPSEL64:
+        sim_exec_icmpsel64(d, g, in);
+        goto written;
+    case ISA_OP_RCP32: case ISA_OP_RSQRT32: case ISA_OP_SQRT32: case ISA_OP_EXP232:
+    case ISA_OP_LOG232: case ISA_OP_SIN32: case ISA_OP_COS32:
+        sim_exec_sfu(d, g, in);
+        goto written;
+    case ISA_OP_CVT:
+        sim_exec_convert(d, g, in);
+        goto written;
+    case ISA_OP_GET_SR:
+        sim_exec_get_sr(d, g, in);
+        goto written;
+    case ISA_OP_LD_DEV: case ISA_OP_ST_DEV: case ISA_OP_LD_CONST: case ISA_OP_LD_TG:
+    case ISA_OP_ST_TG: case ISA_OP_LD_STACK: case ISA_OP_ST_STACK:
+        sim_exec_memory(d, g, in);
+        goto written;
+    case ISA_OP_ATOM_DEV: case ISA_OP_CMPXCHG_DEV: case ISA_OP_ATOM_TG:
+    case ISA_OP_CMPXCHG_TG:
+        sim_exec_atomic(d, g, in);
+        goto written;
+    case ISA_OP_ICMP_BALLOT: case ISA_OP_FCMP_BALLOT: case ISA_OP_SHFL: case ISA_OP_SHFL_UP:
+    case ISA_OP_SHFL_DOWN: case ISA_OP_SHFL_XOR: case ISA_OP_SHFL_ROT_UP:
+    case ISA_OP_SHFL_ROT_DOWN: case ISA_OP_BCAST: case ISA_OP_BCAST_FIRST: case ISA_OP_QSHFL:
+    case ISA_OP_QSHFL_UP: case ISA_OP_QSHFL_DOWN: case ISA_OP_QSHFL_XOR:
+    case ISA_OP_QSHFL_ROT_UP: case ISA_OP_QSHFL_ROT_DOWN: case ISA_OP_QBCAST:
+        sim_exec_simd(d, g, in);
+        goto written;
+    case ISA_OP_SIMD_RED: case ISA_OP_QUAD_RED: case ISA_OP_SIMD_PREFIX:
+    case ISA_OP_QUAD_PREFIX:
+        sim_exec_reduce(d, g, in);
+        goto written;
+    /* ---- control ---- */
+    case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP: case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
+    case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP: case ISA_OP_PUSH_EXEC:
+    case ISA_OP_POP_EXEC:
+        exec_mask_op(d, g, in);
+        goto done;
+    case ISA_OP_JMP_EXEC_ANY:
+        if (g->exec_mask)
+            next = in->target;
+        goto done;
+    case ISA_OP_JMP_EXEC_NONE:
+        if (!g->exec_mask)
+            next = in->target;
+        goto done;
+    case ISA_OP_JMP:
+        next = in->target;
+        goto done;
+    case ISA_OP_STOP:
+        g->state = SIM_GROUP_DONE;
+        goto done;
+    case ISA_OP_NOP:
+        goto done;
+    case ISA_OP_WAIT:
+        g->pending_loads[in->isa->opd[0].imm & 1] = 0;
+        goto done;
+    case ISA_OP_BARRIER:
+        g->state = SIM_GROUP_AT_BARRIER;
+        if (observed)
+            notify_barrier(d, g, in);
+        goto done;
+    case ISA_OP_SIMD_BARRIER:
+        goto done;
+    case ISA_OP_COUNT:
+        goto done;
+    }
+    goto done;
+
+write_f32:
+    if (in->flags & SIM_INST_SAT)
+        for (int l = 0; l < W; l++)
+            res[l] = bits(saturate(f32(res[l])));
+    /* fall through */
+write_32:
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+    goto written;
+write_f16_from_f32: {
+    uint16_t out[W];
+    bool sat = in->flags & SIM_INST_SAT;
+    for (int l = 0; l < W; l++)
+        out[l] = util_f32_to_f16(sat ? saturate(resf[l]) : resf[l]);
+    sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
+}
+written:
+    if (UTIL_UNLIKELY(in->flags & SIM_INST_WRITES_R0))
+        sim_update_exec(g);
+done:
+    if (observed)
+        notify_retired(d, g, in);
+    return next;
+}
+
 static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimGroup *g,
                                                            const bool observed)
 {
@@ -304,8 +557,6 @@ static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimG
     uint64_t instructions = r->instructions, lane_instructions = r->lane_instructions,
              lane_slots = r->lane_slots;
     uint32_t pc = g->pc;
-    uint32_t res[W];
-    float resf[W];
 
     while (g->state == SIM_GROUP_RUNNING) {
         if (UTIL_UNLIKELY(pc >= count)) {
@@ -324,246 +575,7 @@ static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimG
         lane_slots += lanes;
         if (observed)
             notify_issued(d, g, in);
-        uint32_t next = pc + 1;
-
-        switch ((IsaOpcode)in->op) {
-        /* ---- f32 ---- */
-        case ISA_OP_FADD32: F32_BINARY(a + b);
-        case ISA_OP_FMUL32: F32_BINARY(a * b);
-        case ISA_OP_FMIN32: F32_BINARY(fmin_ieee(a, b));
-        case ISA_OP_FMAX32: F32_BINARY(fmax_ieee(a, b));
-        case ISA_OP_FMOV32: F32_UNARY(a);
-        case ISA_OP_FFMA32:
-            fma_lanes()(res, SRC(1), SRC(2), SRC(3), in->o);
-            goto write_f32;
-        case ISA_OP_FLOOR32: F32_UNARY(floorf(a));
-        case ISA_OP_CEIL32: F32_UNARY(ceilf(a));
-        case ISA_OP_TRUNC32: F32_UNARY(truncf(a));
-        case ISA_OP_RINT32: F32_UNARY(nearbyintf(a));
-        case ISA_OP_FDIV32: F32_BINARY(a / b);
-        /* ---- f16 ---- */
-        case ISA_OP_FADD16: F16_BINARY(a + b);
-        case ISA_OP_FMUL16: F16_BINARY(a * b);
-        case ISA_OP_FMIN16: F16_BINARY(fmin_ieee(a, b));
-        case ISA_OP_FMAX16: F16_BINARY(fmax_ieee(a, b));
-        case ISA_OP_FMOV16: F16_UNARY(a);
-        case ISA_OP_FLOOR16: F16_UNARY(floorf(a));
-        case ISA_OP_CEIL16: F16_UNARY(ceilf(a));
-        case ISA_OP_TRUNC16: F16_UNARY(truncf(a));
-        case ISA_OP_RINT16: F16_UNARY(nearbyintf(a));
-        case ISA_OP_FDIV16: F16_BINARY(a / b);
-        case ISA_OP_FFMA16: {
-            const uint16_t *A = sim_bank16(d, g, &in->o[1]), *B = sim_bank16(d, g, &in->o[2]),
-                           *C = sim_bank16(d, g, &in->o[3]);
-            uint16_t out[W];
-            for (int l = 0; l < W; l++) {
-                uint16_t a = (uint16_t)((A[l * 2] & in->o[1].and_mask) ^ in->o[1].xor_mask);
-                uint16_t b = (uint16_t)((B[l * 2] & in->o[2].and_mask) ^ in->o[2].xor_mask);
-                uint16_t c = (uint16_t)((C[l * 2] & in->o[3].and_mask) ^ in->o[3].xor_mask);
-                out[l] = util_fma_f16(a, b, c);
-                if (in->flags & SIM_INST_SAT)
-                    out[l] = util_f32_to_f16(saturate(util_f16_to_f32(out[l])));
-            }
-            sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
-            goto written;
-        }
-        /* ---- integer ---- */
-        case ISA_OP_IADD: INT_BINARY(a + b);
-        case ISA_OP_ISUB: INT_BINARY(a - b);
-        case ISA_OP_IMUL: INT_BINARY(a * b);
-        case ISA_OP_UMULHI: INT_BINARY((uint32_t)(((uint64_t)a * b) >> 32));
-        case ISA_OP_SMULHI:
-            INT_BINARY((uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
-        case ISA_OP_SHL: INT_BINARY(a << (b & 31));
-        case ISA_OP_LSR: INT_BINARY(a >> (b & 31));
-        case ISA_OP_ASR: INT_BINARY((uint32_t)((int32_t)a >> (b & 31)));
-        case ISA_OP_AND: INT_BINARY(a & b);
-        case ISA_OP_OR: INT_BINARY(a | b);
-        case ISA_OP_XOR: INT_BINARY(a ^ b);
-        case ISA_OP_IMAD: {
-            const uint32_t *A = SRC(1), *B = SRC(2), *C = SRC(3);
-            for (int l = 0; l < W; l++)
-                res[l] = A[l] * B[l] + C[l];
-            goto write_32;
-        }
-        case ISA_OP_NOT: {
-            const uint32_t *A = SRC(1);
-            for (int l = 0; l < W; l++)
-                res[l] = ~A[l];
-            goto write_32;
-        }
-        case ISA_OP_MOV: {
-            const uint32_t *A = SRC(1);
-            memcpy(res, A, sizeof res);
-            goto write_32;
-        }
-        case ISA_OP_MOV16: {
-            const uint16_t *A = sim_bank16(d, g, &in->o[1]);
-            uint16_t out[W];
-            for (int l = 0; l < W; l++)
-                out[l] = A[l * 2];
-            sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
-            goto written;
-        }
-        case ISA_OP_ICMPSEL: {
-            uint32_t m = sim_compare32((IsaCond)in->cond, SRC(1), SRC(2), false);
-            const uint32_t *X = SRC(3), *Y = SRC(4);
-            for (int l = 0; l < W; l++)
-                res[l] = ((m >> l) & 1) ? X[l] : Y[l];
-            goto write_32;
-        }
-        case ISA_OP_FCMPSEL32: {
-            const uint32_t *A = SRC(1), *B = SRC(2), *X = SRC(3), *Y = SRC(4);
-            uint32_t a2[W], b2[W];
-            for (int l = 0; l < W; l++) {
-                a2[l] = (A[l] & in->o[1].and_mask) ^ in->o[1].xor_mask;
-                b2[l] = (B[l] & in->o[2].and_mask) ^ in->o[2].xor_mask;
-            }
-            uint32_t m = sim_compare32((IsaCond)in->cond, a2, b2, true);
-            for (int l = 0; l < W; l++)
-                res[l] = ((m >> l) & 1) ? ((X[l] & in->o[3].and_mask) ^ in->o[3].xor_mask)
-                                        : ((Y[l] & in->o[4].and_mask) ^ in->o[4].xor_mask);
-            goto write_32;
-        }
-        case ISA_OP_FCMPSEL16: {
-            uint32_t a2[W], b2[W];
-            const uint16_t *A = sim_bank16(d, g, &in->o[1]), *B = sim_bank16(d, g, &in->o[2]),
-                           *X = sim_bank16(d, g, &in->o[3]), *Y = sim_bank16(d, g, &in->o[4]);
-            for (int l = 0; l < W; l++) {
-                a2[l] = bits(util_f16_to_f32((uint16_t)((A[l * 2] & in->o[1].and_mask) ^ in->o[1].xor_mask)));
-                b2[l] = bits(util_f16_to_f32((uint16_t)((B[l * 2] & in->o[2].and_mask) ^ in->o[2].xor_mask)));
-            }
-            uint32_t m = sim_compare32((IsaCond)in->cond, a2, b2, true);
-            uint16_t out[W];
-            for (int l = 0; l < W; l++)
-                out[l] = ((m >> l) & 1) ? (uint16_t)((X[l * 2] & in->o[3].and_mask) ^ in->o[3].xor_mask)
-                                        : (uint16_t)((Y[l * 2] & in->o[4].and_mask) ^ in->o[4].xor_mask);
-            sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
-            goto written;
-        }
-        case ISA_OP_IADD64: case ISA_OP_ISUB64: case ISA_OP_IMUL64: case ISA_OP_MOV64: {
-            const SimOpd *oa = &in->o[1], *ob = &in->o[2];
-            const uint32_t *alo = sim_bank(d, g, oa), *ahi = alo + W;
-            const uint32_t *blo = in->op == ISA_OP_MOV64 ? alo : sim_bank(d, g, ob),
-                           *bhi = blo + W;
-            uint32_t lo[W], hi[W];
-            for (int l = 0; l < W; l++) {
-                uint64_t a = (uint64_t)ahi[l] << 32 | alo[l], b = (uint64_t)bhi[l] << 32 | blo[l];
-                uint64_t v = in->op == ISA_OP_IADD64 ? a + b
-                             : in->op == ISA_OP_ISUB64 ? a - b
-                             : in->op == ISA_OP_IMUL64 ? a * b
-                                                       : a;
-                lo[l] = (uint32_t)v;
-                hi[l] = (uint32_t)(v >> 32);
-            }
-            uint32_t *dst = sim_bank(d, g, &in->o[0]);
-            sim_write32(g, dst, lo);
-            sim_write32(g, dst + W, hi);
-            goto written;
-        }
-        /* ---- handlers in other files ---- */
-        case ISA_OP_UDIV: case ISA_OP_SDIV: case ISA_OP_UREM: case ISA_OP_SREM:
-        case ISA_OP_UBFE: case ISA_OP_SBFE: case ISA_OP_BFI: case ISA_OP_POPCOUNT:
-        case ISA_OP_CLZ: case ISA_OP_FFS: case ISA_OP_BITREV:
-            sim_exec_int_misc(d, g, in);
-            goto written;
-        case ISA_OP_UMULHI64: case ISA_OP_SMULHI64: case ISA_OP_UDIV64: case ISA_OP_SDIV64:
-        case ISA_OP_UREM64: case ISA_OP_SREM64: case ISA_OP_SHL64: case ISA_OP_LSR64:
-        case ISA_OP_ASR64: case ISA_OP_AND64: case ISA_OP_OR64: case ISA_OP_XOR64:
-        case ISA_OP_NOT64:
-            sim_exec_alu64(d, g, in);
-            goto written;
-        case ISA_OP_ICMPSEL64:
-            sim_exec_icmpsel64(d, g, in);
-            goto written;
-        case ISA_OP_RCP32: case ISA_OP_RSQRT32: case ISA_OP_SQRT32: case ISA_OP_EXP232:
-        case ISA_OP_LOG232: case ISA_OP_SIN32: case ISA_OP_COS32:
-            sim_exec_sfu(d, g, in);
-            goto written;
-        case ISA_OP_CVT:
-            sim_exec_convert(d, g, in);
-            goto written;
-        case ISA_OP_GET_SR:
-            sim_exec_get_sr(d, g, in);
-            goto written;
-        case ISA_OP_LD_DEV: case ISA_OP_ST_DEV: case ISA_OP_LD_CONST: case ISA_OP_LD_TG:
-        case ISA_OP_ST_TG: case ISA_OP_LD_STACK: case ISA_OP_ST_STACK:
-            sim_exec_memory(d, g, in);
-            goto written;
-        case ISA_OP_ATOM_DEV: case ISA_OP_CMPXCHG_DEV: case ISA_OP_ATOM_TG:
-        case ISA_OP_CMPXCHG_TG:
-            sim_exec_atomic(d, g, in);
-            goto written;
-        case ISA_OP_ICMP_BALLOT: case ISA_OP_FCMP_BALLOT: case ISA_OP_SHFL: case ISA_OP_SHFL_UP:
-        case ISA_OP_SHFL_DOWN: case ISA_OP_SHFL_XOR: case ISA_OP_SHFL_ROT_UP:
-        case ISA_OP_SHFL_ROT_DOWN: case ISA_OP_BCAST: case ISA_OP_BCAST_FIRST: case ISA_OP_QSHFL:
-        case ISA_OP_QSHFL_UP: case ISA_OP_QSHFL_DOWN: case ISA_OP_QSHFL_XOR:
-        case ISA_OP_QSHFL_ROT_UP: case ISA_OP_QSHFL_ROT_DOWN: case ISA_OP_QBCAST:
-            sim_exec_simd(d, g, in);
-            goto written;
-        case ISA_OP_SIMD_RED: case ISA_OP_QUAD_RED: case ISA_OP_SIMD_PREFIX:
-        case ISA_OP_QUAD_PREFIX:
-            sim_exec_reduce(d, g, in);
-            goto written;
-        /* ---- control ---- */
-        case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP: case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
-        case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP: case ISA_OP_PUSH_EXEC:
-        case ISA_OP_POP_EXEC:
-            exec_mask_op(d, g, in);
-            goto done;
-        case ISA_OP_JMP_EXEC_ANY:
-            if (g->exec_mask)
-                next = in->target;
-            goto done;
-        case ISA_OP_JMP_EXEC_NONE:
-            if (!g->exec_mask)
-                next = in->target;
-            goto done;
-        case ISA_OP_JMP:
-            next = in->target;
-            goto done;
-        case ISA_OP_STOP:
-            g->state = SIM_GROUP_DONE;
-            goto done;
-        case ISA_OP_NOP:
-            goto done;
-        case ISA_OP_WAIT:
-            g->pending_loads[in->isa->opd[0].imm & 1] = 0;
-            goto done;
-        case ISA_OP_BARRIER:
-            g->state = SIM_GROUP_AT_BARRIER;
-            if (observed)
-                notify_barrier(d, g, in);
-            goto done;
-        case ISA_OP_SIMD_BARRIER:
-            goto done;
-        case ISA_OP_COUNT:
-            goto done;
-        }
-        goto done;
-
-    write_f32:
-        if (in->flags & SIM_INST_SAT)
-            for (int l = 0; l < W; l++)
-                res[l] = bits(saturate(f32(res[l])));
-        /* fall through */
-    write_32:
-        sim_write32(g, sim_bank(d, g, &in->o[0]), res);
-        goto written;
-    write_f16_from_f32: {
-        uint16_t out[W];
-        bool sat = in->flags & SIM_INST_SAT;
-        for (int l = 0; l < W; l++)
-            out[l] = util_f32_to_f16(sat ? saturate(resf[l]) : resf[l]);
-        sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
-    }
-    written:
-        if (UTIL_UNLIKELY(in->flags & SIM_INST_WRITES_R0))
-            sim_update_exec(g);
-    done:
-        if (observed)
-            notify_retired(d, g, in);
-        pc = next;
+        pc = exec_inst(d, g, in, pc, observed);
         if (g->state == SIM_GROUP_AT_BARRIER || g->state == SIM_GROUP_DONE)
             break;
     }
@@ -582,4 +594,38 @@ void sim_run_group(SimDispatch *d, SimGroup *g)
         run_group_observed(d, g);
     else
         run_group_plain(d, g);
+}
+
+static inline __attribute__((always_inline)) void exec_one(SimDispatch *d, SimGroup *g,
+                                                          const bool observed)
+{
+    SimResult *r = d->result;
+    if (UTIL_UNLIKELY(g->pc >= d->count)) {
+        g->state = SIM_GROUP_DONE;
+        return;
+    }
+    if (UTIL_UNLIKELY(r->instructions >= d->budget)) {
+        d->stopped = true;
+        return;
+    }
+    const SimInst *in = &d->code[g->pc];
+    r->instructions++;
+    r->lane_instructions += util_popcount32(g->exec_mask);
+    r->lane_slots += g->lanes;
+    if (observed)
+        notify_issued(d, g, in);
+    g->pc = exec_inst(d, g, in, g->pc, observed);
+    if (g->state == SIM_GROUP_RUNNING && g->pc >= d->count)
+        g->state = SIM_GROUP_DONE;
+}
+
+static void exec_one_plain(SimDispatch *d, SimGroup *g) { exec_one(d, g, false); }
+static void exec_one_observed(SimDispatch *d, SimGroup *g) { exec_one(d, g, true); }
+
+void sim_exec_one(SimDispatch *d, SimGroup *g)
+{
+    if (d->launch->num_observers)
+        exec_one_observed(d, g);
+    else
+        exec_one_plain(d, g);
 }

@@ -1,0 +1,463 @@
+/*
+ * timing.c — the timed mode engine's cycle loop: execution-driven, with functional
+ * execution (sim_exec_one) kept apart from timing. An instruction executes when it issues,
+ * so its results are exactly the functional ones; timing only decides when each SIMD-group
+ * may issue next.
+ *
+ * Each core has schedulers_per_core schedulers; each resident SIMD-group is bound to one.
+ * Every cycle each scheduler issues at most one instruction: the oldest of its SIMD-groups
+ * (placement order) whose next instruction is ready. Ready means: every register half it
+ * reads or writes has landed (a scoreboard of the cycle each pending write lands), the
+ * scheduler's pipe for its op class is free (busy for `interval` cycles after each issue),
+ * a `wait k` finds no load of slot k outstanding, a device load finds room in its wait slot
+ * (wait_slot_loads), and the SIMD-group is not held at a barrier. Latencies and intervals
+ * come from SimGpuConfig.op; device and constant memory from the cache model (every distinct
+ * L1 line of the SIMD-group's access is one request; the data is ready when the last line
+ * arrives); threadgroup memory from tg_latency plus the bank cycles of mem_tg_bank_cycles,
+ * the banks being one port per core.
+ *
+ * Idle time is skipped, never stepped: each scheduler keeps the earliest cycle anything of
+ * its could issue (`wake`), and when no scheduler can issue now the clock jumps to the
+ * smallest wake. A scheduler-cycle without an issue is a stall, charged to the reason of its
+ * oldest SIMD-group (dependency, memory, barrier, pipe busy) or to no work.
+ *
+ * With observers attached the engine issues in functional order (see timing_setup.c), so
+ * the checkers see the same events in both modes; the cycles are then those of that order.
+ */
+#include <stdlib.h>
+
+#include "timing_internal.h"
+
+const char *const sim_stall_names[SIM_STALL_COUNT] = {
+    [SIM_STALL_DEPENDENCY] = "dependency",
+    [SIM_STALL_MEMORY] = "memory",
+    [SIM_STALL_BARRIER] = "barrier",
+    [SIM_STALL_PIPE] = "pipe busy",
+    [SIM_STALL_NO_WORK] = "no work",
+};
+
+static uint64_t last_iterations;
+
+uint64_t sim_timed_debug_iterations(void) { return last_iterations; }
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Copies tg's ready cycle and pipe to its scheduler's entry. */
+void timing_publish(TimedRun *t, TGroup *tg)
+{
+    (void)t;
+    TEntry *e = &tg->sp->list[tg->pos];
+    e->ready = tg->ready;
+    e->pipe = tg->pipe;
+}
+
+/* tg may issue from its `ready` on (not before `not_before`): wake its scheduler for it. */
+void timing_poke(TimedRun *t, TGroup *tg, uint64_t not_before)
+{
+    uint32_t core = tg->core;
+    uint64_t *wake = &t->wake[core * t->spc + tg->sched];
+    uint64_t at = max64(tg->ready, not_before);
+    if (at < *wake)
+        *wake = at;
+    if (at < t->core_wake[core])
+        t->core_wake[core] = at;
+    if (at < t->next)
+        t->next = at;
+}
+
+/* With observers attached, SIMD-groups of a threadgroup take turns in functional order:
+ * the lowest-numbered one still running issues until it stops or reaches a barrier. */
+void timing_next_turn(TimedRun *t, TSlot *slot, uint64_t now)
+{
+    if (!t->observed)
+        return;
+    uint32_t i = 0;
+    while (i < slot->n && slot->groups[i].state != SIM_GROUP_RUNNING)
+        i++;
+    slot->turn = i;
+    if (i < slot->n)
+        timing_poke(t, &slot->tgroups[i], now + 1);
+}
+
+/* Drops the loads of wait slot k that have completed by `now`. */
+static void prune_slot(TimedRun *t, TGroup *tg, uint32_t k, uint64_t now)
+{
+    uint64_t *done = tg->slot_done + k * t->slot_cap;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < tg->slot_n[k]; i++)
+        if (done[i] > now)
+            done[n++] = done[i];
+    tg->slot_n[k] = (uint8_t)n;
+}
+
+void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now)
+{
+    const TInst *ti = &t->tinst[tg->g->pc < t->d->count ? tg->g->pc : 0];
+    const uint16_t *h = t->halves + ti->first;
+    uint64_t worst = 0;
+    for (uint32_t i = 0; i < ti->ncheck; i++)
+        worst = max64(worst, tg->sb[h[i]]);
+    uint64_t ready = worst >> 1;
+    uint8_t reason = worst & 1 ? SIM_STALL_MEMORY : SIM_STALL_DEPENDENCY;
+    if (UTIL_UNLIKELY(ti->kind == T_WAIT)) {
+        if (tg->slot_last[ti->slot] > ready) {
+            ready = tg->slot_last[ti->slot];
+            reason = SIM_STALL_MEMORY;
+        }
+    } else if (UTIL_UNLIKELY(ti->kind == T_LD_DEV)) {
+        prune_slot(t, tg, ti->slot, now);
+        if (tg->slot_n[ti->slot] >= t->slot_cap) {
+            const uint64_t *done = tg->slot_done + ti->slot * t->slot_cap;
+            uint64_t first = T_NEVER;
+            for (uint32_t i = 0; i < tg->slot_n[ti->slot]; i++)
+                first = min64(first, done[i]);
+            if (first > ready) {
+                ready = first;
+                reason = SIM_STALL_MEMORY;
+            }
+        }
+    }
+    tg->ready = ready;
+    tg->reason = reason;
+    tg->pipe = ti->pipe;
+    timing_publish(t, tg);
+}
+
+/* ---- memory timing ------------------------------------------------------------------------ */
+
+/* The distinct L1 lines the active lanes of a device access touch, from the operands exactly
+ * as ops_mem.c computes its addresses, before the instruction executes (a load may
+ * overwrite its own base or index). Returns how many, in lines[] (line numbers). */
+static uint32_t device_lines(const TimedRun *t, SimDispatch *d, SimGroup *g, const SimInst *in,
+                             const TInst *ti, uint32_t mask, uint64_t *lines)
+{
+    const uint32_t *base = sim_bank(d, g, &in->o[1]);
+    const uint32_t *index = sim_bank(d, g, &in->o[2]);
+    const int64_t esize = ti->esize;
+    const uint64_t span = (uint64_t)ti->elems * ti->esize - 1;
+    const uint32_t shift = t->line_shift;
+    uint32_t n = 0;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        uint64_t addr = ((uint64_t)base[W + l] << 32 | base[l]) +
+                        (uint64_t)((int64_t)(int32_t)index[l] * esize);
+        uint64_t first = addr >> shift, last = (addr + span) >> shift;
+        for (uint64_t line = first; line <= last && line - first < 2; line++) {
+            /* Coalesced accesses repeat the previous line: check it first. */
+            if (n && lines[n - 1] == line)
+                continue;
+            bool seen = false;
+            for (uint32_t i = 0; i + 1 < n && !seen; i++)
+                seen = lines[i] == line;
+            if (!seen)
+                lines[n++] = line;
+        }
+    }
+    return n;
+}
+
+/* Threadgroup offsets of element 0 for the active lanes (the others are not read). */
+static void tg_offsets(SimDispatch *d, SimGroup *g, const SimInst *in, const TInst *ti,
+                       uint32_t mask, uint64_t *addr)
+{
+    const uint32_t *base = sim_bank(d, g, &in->o[1]);
+    const uint32_t *index = sim_bank(d, g, &in->o[2]);
+    const int64_t esize = ti->esize;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        addr[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * esize);
+    }
+}
+
+/* Requests every line; returns the last arrival. */
+static uint64_t device_access(TimedRun *t, uint32_t core, const uint64_t *lines, uint32_t n,
+                              bool is_write, uint64_t now)
+{
+    uint64_t arrival = now;
+    for (uint32_t i = 0; i < n; i++)
+        arrival = max64(arrival, mem_hierarchy_access(t->mem, core, lines[i] << t->line_shift,
+                                                      is_write, now, NULL));
+    return arrival;
+}
+
+/* Threadgroup memory: the core's banks serve one SIMD-group access at a time. */
+static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mask,
+                          const TInst *ti, uint64_t now)
+{
+    const SimGpuConfig *cfg = t->cfg;
+    uint32_t cycles = 0, ideal = 0;
+    uint32_t lanes = (uint32_t)util_popcount32(mask);
+    uint32_t banks = cfg->tg_banks ? cfg->tg_banks : 1;
+    for (uint32_t k = 0; k < ti->elems; k++) {
+        if (k)
+            for (uint32_t m = mask; m; m &= m - 1)
+                addr[__builtin_ctz(m)] += ti->esize;
+        uint32_t c = mem_tg_bank_cycles(addr, mask, banks, cfg->tg_bank_bytes ? cfg->tg_bank_bytes : 4);
+        cycles += c;
+        ideal += (lanes + banks - 1) / banks;
+    }
+    t->tg_accesses += ti->elems;
+    if (cycles > ideal)
+        t->tg_conflicts += cycles - ideal;
+    uint64_t start = max64(now, core->tg_port_free);
+    core->tg_port_free = start + cycles;
+    return start + cycles + cfg->tg_latency;
+}
+
+/* ---- barriers and ends -------------------------------------------------------------------- */
+
+static void notify_release(TimedRun *t, TSlot *slot)
+{
+    const SimLaunch *L = t->d->launch;
+    for (uint32_t i = 0; i < L->num_observers; i++)
+        if (L->observers[i]->barrier_release)
+            L->observers[i]->barrier_release(L->observers[i]->ctx, &slot->view);
+}
+
+/* Every SIMD-group still running has arrived: all go on barrier_latency after the last. */
+static void check_release(TimedRun *t, TSlot *slot, uint64_t now)
+{
+    if (!slot->arrived || slot->arrived + slot->done < slot->n)
+        return;
+    notify_release(t, slot);
+    uint64_t release = now + t->cfg->barrier_latency;
+    if (release <= now)
+        release = now + 1;
+    for (uint32_t i = 0; i < slot->n; i++) {
+        TGroup *tg = &slot->tgroups[i];
+        if (tg->g->state != SIM_GROUP_AT_BARRIER)
+            continue;
+        tg->g->state = SIM_GROUP_RUNNING;
+        timing_compute_ready(t, tg, now);
+        if (release >= tg->ready) {
+            tg->ready = release;
+            tg->reason = SIM_STALL_BARRIER;
+            timing_publish(t, tg);
+        }
+        timing_poke(t, tg, now + 1);
+    }
+    slot->arrived = 0;
+    timing_next_turn(t, slot, now);
+}
+
+static void group_done(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)
+{
+    uint32_t i = tg->pos;
+    memmove(&s->list[i], &s->list[i + 1], (s->n - i - 1) * sizeof *s->list);
+    s->n--;
+    for (; i < s->n; i++)
+        s->list[i].tg->pos = i;
+    timing_resident_change(core, now, -1);
+    TSlot *slot = tg->slot;
+    slot->done++;
+    check_release(t, slot, now);
+    if (UTIL_UNLIKELY(t->observed))
+        timing_next_turn(t, slot, now);
+    if (slot->done == slot->n)
+        timing_finish_threadgroup(t, slot, now);
+}
+
+/* ---- issue -------------------------------------------------------------------------------- */
+
+static void issue(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)
+{
+    SimDispatch *d = t->d;
+    SimGroup *g = tg->g;
+    const uint32_t pc = g->pc;
+    const TInst *ti = &t->tinst[pc];
+    const SimInst *in = &d->code[pc];
+    TSlot *slot = tg->slot;
+    d->tg_memory = tg->tg_memory;
+    if (UTIL_UNLIKELY(ti->get_sr) && t->current != slot) {
+        d->tg = slot->view;
+        t->current = slot;
+    }
+    const uint32_t mask = g->exec_mask;
+    uint64_t addr[W], lines[2 * W];
+    uint32_t nlines = 0;
+    if (ti->kind != T_ALU && ti->kind < T_LD_TG)
+        nlines = device_lines(t, d, g, in, ti, mask, lines);
+    else if (ti->kind >= T_LD_TG && ti->kind < T_STACK)
+        tg_offsets(d, g, in, ti, mask, addr);
+
+    sim_exec_one(d, g);
+    if (UTIL_UNLIKELY(d->stopped)) {
+        t->stopped_group = g;
+        return;
+    }
+    core->instructions++;
+    s->pipe_free[ti->pipe] = now + ti->interval;
+    uint64_t done = now + ti->latency;
+    uint8_t mem = 0;
+    if (UTIL_UNLIKELY(ti->kind != T_ALU)) {
+        switch ((TKind)ti->kind) {
+        case T_LD_DEV: {
+            uint64_t arrival = device_access(t, tg->core, lines, nlines, false, now);
+            done = max64(done, arrival);
+            mem = 1;
+            uint32_t k = ti->slot;
+            prune_slot(t, tg, k, now);
+            if (tg->slot_n[k] < t->slot_cap)
+                tg->slot_done[k * t->slot_cap + tg->slot_n[k]++] = done;
+            tg->slot_last[k] = max64(tg->slot_last[k], done);
+            break;
+        }
+        case T_LD_CONST:
+            done = max64(done, device_access(t, tg->core, lines, nlines, false, now));
+            mem = 1;
+            break;
+        case T_ST_DEV:
+            t->end = max64(t->end, device_access(t, tg->core, lines, nlines, true, now));
+            break;
+        case T_ATOM_DEV:
+            done = max64(done, device_access(t, tg->core, lines, nlines, true, now));
+            mem = 1;
+            break;
+        case T_LD_TG: case T_ATOM_TG:
+            done = max64(done, tg_access(t, core, addr, mask, ti, now));
+            mem = 1;
+            break;
+        case T_ST_TG:
+            t->end = max64(t->end, tg_access(t, core, addr, mask, ti, now));
+            break;
+        case T_WAIT:
+            tg->slot_n[ti->slot] = 0;
+            tg->slot_last[ti->slot] = 0;
+            break;
+        default:
+            break;
+        }
+    }
+    const uint16_t *h = t->halves + ti->first;
+    const uint64_t landed = done << 1 | mem;
+    for (uint32_t i = 0; i < ti->nwrite; i++)
+        tg->sb[h[i]] = landed;
+    if (ti->flops)
+        t->flops += (uint64_t)ti->flops * (uint64_t)util_popcount32(mask);
+    t->end = max64(t->end, max64(done, now + 1));
+
+    if (g->state == SIM_GROUP_RUNNING) {
+        timing_compute_ready(t, tg, now);
+    } else if (g->state == SIM_GROUP_AT_BARRIER) {
+        tg->ready = T_NEVER;
+        tg->reason = SIM_STALL_BARRIER;
+        timing_publish(t, tg);
+        tg->slot->arrived++;
+        check_release(t, tg->slot, now);
+        if (UTIL_UNLIKELY(t->observed))
+            timing_next_turn(t, tg->slot, now);
+    } else {
+        group_done(t, core, s, tg, now);
+    }
+}
+
+/* Why scheduler s issues nothing at `now`: its oldest SIMD-group's reason. */
+static uint8_t classify(const TSched *s, uint64_t now)
+{
+    if (!s->n)
+        return SIM_STALL_NO_WORK;
+    const TGroup *oldest = s->list[0].tg;
+    if (oldest->ready > now)
+        return oldest->reason;
+    /* Ready, yet not issued: its pipe is busy, or (observers) it is not its turn. */
+    return oldest->g->index == oldest->slot->turn || oldest->g->state != SIM_GROUP_RUNNING
+               ? SIM_STALL_PIPE : SIM_STALL_NO_WORK;
+}
+
+void timing_loop(TimedRun *t)
+{
+    SimDispatch *d = t->d;
+    uint64_t now = 0;
+    const uint32_t nsched = t->num_cores * t->spc;
+    TGroup **picks = util_calloc(nsched, sizeof *picks);
+    uint32_t *pick_at = util_calloc(nsched, sizeof *pick_at);
+    uint32_t *visited = util_calloc(t->num_cores, sizeof *visited);
+    t->next = T_NEVER;
+    timing_place(t, 0);
+    while (t->resident_tgs && !d->stopped) {
+        t->iterations++;
+        t->next = T_NEVER;
+        /* Pick: each scheduler's oldest ready SIMD-group. Issuing on one scheduler cannot
+         * make another's SIMD-group ready in the same cycle (every wake it causes is at
+         * now + 1 or later), so all picks can be made before any issue. */
+        uint32_t npicks = 0;
+        uint32_t nvisited = 0;
+        for (uint32_t c = 0; c < t->num_cores; c++) {
+            if (t->core_wake[c] > now)
+                continue;
+            visited[nvisited++] = c;
+            uint64_t *wake = t->wake + c * t->spc;
+            for (uint32_t k = 0; k < t->spc; k++) {
+                if (wake[k] > now)
+                    continue;
+                TSched *s = &t->cores[c].sched[k];
+                if (now > s->acct)
+                    t->stall[s->idle_reason] += now - s->acct;
+                s->acct = now + 1;
+                TGroup *pick = NULL;
+                uint64_t soonest = T_NEVER;
+                const TEntry *e = s->list;
+                for (uint32_t i = 0; i < s->n; i++) {
+                    if (e[i].ready > now) {
+                        soonest = min64(soonest, e[i].ready);
+                        continue;
+                    }
+                    uint64_t pipe = s->pipe_free[e[i].pipe];
+                    if (UTIL_UNLIKELY(t->observed) && e[i].tg->g->index != e[i].tg->slot->turn)
+                        continue; /* woken by timing_next_turn when its turn comes */
+                    if (pipe <= now) {
+                        pick = e[i].tg;
+                        break;
+                    }
+                    soonest = min64(soonest, pipe);
+                }
+                if (pick) {
+                    wake[k] = now + 1;
+                    picks[npicks] = pick;
+                    pick_at[npicks++] = c << 8 | k; /* spc <= 255 */
+                } else {
+                    uint8_t reason = classify(s, now);
+                    t->stall[reason]++;
+                    s->idle_reason = reason;
+                    wake[k] = soonest;
+                }
+            }
+        }
+        /* Issue, in core and scheduler order. */
+        uint32_t busy_core = UINT32_MAX;
+        for (uint32_t i = 0; i < npicks && !d->stopped; i++) {
+            uint32_t c = pick_at[i] >> 8, k = pick_at[i] & 255;
+            TCore *core = &t->cores[c];
+            issue(t, core, &core->sched[k], picks[i], now);
+            if (!d->stopped && busy_core != c) {
+                core->busy++;
+                busy_core = c;
+            }
+        }
+        if (d->stopped)
+            break;
+        /* The visited cores' wakes are recomputed (their schedulers' wakes moved); any other
+         * core's can only have been lowered, by timing_poke, which keeps it exact. */
+        for (uint32_t v = 0; v < nvisited; v++) {
+            uint32_t c = visited[v];
+            const uint64_t *wake = t->wake + c * t->spc;
+            uint64_t cw = T_NEVER;
+            for (uint32_t k = 0; k < t->spc; k++)
+                cw = min64(cw, wake[k]);
+            t->core_wake[c] = cw;
+        }
+        for (uint32_t c = 0; c < t->num_cores; c++)
+            t->next = min64(t->next, t->core_wake[c]);
+        if (t->next == T_NEVER)
+            break;
+        now = max64(t->next, now + 1);
+    }
+    t->end = max64(t->end, now);
+    last_iterations = t->iterations;
+    free(picks);
+    free(pick_at);
+    free(visited);
+}

@@ -1,0 +1,150 @@
+/*
+ * timing_internal.h — the timed mode engine's own state, shared by timing.c (the cycle loop:
+ * issue, scoreboard, memory and barrier timing) and timing_setup.c (per-instruction timing
+ * precomputed once per dispatch, threadgroup placement, occupancy and statistics).
+ *
+ * Everything the issue loop reads per instruction is precomputed: a TInst per instruction
+ * (latency, interval, pipe, what kind of memory op, its register halves) and, per SIMD-group,
+ * the cycle its next instruction's registers are ready. Nothing is ordered by host pointer
+ * or hash: lists are arrays in placement order, so a run is the same on every host.
+ */
+#ifndef LOCKSTEP_SIM_TIMING_INTERNAL_H
+#define LOCKSTEP_SIM_TIMING_INTERNAL_H
+
+#include "timing.h"
+
+#define T_NEVER UINT64_MAX
+#define T_MAX_SLOT_LOADS 64u /* cap on wait_slot_loads, so the pending list stays small */
+
+typedef enum TKind {
+    T_ALU,       /* everything without memory or synchronization */
+    T_LD_DEV, T_ST_DEV, T_LD_CONST, T_ATOM_DEV,
+    T_LD_TG, T_ST_TG, T_ATOM_TG,
+    T_STACK,
+    T_WAIT,
+    T_BARRIER,
+} TKind;
+
+/* One instruction as the timing model sees it. */
+typedef struct TInst {
+    uint32_t first;      /* its register halves in TimedRun.halves: the written ones first */
+    uint16_t latency, interval;
+    uint8_t pipe;        /* IsaClass: one pipe per class per scheduler */
+    uint8_t kind;        /* TKind */
+    uint8_t nwrite;      /* halves written */
+    uint8_t ncheck;      /* halves written or read: all must be ready to issue */
+    uint8_t flops;       /* float operations per active lane */
+    uint8_t slot;        /* wait slot (ld_dev, wait) */
+    uint8_t elems, esize;/* memory: elements per lane and bytes per element */
+    uint8_t get_sr;      /* reads d->tg: that must be this SIMD-group's threadgroup */
+} TInst;
+
+struct TSlot;
+
+/* A resident SIMD-group's timing state. */
+typedef struct TGroup {
+    uint64_t ready;      /* earliest cycle its next instruction may issue (not counting pipes) */
+    uint8_t pipe;        /* pipe of its next instruction */
+    uint8_t reason;      /* SimStall: why not before `ready` */
+    uint8_t sched;       /* scheduler index within its core */
+    uint32_t pos;        /* its TEntry in that scheduler's list */
+    uint32_t core;       /* = slot->core, kept here: the hot paths touch no TSlot */
+    uint8_t *tg_memory;  /* = slot->tg_memory */
+    struct TSched *sp;   /* its scheduler */
+    uint8_t slot_n[2];   /* pending loads per wait slot */
+    SimGroup *g;
+    struct TSlot *slot;
+    uint64_t *sb;        /* per register half: (cycle its pending write lands) << 1 | written
+                          * by a memory op (a wait for it is a memory stall) */
+    uint64_t slot_last[2];
+    uint64_t *slot_done; /* [2][wait_slot_loads]: completion cycles of the pending loads */
+} TGroup;
+
+/* A resident threadgroup and its storage (kept for reuse when it ends). */
+typedef struct TSlot {
+    SimThreadgroupView view;
+    SimGroup *groups;
+    TGroup *tgroups;
+    uint32_t *regs;
+    uint8_t *stack;
+    uint8_t *tg_memory;
+    uint64_t *sb;
+    uint64_t *slot_done;
+    uint32_t core;
+    uint32_t n, arrived, done;
+    uint32_t turn;       /* with observers: the only SIMD-group that may issue */
+    uint32_t threads;    /* reserved on its core: SIMD-groups x 32 */
+    struct TSlot *next_free;
+} TSlot;
+
+/* A scheduler's view of one of its SIMD-groups: a copy of what the issue scan reads, kept
+ * contiguous so scanning a scheduler touches a few cache lines and chases no pointers. */
+typedef struct TEntry {
+    uint64_t ready;
+    TGroup *tg;
+    uint8_t pipe;
+} TEntry;
+
+typedef struct TSched {
+    TEntry *list;        /* resident SIMD-groups, oldest first */
+    uint32_t n;
+    size_t cap;
+    uint8_t idle_reason; /* reason for the cycles since acct when it last could not issue */
+    uint64_t acct;       /* first cycle not yet counted as an issue or a stall */
+    uint64_t pipe_free[ISA_CLASS_COUNT];
+} TSched;
+
+typedef struct TCore {
+    TSched *sched;
+    uint32_t threads, tgs, tg_mem; /* reserved by resident threadgroups */
+    uint32_t resident;             /* SIMD-groups */
+    uint64_t resident_since, resident_area;
+    uint64_t busy, instructions;
+    uint64_t tg_port_free;         /* threadgroup memory banks busy until */
+} TCore;
+
+typedef struct TimedRun {
+    SimDispatch *d;
+    const SimGpuConfig *cfg;
+    MemHierarchy *mem;
+    TInst *tinst;
+    uint16_t *halves;
+    uint32_t num_halves;           /* per SIMD-group scoreboard entries */
+    uint32_t spc;                  /* schedulers per core */
+    uint32_t slot_cap;             /* wait_slot_loads, capped */
+    uint32_t line_shift;           /* log2 of the L1 line */
+    TCore *cores;
+    uint32_t num_cores;
+    uint64_t *wake;                /* per scheduler (core * spc + k): nothing issues before */
+    uint64_t *core_wake;           /* per core: the smallest of its schedulers' wakes */
+    TSlot **slots;                 /* every slot ever made, for freeing */
+    uint32_t num_slots;
+    size_t cap_slots;
+    TSlot *free_slots;
+    TSlot *current;                /* whose view d->tg holds */
+    uint64_t next_tg, total_tgs;
+    uint32_t occ_threads;          /* resident threads per core for this kernel */
+    uint32_t resident_tgs;
+    bool observed;
+    uint64_t next;                 /* earliest wake of any scheduler (this iteration) */
+    uint64_t end;                  /* last completion seen */
+    SimGroup *stopped_group;       /* the one that met the budget */
+    uint64_t iterations;
+    uint64_t flops, tg_accesses, tg_conflicts;
+    uint64_t stall[SIM_STALL_COUNT];
+} TimedRun;
+
+/* timing_setup.c */
+void timing_precompute(TimedRun *t);
+void timing_place(TimedRun *t, uint64_t now);
+void timing_finish_threadgroup(TimedRun *t, TSlot *slot, uint64_t now);
+void timing_resident_change(TCore *core, uint64_t now, int delta);
+void timing_fill_stats(TimedRun *t);
+/* timing.c */
+void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now);
+void timing_publish(TimedRun *t, TGroup *tg);
+void timing_poke(TimedRun *t, TGroup *tg, uint64_t not_before);
+void timing_next_turn(TimedRun *t, TSlot *slot, uint64_t now);
+void timing_loop(TimedRun *t);
+
+#endif

@@ -1,0 +1,506 @@
+/*
+ * test_engine.c — the timed mode engine (sim/timing*.c) on small kernels whose cycle counts
+ * follow from the configuration by hand: a dependent FMA chain costs its latency per
+ * instruction; independent FMAs from enough SIMD-groups issue once per cycle per scheduler;
+ * `wait` holds until the load arrives; a barrier releases barrier_latency after the last
+ * arrival; idle time is skipped (the loop runs far fewer iterations than cycles); register
+ * count limits resident SIMD-groups; runs are deterministic; and every race-free kernel in
+ * kernels/ gives the same buffers timed as functional. Runs from the repository root.
+ */
+#include "test_util.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../isa/isa.h"
+#include "../../mem/mem.h"
+#include "../../sim/gpu.h"
+#include "../../sim/sim.h"
+#include "../../sim/timing.h"
+#include "../../ui/manifest.h"
+#include "../../ui/ui.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+typedef struct Run {
+    IsaProgram *prog;
+    MemDevice *dev;
+    SimArgBinding bind[4];
+    SimResult res;
+} Run;
+
+static void grow(char **buf, size_t *len, size_t *cap, const char *fmt, ...) UTIL_PRINTF(4, 5);
+static void grow(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (*len + (size_t)n + 1 > *cap) {
+        *cap = (*len + (size_t)n + 1) * 2;
+        *buf = realloc(*buf, *cap);
+    }
+    memcpy(*buf + *len, line, (size_t)n + 1);
+    *len += (size_t)n;
+}
+
+/* Assembles text, binds one device buffer of `bytes` per argument, runs it. */
+static void run_kernel(Run *r, const char *text, const SimGpuConfig *gpu, SimMode mode,
+                       uint32_t threads, uint32_t tg, uint64_t bytes)
+{
+    UtilError err = {{0}};
+    memset(r, 0, sizeof *r);
+    r->prog = isa_assemble(text, "engine.s", &err);
+    if (!r->prog)
+        fail_msg("assembly failed: %s\n%s", err.message, text);
+    r->dev = mem_device_new();
+    for (uint32_t i = 0; i < r->prog->num_args && i < 4; i++) {
+        int32_t b = mem_device_add(r->dev, r->prog->args[i].name, bytes, MEM_SPACE_DEVICE, &err);
+        assert_true(b >= 0);
+        r->bind[i].buffer = (uint32_t)b;
+        float *f = (float *)r->dev->buffers[b].data;
+        for (uint64_t k = 0; k < bytes / 4; k++)
+            f[k] = (float)(k % 5);
+    }
+    SimLaunch L = {
+        .program = r->prog, .device = r->dev, .bindings = r->bind, .grid = {threads, 1, 1},
+        .threadgroup = {tg, 1, 1}, .mode = mode, .gpu = gpu,
+    };
+    if (!sim_dispatch(&L, &r->res, &err))
+        fail_msg("dispatch failed: %s", err.message);
+    assert_int_equal(r->res.total_faults, 0);
+    assert_int_equal(r->res.timed, mode == SIM_MODE_TIMED);
+}
+
+static void run_free(Run *r)
+{
+    sim_result_free(&r->res);
+    mem_device_free(r->dev);
+    isa_program_free(r->prog);
+}
+
+/* A one-core M1 whose memory is a plain DRAM: no caches, 1 cycle per line, fixed latency. */
+static SimGpuConfig simple_gpu(void)
+{
+    SimGpuConfig c = *sim_gpu_default();
+    c.cores = 1;
+    c.memory.cores = 1;
+    for (int lv = MEM_LEVEL_L1; lv < MEM_LEVEL_DRAM; lv++)
+        c.memory.level[lv].size_bytes = 0;
+    c.memory.level[MEM_LEVEL_DRAM].latency = 500;
+    c.memory.level[MEM_LEVEL_DRAM].line_bytes = 128;
+    c.memory.level[MEM_LEVEL_DRAM].bytes_per_cycle = 128;
+    c.memory.level[MEM_LEVEL_L1].line_bytes = 128;
+    return c;
+}
+
+static uint64_t total_stalls(const SimStats *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < SIM_STALL_COUNT; i++)
+        n += s->stall_cycles[i];
+    return n;
+}
+
+/* Every scheduler-cycle is an issue or a stall of some reason. */
+static void check_accounting(const Run *r, const SimGpuConfig *gpu)
+{
+    const SimStats *s = &r->res.stats;
+    uint64_t sched_cycles = s->cycles * gpu->cores * gpu->schedulers_per_core;
+    assert_int_equal(total_stalls(s) + r->res.instructions, sched_cycles);
+}
+
+/* ---- dependent chain: latency per instruction --------------------------------------------- */
+
+static char *fma_chain(uint32_t n)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel chain\n.regs 8\n.arg out, device, u0\n");
+    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n    mov r2, 1.0\n");
+    for (uint32_t i = 0; i < n; i++)
+        grow(&t, &len, &cap, "    ffma32 r2, r2, 1.0001, 0.5\n");
+    grow(&t, &len, &cap, "    st_dev.b32 r2, u0, r1\n    stop\n");
+    return t;
+}
+
+static void test_dependent_chain(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.op[ISA_OP_FFMA32] = (SimOpTiming){10, 1};
+    Run a, b;
+    char *ta = fma_chain(100), *tb = fma_chain(200);
+    run_kernel(&a, ta, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    run_kernel(&b, tb, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    /* 100 more FMAs, each waiting for the previous one's 10-cycle latency. */
+    assert_int_equal(b.res.stats.cycles - a.res.stats.cycles, 100 * 10);
+    assert_true(a.res.stats.cycles >= 100 * 10 && a.res.stats.cycles < 100 * 10 + 600);
+    assert_true(b.res.stats.stall_cycles[SIM_STALL_DEPENDENCY] >= 200 * 9);
+    assert_int_equal(b.res.stats.flops, 200 * 2 * 32);
+    check_accounting(&b, &gpu);
+    run_free(&a);
+    run_free(&b);
+    free(ta);
+    free(tb);
+}
+
+/* ---- independent work: one issue per cycle per scheduler ---------------------------------- */
+
+static void test_throughput(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel indep\n.regs 16\n.arg out, device, u0\n");
+    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n");
+    for (int k = 2; k < 10; k++)
+        grow(&t, &len, &cap, "    mov r%d, %d.0\n", k, k);
+    for (int i = 0; i < 800; i++)
+        grow(&t, &len, &cap, "    ffma32 r%d, r%d, 1.0001, 0.5\n", 2 + i % 8, 2 + i % 8);
+    /* No store: its 500-cycle completion would end the run long after the last issue. */
+    grow(&t, &len, &cap, "    stop\n");
+    /* 16 SIMD-groups: 4 per scheduler, each with 8 independent chains (latency 6). */
+    Run r;
+    run_kernel(&r, t, &gpu, SIM_MODE_TIMED, 512, 512, 4096);
+    const SimStats *s = &r.res.stats;
+    double issue_rate = (double)r.res.instructions / ((double)s->cycles * gpu.schedulers_per_core);
+    assert_true(issue_rate > 0.9);
+    assert_true(issue_rate <= 1.0);
+    double flops_per_cycle = (double)s->flops / (double)s->cycles;
+    assert_true(flops_per_cycle > 0.9 * 256 && flops_per_cycle <= 256);
+    assert_int_equal(s->cores[0].instructions, r.res.instructions);
+    assert_true(s->cores[0].busy_cycles <= s->cycles);
+    check_accounting(&r, &gpu);
+    run_free(&r);
+    free(t);
+}
+
+/* ---- wait, idle skipping ------------------------------------------------------------------ */
+
+static const char ONE_LOAD[] =
+    ".kernel one_load\n.regs 8\n.arg buf, device, u0\n"
+    "    get_sr r1, thread_position_in_grid.x\n"
+    "    ld_dev.b32 r2, u0, r1, 0\n"
+    "    wait 0\n"
+    "    fadd32 r3, r2, 1.0\n"
+    "    st_dev.b32 r3, u0, r1\n"
+    "    stop\n";
+
+static void test_wait_and_idle_skip(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    Run r;
+    run_kernel(&r, ONE_LOAD, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    const SimStats *s = &r.res.stats;
+    /* The load's line arrives 1 + 500 cycles after it issues, and the store's completes as
+     * long after it issues: two round trips and a few cycles of issue. */
+    assert_true(s->cycles >= 2 * 501);
+    assert_true(s->cycles < 2 * 501 + 40);
+    assert_true(s->stall_cycles[SIM_STALL_MEMORY] >= 495);
+    /* Far fewer loop iterations than cycles: the 500 idle ones were skipped. */
+    assert_true(sim_timed_debug_iterations() < 30);
+    assert_int_equal(s->memory[MEM_LEVEL_DRAM].hits, 2); /* the load's line and the store's */
+    float *f = (float *)r.dev->buffers[0].data;
+    assert_true(f[3] == 4.0f);
+    check_accounting(&r, &gpu);
+    run_free(&r);
+
+    /* The latency follows the config. */
+    gpu.memory.level[MEM_LEVEL_DRAM].latency = 2000;
+    run_kernel(&r, ONE_LOAD, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    assert_true(r.res.stats.cycles >= 2 * 2001 && r.res.stats.cycles < 2 * 2001 + 40);
+    run_free(&r);
+}
+
+/* ---- barrier ------------------------------------------------------------------------------ */
+
+static char *barrier_kernel(void)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel bar\n.regs 8\n.arg out, device, u0\n");
+    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n");
+    grow(&t, &len, &cap, "    get_sr r4, simdgroup_index_in_threadgroup\n    mov r2, 1.0\n");
+    /* SIMD-group 0 runs 50 dependent FMAs (latency 10) before the barrier; 1 arrives at once. */
+    grow(&t, &len, &cap, "    if_icmp.eq 1, r4, 0\n    jmp_exec_none after\n");
+    for (int i = 0; i < 50; i++)
+        grow(&t, &len, &cap, "    ffma32 r2, r2, 1.0001, 0.5\n");
+    grow(&t, &len, &cap, "after:\n    pop_exec 1\n    barrier.tg\n    st_dev.b32 r1, u0, r1\n    stop\n");
+    return t;
+}
+
+static void test_barrier_release(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.op[ISA_OP_FFMA32] = (SimOpTiming){10, 1};
+    char *t = barrier_kernel();
+    Run a, b;
+    gpu.barrier_latency = 1;
+    run_kernel(&a, t, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
+    gpu.barrier_latency = 301;
+    run_kernel(&b, t, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
+    /* Both SIMD-groups leave the barrier 300 cycles later: everything after shifts by 300. */
+    assert_int_equal(b.res.stats.cycles - a.res.stats.cycles, 300);
+    /* SIMD-group 1 waited at the barrier for group 0's chain (49 latencies at least). */
+    assert_true(a.res.stats.stall_cycles[SIM_STALL_BARRIER] >= 49 * 10);
+    assert_true(b.res.stats.stall_cycles[SIM_STALL_BARRIER] >= 49 * 10 + 2 * 300);
+    assert_true(a.res.stats.cycles >= 50 * 10);
+    check_accounting(&a, &gpu);
+    run_free(&a);
+    run_free(&b);
+    free(t);
+}
+
+/* ---- occupancy ---------------------------------------------------------------------------- */
+
+static char *occupancy_kernel(uint32_t regs)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel occ\n.regs %u\n.arg out, device, u0\n", regs);
+    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n    mov r2, 1.0\n");
+    for (int i = 0; i < 40; i++)
+        grow(&t, &len, &cap, "    ffma32 r2, r2, 1.0001, 0.5\n");
+    grow(&t, &len, &cap, "    stop\n");
+    return t;
+}
+
+static void test_occupancy(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    /* Mesa's table: 32 registers = 64 halves -> 1024 threads (32 SIMD-groups); 128 registers
+     * = 256 halves -> 384 threads (12 SIMD-groups). */
+    assert_int_equal(sim_gpu_occupancy_threads(&gpu, 32), 1024);
+    assert_int_equal(sim_gpu_occupancy_threads(&gpu, 128), 384);
+    assert_int_equal(sim_gpu_occupancy_threads(&gpu, 64), 832);
+    char *small = occupancy_kernel(32), *big = occupancy_kernel(128);
+    Run a, b;
+    run_kernel(&a, small, &gpu, SIM_MODE_TIMED, 64 * 32, 32, 64 * 32 * 4);
+    run_kernel(&b, big, &gpu, SIM_MODE_TIMED, 64 * 32, 32, 64 * 32 * 4);
+    assert_int_equal(a.res.stats.max_resident_simdgroups, 32);
+    assert_int_equal(b.res.stats.max_resident_simdgroups, 12);
+    assert_non_null(strstr(b.res.stats.occupancy_limiter, "registers"));
+    assert_true(b.res.stats.avg_resident_simdgroups <= 12.0);
+    assert_true(b.res.stats.avg_resident_simdgroups > 6.0);
+    assert_true(a.res.stats.avg_resident_simdgroups > 12.0);
+    assert_true(a.res.stats.avg_resident_simdgroups <= 32.0);
+    /* Fewer resident SIMD-groups hide less latency: the big kernel takes longer. */
+    assert_true(b.res.stats.cycles > a.res.stats.cycles);
+    run_free(&a);
+    run_free(&b);
+    free(small);
+    free(big);
+}
+
+/* ---- determinism -------------------------------------------------------------------------- */
+
+static const char TG_SUM[] =
+    ".kernel tg_sum\n.regs 8\n.arg in, device, u0\n.arg out, device, u2\n.tgmem 32\n"
+    "    get_sr r1, thread_position_in_grid.x\n"
+    "    get_sr r2, thread_index_in_simdgroup\n"
+    "    get_sr r3, simdgroup_index_in_threadgroup\n"
+    "    ld_dev.b32 r4, u0, r1, 0\n"
+    "    wait 0\n"
+    "    simd_red.sum.f32 r5, r4\n"
+    "    if_icmp.eq 1, r2, 0\n"
+    "    st_tg.b32 r5, 0, r3\n"
+    "    pop_exec 1\n"
+    "    barrier.tg\n"
+    "    if_icmp.eq 1, r3, 0\n"
+    "    if_icmp.ult 1, r2, 8\n"
+    "    ld_tg.b32 r6, 0, r2\n"
+    "    pop_exec 1\n"
+    "    icmpsel.ult r6, r2, 8, r6, 0\n"
+    "    simd_red.sum.f32 r7, r6\n"
+    "    if_icmp.eq 1, r2, 0\n"
+    "    get_sr r2, threadgroup_position_in_grid.x\n"
+    "    st_dev.b32 r7, u2, r2\n"
+    "    pop_exec 1\n"
+    "    pop_exec 1\n"
+    "    stop\n";
+
+static void test_determinism(void **state)
+{
+    (void)state;
+    Run a, b, f;
+    run_kernel(&a, TG_SUM, NULL, SIM_MODE_TIMED, 1 << 16, 256, 4u << 16);
+    run_kernel(&b, TG_SUM, NULL, SIM_MODE_TIMED, 1 << 16, 256, 4u << 16);
+    run_kernel(&f, TG_SUM, NULL, SIM_MODE_FUNCTIONAL, 1 << 16, 256, 4u << 16);
+    const SimStats *x = &a.res.stats, *y = &b.res.stats;
+    assert_true(x->cycles > 0);
+    assert_int_equal(x->cycles, y->cycles);
+    for (int i = 0; i < SIM_STALL_COUNT; i++)
+        assert_int_equal(x->stall_cycles[i], y->stall_cycles[i]);
+    for (int lv = 0; lv < MEM_LEVEL_COUNT; lv++) {
+        assert_int_equal(x->memory[lv].hits, y->memory[lv].hits);
+        assert_int_equal(x->memory[lv].misses, y->memory[lv].misses);
+        assert_int_equal(x->memory[lv].bytes, y->memory[lv].bytes);
+    }
+    assert_int_equal(x->num_cores, 8);
+    for (uint32_t c = 0; c < x->num_cores; c++) {
+        assert_int_equal(x->cores[c].busy_cycles, y->cores[c].busy_cycles);
+        assert_int_equal(x->cores[c].instructions, y->cores[c].instructions);
+        assert_true(x->cores[c].avg_resident_simdgroups == y->cores[c].avg_resident_simdgroups);
+        assert_true(x->cores[c].instructions > 0); /* 256 threadgroups spread over 8 cores */
+    }
+    assert_int_equal(x->tg_memory_accesses, y->tg_memory_accesses);
+    assert_true(x->tg_memory_accesses > 0);
+    assert_true(x->dram_bytes >= (4u << 16)); /* the input was read from DRAM once */
+    assert_true(x->seconds > 0 && x->peak_flops_per_second > 2.5e12);
+    /* Same instructions and results as functional mode. */
+    assert_int_equal(a.res.instructions, f.res.instructions);
+    assert_int_equal(a.res.lane_instructions, f.res.lane_instructions);
+    assert_int_equal(a.res.threadgroups, f.res.threadgroups);
+    assert_memory_equal(a.dev->buffers[1].data, f.dev->buffers[1].data, a.dev->buffers[1].size);
+    check_accounting(&a, sim_gpu_default());
+    run_free(&a);
+    run_free(&b);
+    run_free(&f);
+}
+
+/* ---- same answers: every race-free kernel in kernels/ -------------------------------------- */
+
+typedef struct Buffers {
+    uint32_t count;
+    uint8_t **data;
+    uint64_t *size;
+    uint64_t instructions;
+} Buffers;
+
+static bool run_manifest(const char *path, SimMode mode, Buffers *out)
+{
+    UtilError err = {{0}};
+    memset(out, 0, sizeof *out);
+    UiManifest *m = ui_manifest_load(path, &err);
+    if (!m)
+        return false;
+    LangTypeLayout *layouts = NULL;
+    IsaProgram *p = ui_load_kernel(m, &layouts, &err);
+    if (!p) {
+        ui_manifest_free(m);
+        fail_msg("%s: %s", path, err.message);
+    }
+    UiBound bound;
+    if (!ui_bind_layouts(m, p, layouts, &bound, &err))
+        fail_msg("%s: %s", path, err.message);
+    SimLaunch launch = {
+        .program = p, .device = bound.device, .bindings = bound.bindings,
+        .by_threadgroups = m->by_threadgroups, .mode = mode,
+        .instruction_budget = m->has_budget ? m->budget : 0,
+    };
+    memcpy(launch.grid, m->grid, sizeof launch.grid);
+    memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
+    SimResult r = {0};
+    if (!sim_dispatch(&launch, &r, &err))
+        fail_msg("%s: %s", path, err.message);
+    out->count = bound.device->count;
+    out->data = calloc(out->count + 1, sizeof *out->data);
+    out->size = calloc(out->count + 1, sizeof *out->size);
+    for (uint32_t i = 0; i < out->count; i++) {
+        out->size[i] = bound.device->buffers[i].size;
+        out->data[i] = malloc(out->size[i] + 1);
+        memcpy(out->data[i], bound.device->buffers[i].data, out->size[i]);
+    }
+    out->instructions = r.instructions;
+    sim_result_free(&r);
+    ui_bound_free(&bound);
+    ui_free_layouts(layouts, p->num_args);
+    isa_program_free(p);
+    ui_manifest_free(m);
+    return true;
+}
+
+static void buffers_free(Buffers *b)
+{
+    for (uint32_t i = 0; i < b->count; i++)
+        free(b->data[i]);
+    free(b->data);
+    free(b->size);
+}
+
+static int compared;
+
+static void same_answers_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        names = realloc(names, (n + 1) * sizeof *names);
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    /* Sorted, so a failure report is the same on every host. */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(names[j], names[i]) < 0) {
+                char *t = names[i];
+                names[i] = names[j];
+                names[j] = t;
+            }
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct stat st;
+        size_t len = strlen(names[i]);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* kernels/bugs/ is racy or faulty on purpose. */
+            if (strcmp(path, "kernels/bugs") != 0)
+                same_answers_in(path);
+        } else if (len > 5 && strcmp(names[i] + len - 5, ".yaml") == 0) {
+            Buffers f, t;
+            if (!run_manifest(path, SIM_MODE_FUNCTIONAL, &f))
+                fail_msg("%s: not a launch manifest", path);
+            assert_true(run_manifest(path, SIM_MODE_TIMED, &t));
+            assert_int_equal(f.count, t.count);
+            assert_int_equal(f.instructions, t.instructions);
+            for (uint32_t b = 0; b < f.count; b++) {
+                assert_int_equal(f.size[b], t.size[b]);
+                if (memcmp(f.data[b], t.data[b], f.size[b]) != 0)
+                    fail_msg("%s: buffer %u differs between functional and timed mode", path, b);
+            }
+            compared++;
+            buffers_free(&f);
+            buffers_free(&t);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void test_same_answers(void **state)
+{
+    (void)state;
+    compared = 0;
+    same_answers_in("kernels");
+    assert_true(compared >= 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dependent_chain),
+        cmocka_unit_test(test_throughput),
+        cmocka_unit_test(test_wait_and_idle_skip),
+        cmocka_unit_test(test_barrier_release),
+        cmocka_unit_test(test_occupancy),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_same_answers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
