@@ -166,9 +166,13 @@ int main(int argc, char **argv)
         {"copy", COPY, 1 << 18, 256, {16u << 18, 16u << 18}},
         {"tg_sum", TG_SUM, 1 << 20, 256, {4u << 20, 4u << 12}},
     };
+    const char *only = argc > 2 ? argv[2] : NULL; /* bench_sim REPS [KERNEL] for profiling */
     printf("lockstep functional vs timed mode, one host core, best of %d runs\n", reps);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only && strcmp(only, cases[i].name) != 0)
+            continue;
         if (run_case(&cases[i], SIM_MODE_FUNCTIONAL, reps) || run_case(&cases[i], SIM_MODE_TIMED, reps))
             return 1;
+    }
     return 0;
 }

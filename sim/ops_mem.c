@@ -158,15 +158,34 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
     const uint32_t *index = sim_bank(d, g, &in->o[2]);
     uint64_t off[W];
     uint32_t bad = 0;
-    for (int l = 0; l < W; l++) {
-        off[l] = origin[l] + (uint64_t)((int64_t)(int32_t)index[l] * (int64_t)esize);
-        /* A negative index wraps off around to a huge value: the first compare catches it
-         * (bitwise |, not ||, so the loop stays branch-free). */
-        bad |= ((uint32_t)(off[l] > region_size) | (uint32_t)(off[l] + bytes > region_size)) &
-               g->lane_select[l];
+    const bool uniform_origin = space != MEM_SPACE_THREADGROUP || in->o[1].bank == SIM_BANK_CONSTS;
+    if (uniform_origin) {
+        /* One origin for every lane: the in-bounds indices are the range [lo, hi], so each
+         * lane costs two 32-bit compares (this loop vectorizes) instead of 64-bit ones. */
+        int64_t o = (int64_t)origin[0], hi64 = ((int64_t)region_size - (int64_t)bytes - o);
+        int64_t lo64 = -o / (int64_t)esize; /* ceil(-o / esize): C truncates toward 0, -o <= 0 */
+        hi64 = hi64 < 0 ? -1 : hi64 / (int64_t)esize;
+        int32_t lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
+        int32_t hi = hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
+        for (int l = 0; l < W; l++) {
+            int32_t i = (int32_t)index[l];
+            bad |= ((uint32_t)(i < lo) | (uint32_t)(i > hi)) & g->lane_select[l];
+        }
+        if (bad || hi < lo)
+            return bad ? false : g->exec_mask == 0;
+        for (int l = 0; l < W; l++)
+            off[l] = (uint64_t)(o + (int64_t)(int32_t)index[l] * (int64_t)esize);
+    } else {
+        for (int l = 0; l < W; l++) {
+            off[l] = origin[l] + (uint64_t)((int64_t)(int32_t)index[l] * (int64_t)esize);
+            /* A negative index wraps off around to a huge value: the first compare catches it
+             * (bitwise |, not ||, so the loop stays branch-free). */
+            bad |= ((uint32_t)(off[l] > region_size) | (uint32_t)(off[l] + bytes > region_size)) &
+                   g->lane_select[l];
+        }
+        if (bad)
+            return false;
     }
-    if (bad)
-        return false;
     const IsaOperand *data = &isa->opd[0];
     const uint32_t full = g->exec_mask == SIM_FULL_MASK;
     if (acc) {

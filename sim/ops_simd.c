@@ -94,6 +94,57 @@ static uint32_t identity(IsaReduceOp op, IsaType type)
     }
 }
 
+/* The common reductions (sum, min, max of f32 and 32-bit integers over the whole
+ * SIMD-group) without the generic per-step dispatch: the same pairwise tree and identities,
+ * so the results are bit-identical to the general path below. */
+#define TREE_REDUCE(T, load, store, expr)                                                        \
+    do {                                                                                         \
+        T t[W];                                                                                  \
+        for (int l = 0; l < W; l++)                                                              \
+            t[l] = load(((g->exec_mask >> l) & 1) ? A[l] : id);                                  \
+        for (int width = W / 2; width >= 1; width /= 2)                                          \
+            for (int i = 0; i < width; i++) {                                                    \
+                T a = t[i], b = t[i + width];                                                    \
+                t[i] = (expr);                                                                   \
+            }                                                                                    \
+        uint32_t r = store(t[0]);                                                                \
+        for (int l = 0; l < W; l++)                                                              \
+            res[l] = r;                                                                          \
+    } while (0)
+
+#define AS_U32(x) (x)
+#define AS_S32(x) ((int32_t)(x))
+#define FROM_S32(x) ((uint32_t)(x))
+
+static bool reduce_fast(SimDispatch *d, SimGroup *g, const SimInst *in, uint32_t id)
+{
+    const IsaInst *isa = in->isa;
+    IsaType type = (IsaType)isa->type;
+    IsaReduceOp op = (IsaReduceOp)isa->cond;
+    if (in->op != ISA_OP_SIMD_RED || type == ISA_TYPE_F16)
+        return false;
+    const uint32_t *A = sim_bank(d, g, &in->o[1]);
+    uint32_t res[W];
+    if (type == ISA_TYPE_F32 && op == ISA_RED_SUM)
+        TREE_REDUCE(float, util_bits_f32, util_f32_bits, a + b);
+    else if (type == ISA_TYPE_F32 && op == ISA_RED_MAX)
+        TREE_REDUCE(float, util_bits_f32, util_f32_bits,
+                    a != a ? b : (b != b || a > b) ? a : b);
+    else if (type == ISA_TYPE_F32 && op == ISA_RED_MIN)
+        TREE_REDUCE(float, util_bits_f32, util_f32_bits,
+                    a != a ? b : (b != b || a < b) ? a : b);
+    else if (type != ISA_TYPE_F32 && op == ISA_RED_SUM)
+        TREE_REDUCE(uint32_t, AS_U32, AS_U32, a + b);
+    else if (type == ISA_TYPE_S32 && op == ISA_RED_MAX)
+        TREE_REDUCE(int32_t, AS_S32, FROM_S32, a > b ? a : b);
+    else if (type == ISA_TYPE_S32 && op == ISA_RED_MIN)
+        TREE_REDUCE(int32_t, AS_S32, FROM_S32, a < b ? a : b);
+    else
+        return false;
+    sim_write32(g, sim_bank(d, g, &in->o[0]), res);
+    return true;
+}
+
 void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in)
 {
     const IsaInst *isa = in->isa;
@@ -103,6 +154,8 @@ void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in)
     bool quad = in->op == ISA_OP_QUAD_RED || in->op == ISA_OP_QUAD_PREFIX;
     bool prefix = in->op == ISA_OP_SIMD_PREFIX || in->op == ISA_OP_QUAD_PREFIX;
     uint32_t id = identity(op, type);
+    if (reduce_fast(d, g, in, id))
+        return;
     uint32_t v[W], res[W];
     if (half) {
         const uint16_t *A = sim_bank16(d, g, &in->o[1]);
