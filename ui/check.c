@@ -470,12 +470,7 @@ typedef struct CheckArgs {
     const char *manifest;
     CheckOptions opts;
     bool json, quiet;
-    bool has_mode;
-    SimMode mode;
-    bool has_budget;
-    uint64_t budget;
-    const char *gpu;          /* --gpu, or NULL */
-    UiStatsMode stats;        /* --stats */
+    UiLaunchFlags launch;     /* --mode --budget --gpu --stats */
 } CheckArgs;
 
 static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
@@ -528,45 +523,12 @@ static int parse_args(int argc, char **argv, CheckArgs *o)
             o->quiet = true;
             continue;
         }
-        const char *value;
-        bool bad;
-        if (ui_stats_option(a, &o->stats, &bad)) {
-            if (bad)
-                return usage_error("unknown --stats format '%s'; expected --stats, --stats=text "
-                                   "or --stats=json", a + 8);
+        char why[160];
+        int took = ui_launch_flag(argc, argv, &i, &o->launch, why, sizeof why);
+        if (took < 0)
+            return usage_error("%s", why);
+        if (took)
             continue;
-        }
-        if (strncmp(a, "--gpu", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
-            o->gpu = a[5] ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!o->gpu || !*o->gpu)
-                return usage_error("--gpu needs a value: a GPU name (`lockstep gpus`) or a "
-                                   "config file");
-            continue;
-        }
-        if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
-            value = a[6] ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!value)
-                return usage_error("%s needs a value: functional or timed", a);
-            if (strcmp(value, "functional") == 0)
-                o->mode = SIM_MODE_FUNCTIONAL;
-            else if (strcmp(value, "timed") == 0)
-                o->mode = SIM_MODE_TIMED;
-            else
-                return usage_error("unknown mode '%s'; expected functional or timed", value);
-            o->has_mode = true;
-            continue;
-        }
-        if (strncmp(a, "--budget", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
-            value = a[8] ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!value)
-                return usage_error("%s needs a value: a positive number of instructions", a);
-            UiNumber n;
-            if (!ui_yaml_parse_number(value, &n) || n.is_float || n.negative || n.magnitude == 0)
-                return usage_error("expected --budget to be a positive integer, not '%s'", value);
-            o->budget = n.magnitude;
-            o->has_budget = true;
-            continue;
-        }
         if (a[0] == '-' && a[1] != '\0')
             return usage_error("unknown option '%s'", a);
         if (o->manifest)
@@ -667,7 +629,7 @@ int ui_cmd_check(int argc, char **argv)
     if (!m)
         return bad_input(&err);
     UiGpu gpu;
-    if (!ui_gpu_for_launch("lockstep check", o.gpu, m, &gpu, &err)) {
+    if (!ui_gpu_for_launch("lockstep check", o.launch.gpu, m, &gpu, &err)) {
         ui_manifest_free(m);
         return bad_input(&err);
     }
@@ -688,8 +650,8 @@ int ui_cmd_check(int argc, char **argv)
         .device = bound.device,
         .bindings = bound.bindings,
         .by_threadgroups = m->by_threadgroups,
-        .mode = o.has_mode ? o.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
-        .instruction_budget = o.has_budget ? o.budget : m->has_budget ? m->budget : 0,
+        .mode = o.launch.has_mode ? o.launch.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
+        .instruction_budget = o.launch.has_budget ? o.launch.budget : m->has_budget ? m->budget : 0,
         .gpu = &gpu.config,
     };
     memcpy(launch.grid, m->grid, sizeof launch.grid);
@@ -732,15 +694,15 @@ int ui_cmd_check(int argc, char **argv)
         status = UI_EXIT_FINDING;
     if (text) {
         ui_checking_print(stdout, &c, program, m->kernel_path, &result, false);
-        if (o.stats)
-            ui_report_stats(stdout, &result, &gpu, o.stats);
+        if (o.launch.stats)
+            ui_report_stats(stdout, &result, &gpu, o.launch.stats);
     } else {
         Sources src;
         sources_init(&src, program);
         for (uint32_t i = 0; i < c.num_findings; i++)
             json_finding(stdout, &src, &c.findings[i]);
         sources_free(&src);
-        if (o.stats)
+        if (o.launch.stats)
             ui_report_stats(stdout, &result, &gpu, UI_STATS_JSON);
         json_summary(stdout, &o, m, program, &bound, &result, &c, status);
     }

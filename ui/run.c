@@ -43,16 +43,64 @@ void ui_run_usage(FILE *out)
 
 typedef struct RunOptions {
     const char *manifest;
-    bool has_mode;
-    SimMode mode;
-    bool has_budget;
-    uint64_t budget;
+    UiLaunchFlags launch;     /* --mode --budget --gpu --stats */
     bool quiet;
     bool check;               /* --check: every bug finder */
     bool divergence;          /* --divergence: the full divergence profile */
-    const char *gpu;          /* --gpu, or NULL */
-    UiStatsMode stats;        /* --stats */
 } RunOptions;
+
+int ui_launch_flag(int argc, char **argv, int *i, UiLaunchFlags *f, char *msg, size_t size)
+{
+    const char *a = argv[*i], *value;
+    bool bad;
+    if (ui_stats_option(a, &f->stats, &bad)) {
+        if (bad)
+            snprintf(msg, size, "unknown --stats format '%s'; expected --stats, --stats=text or "
+                     "--stats=json", a + 8);
+        return bad ? -1 : 1;
+    }
+    if (strncmp(a, "--gpu", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
+        f->gpu = a[5] ? a + 6 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!f->gpu || !*f->gpu) {
+            snprintf(msg, size, "--gpu needs a value: a GPU name (`lockstep gpus`) or a config file");
+            return -1;
+        }
+        return 1;
+    }
+    if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+        value = a[6] ? a + 7 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!value) {
+            snprintf(msg, size, "%s needs a value: functional or timed", a);
+            return -1;
+        }
+        if (strcmp(value, "functional") == 0) {
+            f->mode = SIM_MODE_FUNCTIONAL;
+        } else if (strcmp(value, "timed") == 0) {
+            f->mode = SIM_MODE_TIMED;
+        } else {
+            snprintf(msg, size, "unknown mode '%s'; expected functional or timed", value);
+            return -1;
+        }
+        f->has_mode = true;
+        return 1;
+    }
+    if (strncmp(a, "--budget", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+        value = a[8] ? a + 9 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!value) {
+            snprintf(msg, size, "%s needs a value: a positive number of instructions", a);
+            return -1;
+        }
+        UiNumber n;
+        if (!ui_yaml_parse_number(value, &n) || n.is_float || n.negative || n.magnitude == 0) {
+            snprintf(msg, size, "expected --budget to be a positive integer, not '%s'", value);
+            return -1;
+        }
+        f->budget = n.magnitude;
+        f->has_budget = true;
+        return 1;
+    }
+    return 0;
+}
 
 static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...)
@@ -72,7 +120,6 @@ static int parse_options(int argc, char **argv, RunOptions *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *value = NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             ui_run_usage(stdout);
             return UI_EXIT_OK;
@@ -85,44 +132,12 @@ static int parse_options(int argc, char **argv, RunOptions *o)
             *(a[2] == 'c' ? &o->check : &o->divergence) = true;
             continue;
         }
-        bool bad;
-        if (ui_stats_option(a, &o->stats, &bad)) {
-            if (bad)
-                return usage_error("unknown --stats format '%s'; expected --stats, --stats=text "
-                                   "or --stats=json", a + 8);
+        char why[160];
+        int took = ui_launch_flag(argc, argv, &i, &o->launch, why, sizeof why);
+        if (took < 0)
+            return usage_error("%s", why);
+        if (took)
             continue;
-        }
-        if (strncmp(a, "--gpu", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
-            o->gpu = a[5] ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!o->gpu || !*o->gpu)
-                return usage_error("--gpu needs a value: a GPU name (`lockstep gpus`) or a "
-                                   "config file");
-            continue;
-        }
-        if (strncmp(a, "--mode", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
-            value = a[6] ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!value)
-                return usage_error("%s needs a value: functional or timed", a);
-            if (strcmp(value, "functional") == 0)
-                o->mode = SIM_MODE_FUNCTIONAL;
-            else if (strcmp(value, "timed") == 0)
-                o->mode = SIM_MODE_TIMED;
-            else
-                return usage_error("unknown mode '%s'; expected functional or timed", value);
-            o->has_mode = true;
-            continue;
-        }
-        if (strncmp(a, "--budget", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
-            value = a[8] ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!value)
-                return usage_error("%s needs a value: a positive number of instructions", a);
-            UiNumber n;
-            if (!ui_yaml_parse_number(value, &n) || n.is_float || n.negative || n.magnitude == 0)
-                return usage_error("expected --budget to be a positive integer, not '%s'", value);
-            o->budget = n.magnitude;
-            o->has_budget = true;
-            continue;
-        }
         if (a[0] == '-' && a[1] != '\0')
             return usage_error("unknown option '%s'", a);
         if (o->manifest)
@@ -131,7 +146,7 @@ static int parse_options(int argc, char **argv, RunOptions *o)
     }
     if (!o->manifest)
         return usage_error("expected a launch manifest (LAUNCH.yaml)");
-    if (o->stats == UI_STATS_JSON)
+    if (o->launch.stats == UI_STATS_JSON)
         o->quiet = true; /* stdout is the JSON object (and any failures and stdout dumps) */
     return -1;
 }
@@ -154,7 +169,7 @@ int ui_cmd_run(int argc, char **argv)
     if (!m)
         return bad_input(&err);
     UiGpu gpu;
-    if (!ui_gpu_for_launch("lockstep run", o.gpu, m, &gpu, &err)) {
+    if (!ui_gpu_for_launch("lockstep run", o.launch.gpu, m, &gpu, &err)) {
         ui_manifest_free(m);
         return bad_input(&err);
     }
@@ -174,8 +189,8 @@ int ui_cmd_run(int argc, char **argv)
         .device = bound.device,
         .bindings = bound.bindings,
         .by_threadgroups = m->by_threadgroups,
-        .mode = o.has_mode ? o.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
-        .instruction_budget = o.has_budget ? o.budget : m->has_budget ? m->budget : 0,
+        .mode = o.launch.has_mode ? o.launch.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
+        .instruction_budget = o.launch.has_budget ? o.launch.budget : m->has_budget ? m->budget : 0,
         .gpu = &gpu.config,
     };
     memcpy(launch.grid, m->grid, sizeof launch.grid);
@@ -206,8 +221,8 @@ int ui_cmd_run(int argc, char **argv)
     status = UI_EXIT_OK;
     if (!o.quiet)
         ui_report_run(stdout, &result);
-    if (o.stats == UI_STATS_TEXT)
-        ui_report_stats(stdout, &result, &gpu, o.stats);
+    if (o.launch.stats == UI_STATS_TEXT)
+        ui_report_stats(stdout, &result, &gpu, o.launch.stats);
     for (uint32_t i = 0; i < bound.num_args; i++) {
         const UiBoundArg *a = &bound.args[i];
         if (a->want && !ui_report_expect(stdout, a, bound.device->buffers[a->buffer].data, o.quiet))
@@ -232,8 +247,8 @@ int ui_cmd_run(int argc, char **argv)
                                    check_session_profile(checking.session), &result, true);
         }
     }
-    if (o.stats == UI_STATS_JSON)
-        ui_report_stats(stdout, &result, &gpu, o.stats);
+    if (o.launch.stats == UI_STATS_JSON)
+        ui_report_stats(stdout, &result, &gpu, o.launch.stats);
     fflush(stdout);
     if (!o.check && ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
         status = UI_EXIT_FINDING;

@@ -159,6 +159,22 @@ void ui_gpus_usage(FILE *out);
 
 typedef enum UiStatsMode { UI_STATS_OFF, UI_STATS_TEXT, UI_STATS_JSON } UiStatsMode;
 
+/* The options every command that launches a kernel takes: --mode, --budget, --gpu, --stats. */
+typedef struct UiLaunchFlags {
+    bool has_mode;
+    SimMode mode;
+    bool has_budget;
+    uint64_t budget;
+    const char *gpu;          /* --gpu, or NULL */
+    UiStatsMode stats;        /* --stats */
+} UiLaunchFlags;
+
+/* Takes argv[*i] when it is one of the launch options (advancing *i past a separate value):
+ * returns 1 when taken, 0 when it is not one of them, -1 when its value is bad (msg says
+ * why). */
+int ui_launch_flag(int argc, char **argv, int *i, UiLaunchFlags *f, char *msg, size_t size);
+
+
 /* Parses --stats / --stats=text / --stats=json / --stats=off into *mode. Returns false when
  * `arg` is not a --stats option; *bad is set when it is one with a wrong value. */
 bool ui_stats_option(const char *arg, UiStatsMode *mode, bool *bad);
