@@ -267,24 +267,28 @@ void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in)
     uint32_t splat_value = 0;
     bool is_splat = true;
     switch (sr) {
-    case ISA_SR_THREAD_POSITION_IN_GRID_X: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_X: {
-        uint32_t origin = sr == ISA_SR_THREAD_POSITION_IN_GRID_X ? tg->position[0] * d->tg_size[0] : 0;
-        for (uint32_t l = 0; l < W; l++)
-            res[l] = origin + (first + l) % sx;
-        is_splat = false;
-        break;
-    }
-    case ISA_SR_THREAD_POSITION_IN_GRID_Y: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_Y: {
-        uint32_t origin = sr == ISA_SR_THREAD_POSITION_IN_GRID_Y ? tg->position[1] * d->tg_size[1] : 0;
-        for (uint32_t l = 0; l < W; l++)
-            res[l] = origin + ((first + l) / sx) % sy;
-        is_splat = false;
-        break;
-    }
+    case ISA_SR_THREAD_POSITION_IN_GRID_X: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_X:
+    case ISA_SR_THREAD_POSITION_IN_GRID_Y: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_Y:
     case ISA_SR_THREAD_POSITION_IN_GRID_Z: case ISA_SR_THREAD_POSITION_IN_THREADGROUP_Z: {
-        uint32_t origin = sr == ISA_SR_THREAD_POSITION_IN_GRID_Z ? tg->position[2] * d->tg_size[2] : 0;
-        for (uint32_t l = 0; l < W; l++)
-            res[l] = origin + (first + l) / (sx * sy);
+        /* Walk the lanes' (x, y, z) positions with one division for lane 0 instead of one per
+         * lane: consecutive lanes step x, carrying into y and z. */
+        int k = (sr == ISA_SR_THREAD_POSITION_IN_GRID_X || sr == ISA_SR_THREAD_POSITION_IN_THREADGROUP_X) ? 0
+                : (sr == ISA_SR_THREAD_POSITION_IN_GRID_Y || sr == ISA_SR_THREAD_POSITION_IN_THREADGROUP_Y) ? 1
+                                                                                                   : 2;
+        bool in_grid = sr == ISA_SR_THREAD_POSITION_IN_GRID_X || sr == ISA_SR_THREAD_POSITION_IN_GRID_Y ||
+                       sr == ISA_SR_THREAD_POSITION_IN_GRID_Z;
+        uint32_t origin = in_grid ? tg->position[k] * d->tg_size[k] : 0;
+        uint32_t pos[3] = {first % sx, (first / sx) % sy, first / (sx * sy)};
+        for (uint32_t l = 0; l < W; l++) {
+            res[l] = origin + pos[k];
+            if (++pos[0] == sx) {
+                pos[0] = 0;
+                if (++pos[1] == sy) {
+                    pos[1] = 0;
+                    pos[2]++;
+                }
+            }
+        }
         is_splat = false;
         break;
     }
