@@ -6,6 +6,7 @@
 #   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make docs       regenerate docs/ISA.md from the instruction table
 #   make bench      simulator speed (lane-instructions per second)
+#   make bench-compare  lockstep against Oclgrind and PoCL (docs/performance.md)
 #   make install PREFIX=/usr/local
 #   make clean
 #
@@ -68,7 +69,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/liblockstep.a
 	$(CC) $(ALLFLAGS) $(PKG_CFLAGS) -o $@ $< $(BUILD)/liblockstep.a $(PKG_LIBS) $(LDLIBS)
 
 run: $(BUILD)/lockstep
-	$(BUILD)/lockstep run kernels/asm/threadgroup_sum.yaml
+	$(BUILD)/lockstep run kernels/reduce/reduce_simd.yaml --stats
 
 test: $(BUILD)/lockstep $(TEST_BINS)
 	@LOCKSTEP=$(BUILD)/lockstep bash scripts/run_tests.sh $(TEST_BINS)
@@ -84,6 +85,12 @@ docs: $(BUILD)/lockstep
 
 bench: $(BUILD)/lockstep $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done
+
+# lockstep against Oclgrind and PoCL: speed table and bug detection (bench/compare/run.sh;
+# installs the Debian packages it needs when run as root). docs/performance.md has a run.
+.PHONY: bench-compare
+bench-compare: $(BUILD)/lockstep
+	@BUILD=$(BUILD) bash bench/compare/run.sh
 
 # The compiler under libFuzzer (clang), seeded with every kernel we have. FUZZ_SECONDS=60.
 FUZZ_SECONDS ?= 60

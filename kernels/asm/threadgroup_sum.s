@@ -1,6 +1,6 @@
 ; threadgroup_sum.s — each threadgroup of 256 threads sums its 256 floats into out[group].
 ;
-; What it demonstrates (this is the default demo: `make run`)
+; What it demonstrates
 ;   The classic two-level reduction, as a Metal kernel would do it with simd_sum and
 ;   threadgroup memory:
 ;     1. every SIMD-group (32 lanes) sums its 32 values with one simd_red instruction;
