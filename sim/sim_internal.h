@@ -51,12 +51,14 @@ typedef struct SimGroup {
     uint32_t pc;            /* instruction index */
     uint32_t exec_mask;     /* lanes whose nesting counter is 0, among the present ones */
     uint32_t present_mask;  /* lanes that exist */
-    uint32_t lane_select[W];/* 0xffffffff for active lanes, 0 otherwise: blend masks */
-    uint32_t present_select[W]; /* 0xffffffff for present lanes */
+    /* What every instruction reads comes first, in one host cache line: hundreds of
+     * SIMD-groups are resident in timed mode, so their state is mostly out of the host L1. */
     uint32_t lanes;
     uint32_t index;         /* simdgroup_index_in_threadgroup */
     uint32_t pending_loads[2]; /* device loads issued per wait slot since its last wait */
     SimGroupState state;
+    uint32_t lane_select[W];/* 0xffffffff for active lanes, 0 otherwise: blend masks */
+    uint32_t present_select[W]; /* 0xffffffff for present lanes */
     SimGroupView view;      /* kept current for observers */
 } SimGroup;
 

@@ -91,7 +91,9 @@ static void prune_slot(TimedRun *t, TGroup *tg, uint32_t k, uint64_t now)
     tg->slot_n[k] = (uint8_t)n;
 }
 
-void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now)
+/* Inlined into issue, which calls it once per instruction. */
+static inline __attribute__((always_inline)) void compute_ready(TimedRun *t, TGroup *tg,
+                                                                uint64_t now)
 {
     const TInst *ti = &t->tinst[tg->g->pc < t->d->count ? tg->g->pc : 0];
     const uint16_t *h = t->halves + ti->first;
@@ -124,6 +126,8 @@ void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now)
     timing_publish(t, tg);
 }
 
+void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now) { compute_ready(t, tg, now); }
+
 /* ---- memory timing ------------------------------------------------------------------------ */
 
 /* The distinct L1 lines the active lanes of a device access touch, from the operands exactly
@@ -138,12 +142,33 @@ static uint32_t device_lines(const TimedRun *t, SimDispatch *d, SimGroup *g, con
     const uint64_t span = (uint64_t)ti->elems * ti->esize - 1;
     const uint32_t shift = t->line_shift;
     uint32_t n = 0;
+    if (mask == SIM_FULL_MASK && in->o[1].bank == SIM_BANK_CONSTS && !(span >> shift)) {
+        /* The common streaming access: a uniform base and indices stepping by a constant
+         * with no gap between lanes' bytes. Their lines are then one ascending run, which
+         * is what the general loop below finds, with no per-lane search. */
+        const int64_t i0 = (int32_t)index[0], step = (int64_t)(int32_t)index[1] - i0;
+        bool linear = step >= 0 && (uint64_t)(step * esize) <= span + 1;
+        for (int64_t l = 2; l < W; l++)
+            linear &= (int64_t)(int32_t)index[l] == i0 + l * step;
+        if (linear) {
+            uint64_t a0 = ((uint64_t)base[W] << 32 | base[0]) + (uint64_t)(i0 * esize);
+            uint64_t end = a0 + (uint64_t)((W - 1) * step * esize) + span;
+            if (end >= a0) {
+                for (uint64_t line = a0 >> shift; line <= end >> shift; line++)
+                    lines[n++] = line;
+                return n;
+            }
+        }
+    }
     while (mask) {
         uint32_t l = (uint32_t)__builtin_ctz(mask);
         mask &= mask - 1;
         uint64_t addr = ((uint64_t)base[W + l] << 32 | base[l]) +
                         (uint64_t)((int64_t)(int32_t)index[l] * esize);
         uint64_t first = addr >> shift, last = (addr + span) >> shift;
+        /* Coalesced accesses usually fall in the line the previous lane ended in. */
+        if (first == last && n && lines[n - 1] == first)
+            continue;
         for (uint64_t line = first; line <= last && line - first < 2; line++) {
             /* Coalesced accesses repeat the previous line: check it first. */
             if (n && lines[n - 1] == line)
@@ -340,7 +365,7 @@ static void issue(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)
     t->end = max64(t->end, max64(done, now + 1));
 
     if (g->state == SIM_GROUP_RUNNING) {
-        timing_compute_ready(t, tg, now);
+        compute_ready(t, tg, now);
     } else if (g->state == SIM_GROUP_AT_BARRIER) {
         tg->ready = T_NEVER;
         tg->reason = SIM_STALL_BARRIER;
@@ -365,6 +390,37 @@ static uint8_t classify(const TSched *s, uint64_t now)
     /* Ready, yet not issued: its pipe is busy, or (observers) it is not its turn. */
     return oldest->g->index == oldest->slot->turn || oldest->g->state != SIM_GROUP_RUNNING
                ? SIM_STALL_PIPE : SIM_STALL_NO_WORK;
+}
+
+/* Hundreds of SIMD-groups are resident, so a picked one's state is mostly out of the host's
+ * L1: start fetching all the picks' state before the first issue, so the misses overlap
+ * instead of each issue waiting for its own. Two rounds, as the second needs what the first
+ * brings (the SimGroup's pc and registers). Hints only: no effect on any result. */
+static void prefetch_picks(const SimDispatch *d, TGroup *const *picks, uint32_t npicks)
+{
+    for (uint32_t i = 0; i < npicks; i++) {
+        const TGroup *tg = picks[i];
+        __builtin_prefetch(tg->g);
+        __builtin_prefetch(tg->sb);
+        __builtin_prefetch(tg->sb + 8);
+    }
+    for (uint32_t i = 0; i < npicks; i++) {
+        const SimGroup *g = picks[i]->g;
+        if (g->pc >= d->count)
+            continue;
+        const SimInst *in = &d->code[g->pc];
+        for (int k = 0; k < 3; k++) {
+            if (in->o[k].bank != SIM_BANK_REGS)
+                continue;
+            const uint32_t *r = g->regs + in->o[k].off;
+            __builtin_prefetch(r);
+            __builtin_prefetch(r + 16);
+        }
+        if (g->exec_mask != SIM_FULL_MASK) {
+            __builtin_prefetch(g->lane_select);
+            __builtin_prefetch(g->lane_select + 16);
+        }
+    }
 }
 
 void timing_loop(TimedRun *t)
@@ -415,6 +471,8 @@ void timing_loop(TimedRun *t)
                     soonest = min64(soonest, pipe);
                 }
                 if (pick) {
+                    __builtin_prefetch(pick);
+                    __builtin_prefetch((const char *)pick + 64);
                     wake[k] = now + 1;
                     picks[npicks] = pick;
                     pick_at[npicks++] = c << 8 | k; /* spc <= 255 */
@@ -426,6 +484,7 @@ void timing_loop(TimedRun *t)
                 }
             }
         }
+        prefetch_picks(d, picks, npicks);
         /* Issue, in core and scheduler order. */
         uint32_t busy_core = UINT32_MAX;
         for (uint32_t i = 0; i < npicks && !d->stopped; i++) {
