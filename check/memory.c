@@ -42,6 +42,9 @@ typedef struct MemoryChecker {
     bool track_regs;         /* read-before-wait and unused out-of-bounds reads */
     bool uninit;
     uint8_t roles[ISA_OP_COUNT][ISA_MAX_OPERANDS];
+    /* per opcode, the operands it reads and then those it writes, in operand order */
+    uint8_t uses[ISA_OP_COUNT][2 * ISA_MAX_OPERANDS];
+    uint8_t num_reads[ISA_OP_COUNT], num_uses[ISA_OP_COUNT];
     uint32_t num_halves;
     GroupRegs *groups;
     uint32_t cap_groups, num_groups;
@@ -73,18 +76,28 @@ static void build_roles(MemoryChecker *c)
             else if (l == 's' || l == 'h' || l == 'p' || l == 'y' || l == 'b' || l == 'a')
                 role = ROLE_READ;
             c->roles[op][k] = role;
+            if (role == ROLE_READ)
+                c->num_reads[op]++;
             while (*letters && *letters != ',')
                 letters++;
             if (*letters == ',')
                 letters++;
         }
+        uint8_t n = 0;
+        for (uint8_t want = ROLE_READ; want <= ROLE_WRITE; want++)
+            for (uint8_t k = 0; k < ISA_MAX_OPERANDS; k++)
+                if (c->roles[op][k] == want)
+                    c->uses[op][n++] = k;
+        c->num_uses[op] = n;
     }
 }
 
 /* The register halves operand k names: [*first, *first + return value). */
-static uint32_t operand_halves(const MemoryChecker *c, const IsaInst *in, int k, uint32_t *first)
+static inline uint32_t operand_halves(const MemoryChecker *c, const IsaInst *in, int k,
+                                      uint32_t *first)
 {
     const IsaOperand *o = &in->opd[k];
+    *first = 0;
     uint32_t n = isa_ops[in->op].operands[0] == 'm' && k == 0 && in->count ? in->count : 1;
     uint32_t h;
     switch ((IsaOperandKind)o->kind) {
@@ -296,12 +309,10 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
                                ? (sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1)
                                : exec;
         bool copy = g->oob_pending && is_copy(inst);
-        for (int k = 0; k < ISA_MAX_OPERANDS; k++)
-            if (c->roles[op][k] == ROLE_READ)
-                check_operand(c, sg, inst, k, false, copy, readers);
-        for (int k = 0; k < ISA_MAX_OPERANDS; k++)
-            if (c->roles[op][k] == ROLE_WRITE)
-                check_operand(c, sg, inst, k, true, copy, exec);
+        for (uint32_t i = 0; i < c->num_uses[op]; i++) {
+            bool write = i >= c->num_reads[op];
+            check_operand(c, sg, inst, c->uses[op][i], write, copy, write ? exec : readers);
+        }
         if (copy)
             copy_unread(c, g, inst, exec);
     }

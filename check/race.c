@@ -660,8 +660,10 @@ static inline RaceWords words_of(const RaceShadow *sh)
  * and nothing in it conflicts with the access. Then this is exactly what cell_access would
  * do (it would report nothing) and true is returned; false leaves the word to it. A write
  * needs a->w (need_writes), a read a->r1 (need_reads). */
-static inline bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
-                              RaceAccess now, uint32_t value)
+#define RACE_INLINE static inline __attribute__((always_inline))
+
+RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                            RaceAccess now, uint32_t value)
 {
     if ((a->link && a->link[i]) || (a->w[i].serial && !ordered_now(o, a->w[i], tid)))
         return false;
@@ -675,8 +677,8 @@ static inline bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i
     return true;
 }
 
-static inline bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
-                             RaceAccess now)
+RACE_INLINE bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                           RaceAccess now)
 {
     if ((a->link && a->link[i]) || (a->w && a->w[i].serial && !ordered_now(o, a->w[i], tid)))
         return false;
@@ -725,20 +727,72 @@ static RaceOrder race_order(const Race *r, const RaceCur *b, uint32_t sg)
     };
 }
 
-/* Lanes in `mask` of a plain whole-word access: lane l's words start at word first[l].
- * Each word goes to read_fast / write_fast, and the ones they decline, in lane order, to
- * the general path. */
-static void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
-                       RaceShadow *sh, uint32_t mask, const uint64_t *first)
+/* Whether words i0 .. i0 + 31 have never been accessed the way `kind` would conflict with:
+ * for a read, no write array and no read; for a write, no read array and no write. (The
+ * caller has checked there are no links.) Then read_fast / write_fast would accept each. */
+static bool fresh_block(const RaceWords *a, uint8_t kind, uint64_t i0)
+{
+    const RaceAccess *seen = kind == ACC_READ ? (a->w ? NULL : a->r1) : (a->r1 ? NULL : a->w);
+    if (!seen)
+        return false;
+    uint32_t any = 0;
+    for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
+        any |= seen[i0 + l].serial;
+    return any == 0;
+}
+
+/* Lanes in `mask` of a plain whole-word access: lane l's words start at word first[l] (at
+ * i0 + l * words when first is NULL). Each word goes to read_fast / write_fast, and the ones
+ * they decline, in lane order, to the general path. One loop per kind for one-word lanes. */
+RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
+                            RaceShadow *sh, uint32_t mask, const uint64_t *first, uint64_t i0)
 {
     const uint32_t sgi = sg->simdgroup, tid0 = sgi * SIM_SIMD_WIDTH, nwords = acc->bytes / 4;
     const RaceOrder o = race_order(r, b, sgi);
     const uint32_t info0 = RACE_INFO(b->index, 0, b->kind);
     RaceWords a = words_of(sh);
+    if (!first && nwords == 1 && !a.link && fresh_block(&a, b->kind, i0)) {
+        /* the first access of each of 32 consecutive words: nothing to conflict with */
+        RaceAccess *to = b->kind == ACC_READ ? a.r1 + i0 : a.w + i0;
+        for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
+            to[lane] = (RaceAccess){o.serial, info0 | (tid0 + lane) << 2};
+        if (b->kind != ACC_READ)
+            for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
+                memcpy(&a.value[i0 + lane], acc->data[lane], 4);
+        return;
+    }
+    if (nwords == 1 && b->kind == ACC_READ) {
+        for (; mask; mask &= mask - 1) {
+            const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
+            const RaceAccess now = {o.serial, info0 | tid << 2};
+            if (UTIL_LIKELY(read_fast(&o, &a, first ? first[lane] : i0 + lane, tid, now)))
+                continue;
+            lane_access(r, sg, b, acc, lane, 0);
+            if (sh->dead)
+                return;
+            a = words_of(sh);
+        }
+        return;
+    }
+    if (nwords == 1) {
+        for (; mask; mask &= mask - 1) {
+            const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
+            const RaceAccess now = {o.serial, info0 | tid << 2};
+            uint32_t v;
+            memcpy(&v, acc->data[lane], 4);
+            if (UTIL_LIKELY(write_fast(&o, &a, first ? first[lane] : i0 + lane, tid, now, v)))
+                continue;
+            lane_access(r, sg, b, acc, lane, 0);
+            if (sh->dead)
+                return;
+            a = words_of(sh);
+        }
+        return;
+    }
     for (; mask; mask &= mask - 1) {
         const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
         const RaceAccess now = {o.serial, info0 | tid << 2};
-        const uint64_t i = first[lane];
+        const uint64_t i = first ? first[lane] : i0 + (uint64_t)lane * nwords;
         uint32_t k = 0;
         if (b->kind == ACC_READ) {
             while (k < nwords && read_fast(&o, &a, i + k, tid, now))
@@ -758,6 +812,21 @@ static void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const SimMem
             a = words_of(sh);
         }
     }
+}
+
+/* fast_lanes compiled for each way of finding a lane's words */
+static __attribute__((noinline)) void lanes_at(Race *r, const SimGroupView *sg, RaceCur *b,
+                                               const SimMemAccess *acc, RaceShadow *sh,
+                                               uint32_t mask, const uint64_t *first)
+{
+    fast_lanes(r, sg, b, acc, sh, mask, first, 0);
+}
+
+static __attribute__((noinline)) void lanes_from(Race *r, const SimGroupView *sg, RaceCur *b,
+                                                 const SimMemAccess *acc, RaceShadow *sh,
+                                                 uint64_t i0)
+{
+    fast_lanes(r, sg, b, acc, sh, 0xffffffffu, NULL, i0);
 }
 
 /* One SimMemAccess, lane by lane in lane order (the order decides which access a finding
@@ -793,34 +862,36 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
     if (!mask)
         return;
     /* The fast paths want whole words of a plain access, every lane in one shadow. */
+    const uint64_t off_mask = sp == SP_DEV ? MEM_MAX_BUFFER_BYTES : ~(uint64_t)0;
+    const bool whole = b.kind != ACC_ATOMIC && bytes && !(bytes & 3);
+    if (whole && mask == 0xffffffffu && coalesced_addresses(acc->addr, bytes)) {
+        /* lane l at addr[0] + l * bytes: consecutive words, one bounds check */
+        RaceShadow *sh = sp == SP_DEV ? device_shadow(r, acc->addr[0]) : &r->tg;
+        const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
+        if (sh && !(off & 3) && end <= sh->words * 4 &&
+            (b.kind == ACC_READ ? need_reads(sh) : need_writes(sh))) {
+            lanes_from(r, sg, &b, acc, sh, off / 4);
+            if (sp == SP_TG && end / 4 > r->tg_hwm)
+                r->tg_hwm = end / 4;
+            return;
+        }
+    }
     RaceShadow *sh = sp == SP_TG ? &r->tg : NULL;
-    if (b.kind != ACC_ATOMIC && bytes && !(bytes & 3) && sp == SP_DEV) {
+    if (whole && sp == SP_DEV) {
         uint64_t a0 = acc->addr[__builtin_ctz(mask)], diff = 0;
         for (uint32_t m = mask; m; m &= m - 1)
             diff |= acc->addr[__builtin_ctz(m)] ^ a0;
         sh = diff >> MEM_BUFFER_SHIFT ? NULL : device_shadow(r, a0);
     }
-    if (!sh || b.kind == ACC_ATOMIC || !bytes || (bytes & 3) ||
-        !(b.kind == ACC_READ ? need_reads(sh) : need_writes(sh))) {
+    if (!sh || !whole || !(b.kind == ACC_READ ? need_reads(sh) : need_writes(sh))) {
         for (; mask; mask &= mask - 1)
             lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
         return;
     }
-    const uint64_t off_mask = sp == SP_DEV ? MEM_MAX_BUFFER_BYTES : ~(uint64_t)0;
     const uint64_t limit = sh->words * 4;
     uint64_t first[SIM_SIMD_WIDTH], hwm = 0;
     uint32_t fast = 0;
-    if (mask == 0xffffffffu && coalesced_addresses(acc->addr, bytes)) {
-        /* lane l at addr[0] + l * bytes: consecutive words, one bounds check */
-        const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
-        if (!(off & 3) && end <= limit) {
-            for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
-                first[l] = off / 4 + l * (bytes / 4);
-            fast = mask;
-            hwm = end;
-        }
-    }
-    for (uint32_t m = fast ? 0 : mask; m; m &= m - 1) {
+    for (uint32_t m = mask; m; m &= m - 1) {
         const uint32_t lane = (uint32_t)__builtin_ctz(m);
         const uint64_t off = acc->addr[lane] & off_mask;
         if (!(off & 3) && off + bytes <= limit) {
@@ -830,13 +901,13 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         }
     }
     if (fast == mask) {
-        fast_lanes(r, sg, &b, acc, sh, mask, first);
+        lanes_at(r, sg, &b, acc, sh, mask, first);
     } else {
         /* some lane is unaligned or outside: keep lane order, one lane at a time */
         for (; mask; mask &= mask - 1) {
             const uint32_t lane = (uint32_t)__builtin_ctz(mask);
             if ((fast >> lane) & 1 && !sh->dead)
-                fast_lanes(r, sg, &b, acc, sh, 1u << lane, first);
+                lanes_at(r, sg, &b, acc, sh, 1u << lane, first);
             else
                 lane_access(r, sg, &b, acc, lane, 0);
         }

@@ -175,17 +175,26 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
             return bad ? false : g->exec_mask == 0;
         /* Coalesced: all 32 lanes active and reading consecutive 32-bit elements (lane l at
          * index[0] + l, all in bounds: checked above). One block copy moves them all. */
-        if (!acc && fmt == ISA_FMT_B32 && n == 1 && g->exec_mask == SIM_FULL_MASK) {
+        if (fmt == ISA_FMT_B32 && n == 1 && g->exec_mask == SIM_FULL_MASK) {
             uint32_t step_ok = 0;
             for (int l = 0; l < W; l++)
                 step_ok |= index[l] ^ (index[0] + (uint32_t)l);
             if (step_ok == 0) {
-                uint8_t *block = region + (uint64_t)(o + (int64_t)(int32_t)index[0] * 4);
+                uint64_t first = (uint64_t)(o + (int64_t)(int32_t)index[0] * 4);
+                uint8_t *block = region + first;
                 uint32_t *reg = g->regs + isa->opd[0].index * W;
                 if (is_write)
                     memcpy(block, reg, W * 4);
                 else
                     memcpy(reg, block, W * 4);
+                if (acc) {
+                    acc->lane_mask = SIM_FULL_MASK;
+                    for (int l = 0; l < W; l++) {
+                        acc->addr[l] = address_base + first + 4 * (uint64_t)l;
+                        if (is_write)
+                            memcpy(acc->data[l], &reg[l], 4);
+                    }
+                }
                 return true;
             }
         }
