@@ -1,0 +1,14 @@
+kernel void wrong_barrier_flags(global const float *in, global float *partial_sums,
+                                local float *scratch)
+{
+    uint lid = get_local_id(0);
+    scratch[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+        if (lid < stride)
+            scratch[lid] += scratch[lid + stride];
+        barrier(CLK_GLOBAL_MEM_FENCE); // BUG: scratch is local memory
+    }
+    if (lid == 0)
+        partial_sums[get_group_id(0)] = scratch[0];
+}
