@@ -14,9 +14,10 @@
 #include <math.h>
 #include <string.h>
 
-/* The stall reasons' names, in SimStall order. TODO(timing engine): use sim_stall_names
- * (sim/sim.h) once the engine defines it; until then it is declared but not linked. */
-static const char *const stall_names[SIM_STALL_COUNT] = {
+
+/* JSON keys of the stall reasons, in SimStall order: identifiers that stay stable for
+ * scripts (the text report prints sim_stall_names). */
+static const char *const stall_keys[SIM_STALL_COUNT] = {
     [SIM_STALL_DEPENDENCY] = "dependency", [SIM_STALL_MEMORY] = "memory",
     [SIM_STALL_BARRIER] = "barrier",       [SIM_STALL_PIPE] = "pipe",
     [SIM_STALL_NO_WORK] = "no_work",
@@ -177,7 +178,7 @@ static void text_timed(FILE *out, const SimResult *r, const UiGpu *gpu)
             grouped(stalls, a, sizeof a), 100.0 * ratio((double)stalls, sched_cycles),
             grouped((uint64_t)sched_cycles, b, sizeof b));
     for (int i = 0; i < SIM_STALL_COUNT; i++)
-        fprintf(out, "%12s%-12s %14s %6.1f%%\n", "", stall_names[i],
+        fprintf(out, "%12s%-12s %14s %6.1f%%\n", "", sim_stall_names[i],
                 grouped(s->stall_cycles[i], a, sizeof a),
                 100.0 * ratio((double)s->stall_cycles[i], (double)stalls));
 
@@ -283,7 +284,7 @@ static void json_timed(FILE *out, const SimResult *r, const UiGpu *gpu)
     fputs(",\"stall_cycles\":{", out);
     for (int i = 0; i < SIM_STALL_COUNT; i++) {
         fputs(i ? "," : "", out);
-        json_string(out, stall_names[i]);
+        json_string(out, stall_keys[i]);
         fprintf(out, ":%" PRIu64, s->stall_cycles[i]);
     }
     fputs("},\"memory\":{", out);
