@@ -199,7 +199,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
             }
         }
         for (int l = 0; l < W; l++)
-            off[l] = (uint64_t)(o + ((int64_t)(int32_t)index[l] << (esize == 4 ? 2 : esize == 2 ? 1 : 0)));
+            off[l] = (uint64_t)(o + (int64_t)(int32_t)index[l] * (int64_t)esize);
     } else {
         for (int l = 0; l < W; l++) {
             off[l] = origin[l] + (uint64_t)((int64_t)(int32_t)index[l] * (int64_t)esize);
