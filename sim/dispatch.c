@@ -302,8 +302,6 @@ void sim_setup_threadgroup(SimDispatch *d, SimThreadgroupView *tg, SimGroup *gro
         g->index = i;
         g->lanes = i + 1 < n || threads % W == 0 ? W : threads % W;
         g->present_mask = g->lanes == W ? SIM_FULL_MASK : (1u << g->lanes) - 1;
-        for (uint32_t l = 0; l < W; l++)
-            g->present_select[l] = l < g->lanes ? SIM_FULL_MASK : 0;
         g->state = SIM_GROUP_RUNNING;
         g->pending_loads[0] = g->pending_loads[1] = 0;
         sim_update_exec(g);

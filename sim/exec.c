@@ -24,10 +24,11 @@ static inline uint32_t bits(float f) { return util_f32_bits(f); }
 
 void sim_update_exec(SimGroup *g)
 {
+    const uint32_t lanes = g->lanes; /* missing lanes of a partial SIMD-group never run */
     /* r0l of lane l is the low half of word l of r0. */
     const uint32_t *r0 = g->regs;
     for (int l = 0; l < W; l++)
-        g->lane_select[l] = (0u - (uint32_t)((r0[l] & 0xffffu) == 0)) & g->present_select[l];
+        g->lane_select[l] = 0u - (uint32_t)(((r0[l] & 0xffffu) == 0) & ((uint32_t)l < lanes));
     g->exec_mask = sim_lanes_to_mask(g->lane_select);
 }
 

@@ -58,7 +58,6 @@ typedef struct SimGroup {
     uint32_t pending_loads[2]; /* device loads issued per wait slot since its last wait */
     SimGroupState state;
     uint32_t lane_select[W];/* 0xffffffff for active lanes, 0 otherwise: blend masks */
-    uint32_t present_select[W]; /* 0xffffffff for present lanes */
     SimGroupView view;      /* kept current for observers */
 } SimGroup;
 

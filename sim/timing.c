@@ -287,75 +287,14 @@ static void group_done(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t
 
 /* ---- issue -------------------------------------------------------------------------------- */
 
-static void issue(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)
+/* What every issue does once the instruction has executed: scoreboard, flops, end, and the
+ * SIMD-group's next ready cycle (or its barrier arrival, or its end). */
+static inline __attribute__((always_inline)) void issue_tail(TimedRun *t, TCore *core, TSched *s,
+                                                             TGroup *tg, const TInst *ti,
+                                                             uint32_t mask, uint64_t done,
+                                                             uint8_t mem, uint64_t now)
 {
-    SimDispatch *d = t->d;
     SimGroup *g = tg->g;
-    const uint32_t pc = g->pc;
-    const TInst *ti = &t->tinst[pc];
-    const SimInst *in = &d->code[pc];
-    TSlot *slot = tg->slot;
-    d->tg_memory = tg->tg_memory;
-    if (UTIL_UNLIKELY(ti->get_sr) && t->current != slot) {
-        d->tg = slot->view;
-        t->current = slot;
-    }
-    const uint32_t mask = g->exec_mask;
-    uint64_t addr[W], lines[2 * W];
-    uint32_t nlines = 0;
-    if (ti->kind != T_ALU && ti->kind < T_LD_TG)
-        nlines = device_lines(t, d, g, in, ti, mask, lines);
-    else if (ti->kind >= T_LD_TG && ti->kind < T_STACK)
-        tg_offsets(d, g, in, ti, mask, addr);
-
-    sim_exec_one(d, g);
-    if (UTIL_UNLIKELY(d->stopped)) {
-        t->stopped_group = g;
-        return;
-    }
-    core->instructions++;
-    s->pipe_free[ti->pipe] = now + ti->interval;
-    uint64_t done = now + ti->latency;
-    uint8_t mem = 0;
-    if (UTIL_UNLIKELY(ti->kind != T_ALU)) {
-        switch ((TKind)ti->kind) {
-        case T_LD_DEV: {
-            uint64_t arrival = device_access(t, tg->core, lines, nlines, false, now);
-            done = max64(done, arrival);
-            mem = 1;
-            uint32_t k = ti->slot;
-            prune_slot(t, tg, k, now);
-            if (tg->slot_n[k] < t->slot_cap)
-                tg->slot_done[k * t->slot_cap + tg->slot_n[k]++] = done;
-            tg->slot_last[k] = max64(tg->slot_last[k], done);
-            break;
-        }
-        case T_LD_CONST:
-            done = max64(done, device_access(t, tg->core, lines, nlines, false, now));
-            mem = 1;
-            break;
-        case T_ST_DEV:
-            t->end = max64(t->end, device_access(t, tg->core, lines, nlines, true, now));
-            break;
-        case T_ATOM_DEV:
-            done = max64(done, device_access(t, tg->core, lines, nlines, true, now));
-            mem = 1;
-            break;
-        case T_LD_TG: case T_ATOM_TG:
-            done = max64(done, tg_access(t, core, addr, mask, ti, now));
-            mem = 1;
-            break;
-        case T_ST_TG:
-            t->end = max64(t->end, tg_access(t, core, addr, mask, ti, now));
-            break;
-        case T_WAIT:
-            tg->slot_n[ti->slot] = 0;
-            tg->slot_last[ti->slot] = 0;
-            break;
-        default:
-            break;
-        }
-    }
     const uint16_t *h = t->halves + ti->first;
     const uint64_t landed = done << 1 | mem;
     for (uint32_t i = 0; i < ti->nwrite; i++)
@@ -364,7 +303,7 @@ static void issue(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)
         t->flops += (uint64_t)ti->flops * (uint64_t)util_popcount32(mask);
     t->end = max64(t->end, max64(done, now + 1));
 
-    if (g->state == SIM_GROUP_RUNNING) {
+    if (UTIL_LIKELY(g->state == SIM_GROUP_RUNNING)) {
         compute_ready(t, tg, now);
     } else if (g->state == SIM_GROUP_AT_BARRIER) {
         tg->ready = T_NEVER;
@@ -377,6 +316,98 @@ static void issue(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)
     } else {
         group_done(t, core, s, tg, now);
     }
+}
+
+/* Memory, wait, barrier and stack instructions: kept out of line so the ALU path of issue
+ * carries none of their stack arrays or register pressure. */
+static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSched *s,
+                                                  TGroup *tg, const TInst *ti, uint64_t now)
+{
+    SimDispatch *d = t->d;
+    SimGroup *g = tg->g;
+    const SimInst *in = &d->code[g->pc];
+    const uint32_t mask = g->exec_mask;
+    uint64_t addr[W], lines[2 * W];
+    uint32_t nlines = 0;
+    if (ti->kind < T_LD_TG)
+        nlines = device_lines(t, d, g, in, ti, mask, lines);
+    else if (ti->kind < T_STACK)
+        tg_offsets(d, g, in, ti, mask, addr);
+
+    sim_exec_one(d, g);
+    if (UTIL_UNLIKELY(d->stopped)) {
+        t->stopped_group = g;
+        return;
+    }
+    core->instructions++;
+    s->pipe_free[ti->pipe] = now + ti->interval;
+    uint64_t done = now + ti->latency;
+    uint8_t mem = 0;
+    switch ((TKind)ti->kind) {
+    case T_LD_DEV: {
+        uint64_t arrival = device_access(t, tg->core, lines, nlines, false, now);
+        done = max64(done, arrival);
+        mem = 1;
+        uint32_t k = ti->slot;
+        prune_slot(t, tg, k, now);
+        if (tg->slot_n[k] < t->slot_cap)
+            tg->slot_done[k * t->slot_cap + tg->slot_n[k]++] = done;
+        tg->slot_last[k] = max64(tg->slot_last[k], done);
+        break;
+    }
+    case T_LD_CONST:
+        done = max64(done, device_access(t, tg->core, lines, nlines, false, now));
+        mem = 1;
+        break;
+    case T_ST_DEV:
+        t->end = max64(t->end, device_access(t, tg->core, lines, nlines, true, now));
+        break;
+    case T_ATOM_DEV:
+        done = max64(done, device_access(t, tg->core, lines, nlines, true, now));
+        mem = 1;
+        break;
+    case T_LD_TG: case T_ATOM_TG:
+        done = max64(done, tg_access(t, core, addr, mask, ti, now));
+        mem = 1;
+        break;
+    case T_ST_TG:
+        t->end = max64(t->end, tg_access(t, core, addr, mask, ti, now));
+        break;
+    case T_WAIT:
+        tg->slot_n[ti->slot] = 0;
+        tg->slot_last[ti->slot] = 0;
+        break;
+    default:
+        break;
+    }
+    issue_tail(t, core, s, tg, ti, mask, done, mem, now);
+}
+
+static inline __attribute__((always_inline)) void issue(TimedRun *t, TCore *core, TSched *s,
+                                                        TGroup *tg, uint64_t now)
+{
+    SimDispatch *d = t->d;
+    SimGroup *g = tg->g;
+    const TInst *ti = &t->tinst[g->pc];
+    TSlot *slot = tg->slot;
+    d->tg_memory = tg->tg_memory;
+    if (UTIL_UNLIKELY(ti->get_sr) && t->current != slot) {
+        d->tg = slot->view;
+        t->current = slot;
+    }
+    if (UTIL_UNLIKELY(ti->kind != T_ALU)) {
+        issue_other(t, core, s, tg, ti, now);
+        return;
+    }
+    const uint32_t mask = g->exec_mask;
+    sim_exec_one(d, g);
+    if (UTIL_UNLIKELY(d->stopped)) {
+        t->stopped_group = g;
+        return;
+    }
+    core->instructions++;
+    s->pipe_free[ti->pipe] = now + ti->interval;
+    issue_tail(t, core, s, tg, ti, mask, now + ti->latency, 0, now);
 }
 
 /* Why scheduler s issues nothing at `now`: its oldest SIMD-group's reason. */
