@@ -60,7 +60,7 @@ $(BUILD)/liblockstep.a: $(LIB_OBJS)
 $(BUILD)/lockstep: $(BUILD)/obj/ui/main.o $(BUILD)/liblockstep.a
 	$(CC) $(ALLFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/liblockstep.a tests/test_util.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/liblockstep.a tests/test_util.h $(wildcard tests/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/liblockstep.a $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
 

@@ -5,84 +5,11 @@
  * a reduction kernel.
  */
 #include "test_util.h"
+#include "check_harness.h"
 
 #include <time.h>
 
-#include "../lang/construct_harness.h"
-#include "../../check/check.h"
 
-/* ---- running a kernel under the checks ---------------------------------------------------- */
-
-typedef struct Checked {
-    Harness h;
-    CheckSession *s;
-    const CheckFinding *f;
-    uint32_t n;
-} Checked;
-
-/* Buffers named after their arguments, `bytes` each. */
-static void bind_all(Checked *c, uint64_t bytes)
-{
-    for (uint32_t i = 0; i < c->h.prog->num_args; i++)
-        if (c->h.prog->args[i].kind != ISA_ARG_THREADGROUP)
-            h_buffer(&c->h, i, c->h.prog->args[i].name, bytes,
-                     c->h.prog->args[i].kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE);
-}
-
-static void run_checked(Checked *c, uint32_t threads, uint32_t tg)
-{
-    CheckOptions o = check_options_all();
-    c->s = check_session_new(c->h.prog, c->h.dev, NULL, c->h.bind, &o);
-    uint32_t nobs;
-    SimObserver *const *obs = check_session_observers(c->s, &nobs);
-    h_grid(&c->h, false, threads, 1, 1, tg, 1, 1);
-    c->h.launch.observers = obs;
-    c->h.launch.num_observers = nobs;
-    h_run(&c->h);
-    c->f = check_session_finish(c->s, &c->h.res, &c->n);
-}
-
-static void metal(Checked *c, const char *src, uint32_t threads, uint32_t tg)
-{
-    ch_init(&c->h, src, NULL);
-    bind_all(c, 4096);
-    run_checked(c, threads, tg);
-}
-
-static void assembly(Checked *c, const char *src, uint32_t threads, uint32_t tg)
-{
-    h_init(&c->h, src);
-    bind_all(c, 4096);
-    run_checked(c, threads, tg);
-}
-
-static void done(Checked *c)
-{
-    check_session_free(c->s);
-    h_free(&c->h);
-}
-
-static void dump(const Checked *c)
-{
-    for (uint32_t i = 0; i < c->n; i++)
-        print_error("finding %u: [%s] %s | fix: %s (count %llu)\n", i,
-                    check_kind_names[c->f[i].kind], c->f[i].message, c->f[i].fix,
-                    (unsigned long long)c->f[i].count);
-}
-
-static void expect_silent(const Checked *c)
-{
-    if (c->n) {
-        dump(c);
-        fail_msg("expected no findings, got %u", c->n);
-    }
-}
-
-static uint32_t line_of(const Checked *c, const CheckSite *site)
-{
-    int64_t i = isa_program_index_of_pc(c->h.prog, site->pc);
-    return i >= 0 && c->h.prog->locs ? c->h.prog->locs[i].line : 0;
-}
 
 /* ---- the profile of a small kernel, derived by hand ------------------------------------------- */
 
