@@ -1,9 +1,11 @@
 /*
- * sim_bench.c — `make bench`: how fast the simulator runs, in lane-instructions per second
- * (active lanes summed over executed SIMD-group instructions), for three kernels:
- *   alu_loop   a full-mask loop of dependent and independent ffma32 chains
- *   copy       a streaming copy through device memory (ld_dev / wait / st_dev)
- *   tg_sum     a threadgroup sum: simd_red, threadgroup memory, barriers
+ * bench_sim.c — `make bench`: how fast the simulator runs, in lane-instructions per second
+ * (active lanes summed over executed SIMD-group instructions), for four kernels:
+ *   alu_loop     a full-mask loop of dependent and independent ffma32 chains
+ *   copy         a streaming copy through device memory (ld_dev / wait / st_dev)
+ *   tg_sum       a threadgroup sum: simd_red, threadgroup memory, barriers (assembly; half
+ *                of its lane-slots idle, which halves its lane-instruction rate)
+ *   tree_reduce  the teaching tree reduction, kernels/reduce/reduce_threadgroup.metal
  * each in functional mode and in timed mode (the cycle-approximate engine on the built-in M1
  * config; its simulated cycles are printed too). Each is run several times; the best time is
  * reported (the machine is shared and noisy). Nothing here asserts a time: the figures are
@@ -15,6 +17,7 @@
 #include <time.h>
 
 #include "../isa/isa.h"
+#include "../lang/lang.h"
 #include "../mem/mem.h"
 #include "../sim/sim.h"
 
@@ -98,10 +101,12 @@ static const char TG_SUM[] =
 
 typedef struct Case {
     const char *name;
-    const char *text;
+    const char *text;      /* assembly, or NULL: */
+    const char *metal;     /* a Metal kernel file (its constant arguments get `threads`,
+                            * threadgroup arguments a float per thread of the group) */
     uint32_t threads;
     uint32_t tg;
-    uint64_t bytes[2];
+    uint64_t bytes[2];     /* device buffers, in argument order */
 } Case;
 
 static double now(void)
@@ -114,17 +119,31 @@ static double now(void)
 static int run_case(const Case *c, SimMode mode, int reps)
 {
     UtilError err;
-    IsaProgram *p = isa_assemble(c->text, c->name, &err);
+    IsaProgram *p = c->text ? isa_assemble(c->text, c->name, &err)
+                            : lang_compile_file(c->metal, NULL, NULL, &err);
     if (!p) {
         fprintf(stderr, "bench: %s\n", err.message);
         return 1;
     }
     MemDevice *dev = mem_device_new();
-    SimArgBinding bind[2] = {{0}};
-    for (uint32_t i = 0; i < p->num_args; i++) {
-        bind[i].buffer = (uint32_t)mem_device_add(dev, p->args[i].name, c->bytes[i], MEM_SPACE_DEVICE, &err);
-        float *f = (float *)dev->buffers[bind[i].buffer].data;
-        for (uint64_t k = 0; k < c->bytes[i] / 4; k++)
+    SimArgBinding bind[8] = {{0}};
+    uint32_t device_args = 0;
+    for (uint32_t i = 0; i < p->num_args && i < 8; i++) {
+        if (p->args[i].kind == ISA_ARG_THREADGROUP) {
+            bind[i].tg_bytes = c->tg * 4;
+            continue;
+        }
+        bool is_constant = p->args[i].kind == ISA_ARG_CONSTANT;
+        uint64_t bytes = is_constant ? 4 : c->bytes[device_args++ & 1];
+        bind[i].buffer = (uint32_t)mem_device_add(dev, p->args[i].name, bytes,
+                                                  is_constant ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE, &err);
+        uint8_t *data = dev->buffers[bind[i].buffer].data;
+        if (is_constant) {
+            memcpy(data, &c->threads, 4);
+            continue;
+        }
+        float *f = (float *)data;
+        for (uint64_t k = 0; k < bytes / 4; k++)
             f[k] = (float)(k % 7) * 0.25f;
     }
     SimLaunch launch = {
@@ -162,9 +181,12 @@ int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 5;
     const Case cases[] = {
-        {"alu_loop", ALU_LOOP, 1 << 14, 256, {4u << 14, 0}},
-        {"copy", COPY, 1 << 18, 256, {16u << 18, 16u << 18}},
-        {"tg_sum", TG_SUM, 1 << 20, 256, {4u << 20, 4u << 12}},
+        {"alu_loop", ALU_LOOP, NULL, 1 << 14, 256, {4u << 14, 0}},
+        {"copy", COPY, NULL, 1 << 18, 256, {16u << 18, 16u << 18}},
+        {"tg_sum", TG_SUM, NULL, 1 << 20, 256, {4u << 20, 4u << 12}},
+        /* the teaching tree reduction (kernels/reduce/), compiled from Metal */
+        {"tree_reduce", NULL, "kernels/reduce/reduce_threadgroup.metal", 1 << 20, 256,
+         {4u << 20, 4u << 12}},
     };
     const char *only = argc > 2 ? argv[2] : NULL; /* bench_sim REPS [KERNEL] for profiling */
     printf("lockstep functional vs timed mode, one host core, best of %d runs\n", reps);
