@@ -540,13 +540,6 @@ static int parse_args(int argc, char **argv, CheckArgs *o)
     return -1;
 }
 
-static int bad_input(const UtilError *err)
-{
-    fflush(stdout);
-    fprintf(stderr, "%s\n", err->message);
-    return UI_EXIT_BAD_INPUT;
-}
-
 static void json_summary(FILE *out, const CheckArgs *o, const UiManifest *m,
                          const IsaProgram *program, const UiBound *bound, const SimResult *r,
                          const UiChecking *c, int status)
@@ -625,45 +618,24 @@ int ui_cmd_check(int argc, char **argv)
     if (status >= 0)
         return status;
     UtilError err;
-    UiManifest *m = ui_manifest_load(o.manifest, &err);
-    if (!m)
-        return bad_input(&err);
-    UiGpu gpu;
-    if (!ui_gpu_for_launch("lockstep check", o.launch.gpu, m, &gpu, &err)) {
-        ui_manifest_free(m);
-        return bad_input(&err);
+    UiLaunch L;
+    if (!ui_launch_open(&L, "lockstep check", o.manifest, &o.launch, &err)) {
+        ui_launch_close(&L);
+        return ui_bad_input(&err);
     }
-    LangTypeLayout *layouts = NULL;
-    IsaProgram *program = ui_load_kernel(m, &layouts, &err);
-    if (!program) {
-        ui_manifest_free(m);
-        return bad_input(&err);
-    }
-    UiBound bound;
+    UiManifest *m = L.m;
+    IsaProgram *program = L.program;
+    UiBound *bound = &L.bound;
+    SimLaunch *launch = &L.sim;
     UiChecking c = {0};
-    if (!ui_bind_layouts(m, program, layouts, &bound, &err)) {
-        status = bad_input(&err);
-        goto done;
-    }
-    SimLaunch launch = {
-        .program = program,
-        .device = bound.device,
-        .bindings = bound.bindings,
-        .by_threadgroups = m->by_threadgroups,
-        .mode = o.launch.has_mode ? o.launch.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
-        .instruction_budget = o.launch.has_budget ? o.launch.budget : m->has_budget ? m->budget : 0,
-        .gpu = &gpu.config,
-    };
-    memcpy(launch.grid, m->grid, sizeof launch.grid);
-    memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
     bool text = !o.json;
     if (text && !o.quiet) {
         ui_report_header(stdout, m, program);
         fflush(stdout);
     }
-    ui_checking_start(&c, program, &bound, &o.opts, &launch);
+    ui_checking_start(&c, program, bound, &o.opts, launch);
     SimResult result = {0};
-    if (!sim_dispatch(&launch, &result, &err)) {
+    if (!sim_dispatch(launch, &result, &err)) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", m->path, err.message);
         sim_result_free(&result);
@@ -674,16 +646,16 @@ int ui_cmd_check(int argc, char **argv)
     status = UI_EXIT_OK;
     if (text && !o.quiet)
         ui_report_run(stdout, &result);
-    for (uint32_t i = 0; i < bound.num_args; i++) {
-        const UiBoundArg *a = &bound.args[i];
+    for (uint32_t i = 0; i < bound->num_args; i++) {
+        const UiBoundArg *a = &bound->args[i];
         if (!a->want)
             continue;
-        bool ok = text ? ui_report_expect(stdout, a, bound.device->buffers[a->buffer].data, o.quiet)
+        bool ok = text ? ui_report_expect(stdout, a, bound->device->buffers[a->buffer].data, o.quiet)
                        : true;
         if (!text) {
             UiCompareResult res;
             const UiExpect *e = &a->spec->expect;
-            ui_compare(a->type, bound.device->buffers[a->buffer].data, a->want, a->count,
+            ui_compare(a->type, bound->device->buffers[a->buffer].data, a->want, a->count,
                        e->rtol, e->atol, e->has_tolerance, &res);
             ok = res.mismatched_elements == 0;
         }
@@ -695,7 +667,7 @@ int ui_cmd_check(int argc, char **argv)
     if (text) {
         ui_checking_print(stdout, &c, program, m->kernel_path, &result, false);
         if (o.launch.stats)
-            ui_report_stats(stdout, &result, &gpu, o.launch.stats);
+            ui_report_stats(stdout, &result, &L.gpu, o.launch.stats);
     } else {
         Sources src;
         sources_init(&src, program);
@@ -703,17 +675,14 @@ int ui_cmd_check(int argc, char **argv)
             json_finding(stdout, &src, &c.findings[i]);
         sources_free(&src);
         if (o.launch.stats)
-            ui_report_stats(stdout, &result, &gpu, UI_STATS_JSON);
-        json_summary(stdout, &o, m, program, &bound, &result, &c, status);
+            ui_report_stats(stdout, &result, &L.gpu, UI_STATS_JSON);
+        json_summary(stdout, &o, m, program, bound, &result, &c, status);
     }
     fflush(stdout);
     sim_result_free(&result);
 done:
     if (c.session)
         ui_checking_end(&c);
-    ui_bound_free(&bound);
-    ui_free_layouts(layouts, program->num_args);
-    isa_program_free(program);
-    ui_manifest_free(m);
+    ui_launch_close(&L);
     return status;
 }

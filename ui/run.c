@@ -151,7 +151,48 @@ static int parse_options(int argc, char **argv, RunOptions *o)
     return -1;
 }
 
-static int bad_input(const UtilError *err)
+bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
+                    const UiLaunchFlags *f, UtilError *err)
+{
+    memset(L, 0, sizeof *L);
+    L->m = ui_manifest_load(manifest, err);
+    if (!L->m)
+        return false;
+    if (!ui_gpu_for_launch(cmd, f->gpu, L->m, &L->gpu, err))
+        return false;
+    L->program = ui_load_kernel(L->m, &L->layouts, err);
+    if (!L->program)
+        return false;
+    L->bound_ok = true; /* ui_bind_layouts leaves bound freeable even when it fails */
+    if (!ui_bind_layouts(L->m, L->program, L->layouts, &L->bound, err))
+        return false;
+    const UiManifest *m = L->m;
+    L->sim = (SimLaunch){
+        .program = L->program,
+        .device = L->bound.device,
+        .bindings = L->bound.bindings,
+        .by_threadgroups = m->by_threadgroups,
+        .mode = f->has_mode ? f->mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
+        .instruction_budget = f->has_budget ? f->budget : m->has_budget ? m->budget : 0,
+        .gpu = &L->gpu.config,
+    };
+    memcpy(L->sim.grid, m->grid, sizeof L->sim.grid);
+    memcpy(L->sim.threadgroup, m->threadgroup, sizeof L->sim.threadgroup);
+    return true;
+}
+
+void ui_launch_close(UiLaunch *L)
+{
+    if (L->bound_ok)
+        ui_bound_free(&L->bound);
+    if (L->program)
+        ui_free_layouts(L->layouts, L->program->num_args);
+    isa_program_free(L->program);
+    ui_manifest_free(L->m);
+    memset(L, 0, sizeof *L);
+}
+
+int ui_bad_input(const UtilError *err)
 {
     fflush(stdout);
     fprintf(stderr, "%s\n", err->message);
@@ -165,37 +206,16 @@ int ui_cmd_run(int argc, char **argv)
     if (status >= 0)
         return status;
     UtilError err;
-    UiManifest *m = ui_manifest_load(o.manifest, &err);
-    if (!m)
-        return bad_input(&err);
-    UiGpu gpu;
-    if (!ui_gpu_for_launch("lockstep run", o.launch.gpu, m, &gpu, &err)) {
-        ui_manifest_free(m);
-        return bad_input(&err);
+    UiLaunch L;
+    if (!ui_launch_open(&L, "lockstep run", o.manifest, &o.launch, &err)) {
+        ui_launch_close(&L);
+        return ui_bad_input(&err);
     }
-    LangTypeLayout *layouts = NULL;
-    IsaProgram *program = ui_load_kernel(m, &layouts, &err);
-    if (!program) {
-        ui_manifest_free(m);
-        return bad_input(&err);
-    }
-    UiBound bound;
-    if (!ui_bind_layouts(m, program, layouts, &bound, &err)) {
-        status = bad_input(&err);
-        goto done;
-    }
-    SimLaunch launch = {
-        .program = program,
-        .device = bound.device,
-        .bindings = bound.bindings,
-        .by_threadgroups = m->by_threadgroups,
-        .mode = o.launch.has_mode ? o.launch.mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
-        .instruction_budget = o.launch.has_budget ? o.launch.budget : m->has_budget ? m->budget : 0,
-        .gpu = &gpu.config,
-    };
-    memcpy(launch.grid, m->grid, sizeof launch.grid);
-    memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
-    uint64_t budget = launch.instruction_budget ? launch.instruction_budget
+    UiManifest *m = L.m;
+    IsaProgram *program = L.program;
+    UiBound *bound = &L.bound;
+    SimLaunch *launch = &L.sim;
+    uint64_t budget = launch->instruction_budget ? launch->instruction_budget
                                                 : SIM_DEFAULT_INSTRUCTION_BUDGET;
     if (!o.quiet) {
         ui_report_header(stdout, m, program);
@@ -206,10 +226,10 @@ int ui_cmd_run(int argc, char **argv)
         CheckOptions copts = check_options_all();
         if (!o.check)
             copts = (CheckOptions){.divergence_profile = true};
-        ui_checking_start(&checking, program, &bound, &copts, &launch);
+        ui_checking_start(&checking, program, bound, &copts, launch);
     }
     SimResult result = {0};
-    if (!sim_dispatch(&launch, &result, &err)) {
+    if (!sim_dispatch(launch, &result, &err)) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", m->path, err.message);
         sim_result_free(&result);
@@ -222,14 +242,14 @@ int ui_cmd_run(int argc, char **argv)
     if (!o.quiet)
         ui_report_run(stdout, &result);
     if (o.launch.stats == UI_STATS_TEXT)
-        ui_report_stats(stdout, &result, &gpu, o.launch.stats);
-    for (uint32_t i = 0; i < bound.num_args; i++) {
-        const UiBoundArg *a = &bound.args[i];
-        if (a->want && !ui_report_expect(stdout, a, bound.device->buffers[a->buffer].data, o.quiet))
+        ui_report_stats(stdout, &result, &L.gpu, o.launch.stats);
+    for (uint32_t i = 0; i < bound->num_args; i++) {
+        const UiBoundArg *a = &bound->args[i];
+        if (a->want && !ui_report_expect(stdout, a, bound->device->buffers[a->buffer].data, o.quiet))
             status = UI_EXIT_FINDING;
     }
-    for (uint32_t i = 0; i < bound.num_args; i++) {
-        if (!ui_dump_arg(m, &bound, &bound.args[i], stdout, &err)) {
+    for (uint32_t i = 0; i < bound->num_args; i++) {
+        if (!ui_dump_arg(m, bound, &bound->args[i], stdout, &err)) {
             fflush(stdout);
             fprintf(stderr, "%s\n", err.message);
             status = UI_EXIT_BAD_INPUT;
@@ -248,7 +268,7 @@ int ui_cmd_run(int argc, char **argv)
         }
     }
     if (o.launch.stats == UI_STATS_JSON)
-        ui_report_stats(stdout, &result, &gpu, o.launch.stats);
+        ui_report_stats(stdout, &result, &L.gpu, o.launch.stats);
     fflush(stdout);
     if (!o.check && ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
         status = UI_EXIT_FINDING;
@@ -256,9 +276,6 @@ int ui_cmd_run(int argc, char **argv)
         ui_checking_end(&checking);
     sim_result_free(&result);
 done:
-    ui_bound_free(&bound);
-    ui_free_layouts(layouts, program->num_args);
-    isa_program_free(program);
-    ui_manifest_free(m);
+    ui_launch_close(&L);
     return status;
 }

@@ -174,6 +174,26 @@ typedef struct UiLaunchFlags {
  * why). */
 int ui_launch_flag(int argc, char **argv, int *i, UiLaunchFlags *f, char *msg, size_t size);
 
+/* Everything a command that runs a manifest sets up: the manifest, the GPU, the kernel and
+ * its argument layouts, the bound buffers, and the SimLaunch over them (ui/run.c). */
+typedef struct UiLaunch {
+    UiManifest *m;
+    UiGpu gpu;
+    IsaProgram *program;
+    LangTypeLayout *layouts;
+    UiBound bound;
+    bool bound_ok;            /* bound holds allocations to free */
+    SimLaunch sim;
+} UiLaunch;
+
+/* Loads and binds; on failure err says why and L still must be closed. `cmd` ("lockstep
+ * run") prefixes errors about the flags. */
+bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
+                    const UiLaunchFlags *f, UtilError *err);
+void ui_launch_close(UiLaunch *L);
+/* Prints a bad-input message (after flushing stdout) and returns exit status 2. */
+int ui_bad_input(const UtilError *err);
+
 
 /* Parses --stats / --stats=text / --stats=json / --stats=off into *mode. Returns false when
  * `arg` is not a --stats option; *bad is set when it is one with a wrong value. */
