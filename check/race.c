@@ -41,306 +41,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "check_internal.h"
-
-enum { SP_DEV, SP_TG, SP_COUNT };
-enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
-
-/* One access as the shadow remembers it, packed: serial 0 means none; info holds the
- * instruction index (20 bits), the thread index in its threadgroup (10) and the ACC_ kind (2). */
-typedef struct RaceAccess {
-    uint32_t serial;
-    uint32_t info;
-} RaceAccess;
-
-#define RACE_INFO(index, tid, kind) ((uint32_t)(index) << 12 | (uint32_t)(tid) << 2 | (uint32_t)(kind))
-#define RACE_MAX_INDEX ((1u << 20) - 1)
-static inline uint32_t acc_tid(RaceAccess a) { return (a.info >> 2) & 1023; }
-static inline uint32_t acc_kind(RaceAccess a) { return a.info & 3; }
-static inline uint32_t acc_sg(RaceAccess a) { return acc_tid(a) / SIM_SIMD_WIDTH; }
-
-/* Per word (or, split, per byte): 24 bytes. */
-typedef struct RaceCell {
-    RaceAccess w;            /* the last write */
-    RaceAccess r1;           /* the latest read (or atomic) since the last plain write */
-    uint32_t value;          /* the bytes the last write left (byte cells: byte 0) */
-    uint32_t link;           /* word cells: RACE_SPLIT | index of four byte cells; otherwise
-                              * 0 or 1 + index of the cell's RaceMore */
-} RaceCell;
-
-#define RACE_SPLIT 0x80000000u
-
-/* The rarer read history, allocated for a cell when it first needs it. */
-typedef struct RaceMore {
-    RaceAccess r2;           /* the latest read by another agent than r1's */
-    RaceAccess rx;           /* a read by an earlier threadgroup: races with every later write */
-} RaceMore;
-
-/* A word cell's fields live in one array each, made on first need (an absent array holds
- * none / zero everywhere): a buffer only read never has w or value, one only written never
- * has r1, and link is rare. So a shadow costs 8 to 20 bytes per word touched, not 24. */
-typedef struct RaceShadow {
-    RaceAccess *w;           /* per word: RaceCell.w */
-    uint32_t *value;         /* per word: RaceCell.value (made with w) */
-    RaceAccess *r1;          /* per word: RaceCell.r1 */
-    uint32_t *link;          /* per word: RaceCell.link */
-    uint64_t words;
-    RaceCell *bytes;         /* byte cells of split words, four at a time */
-    size_t num_bytes, bytes_cap;
-    RaceMore *more;
-    size_t num_more, more_cap;
-    bool tried;              /* device buffers are shadowed lazily */
-    bool dead;               /* an array could not be made: the buffer goes unchecked */
-} RaceShadow;
-
-/* Where an earlier threadgroup sat, to name the threads of its accesses. */
-typedef struct RaceTg {
-    uint32_t first_serial;
-    uint32_t position[3], size[3];
-} RaceTg;
-
-typedef enum RaceReason {
-    REASON_NO_BARRIER, REASON_FLAGS, REASON_CROSS_TG, REASON_SIMD, REASON_SAME_INST,
-} RaceReason;
-
-typedef struct RacePending {
-    uint64_t key;
-    uint32_t klass;
-    CheckFinding f;
-} RacePending;
-
-/* The later access, lane by lane. */
-typedef struct RaceCur {
-    uint32_t serial, pc;
-    uint32_t index;          /* instruction index (clamped to RACE_MAX_INDEX) */
-    uint16_t tid;
-    uint8_t kind;
-    uint8_t sp;
-    uint32_t lane;
-    bool done_w, done_r;     /* this lane's access already counted against a write / a read */
-} RaceCur;
-
-typedef struct Race {
-    CheckChecker base;
-    CheckSession *s;
-    bool strict, same_value;
-    bool exhausted;          /* serials ran out (2^32 memory instructions): checking stopped */
-    uint32_t serial;
-    RaceShadow *dev;
-    uint32_t num_dev;
-    RaceShadow tg;
-    uint64_t tg_hwm;         /* words of threadgroup shadow touched in this threadgroup */
-    const SimThreadgroupView *cur_tg;
-    uint32_t tg_first;
-    uint32_t dispatch_size[3];
-    RaceTg *tgs;
-    size_t num_tgs, tgs_cap;
-    /* ordering, per space: accesses with serial below rel[] are ordered with later ones */
-    uint32_t rel[SP_COUNT];
-    uint32_t simd_rel[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH][SP_COUNT];
-    /* the latest barrier that did not cover a space: for "mem_none orders execution only" */
-    uint32_t noncover_serial[SP_COUNT], noncover_pc[SP_COUNT];
-    uint8_t noncover_flags[SP_COUNT];
-    uint8_t pending_flags;
-    bool pending_any;
-    uint32_t pending_pc;
-    RacePending *found;
-    size_t num_found, found_cap;
-    uint32_t *table;         /* open addressing: 1 + index into found; 0 empty */
-    size_t table_size;
-} Race;
+#include "race_internal.h"
 
 static const uint8_t space_bit[SP_COUNT] = {ISA_MEM_DEVICE, ISA_MEM_THREADGROUP};
-static const char *const space_flag[SP_COUNT] = {"mem_device", "mem_threadgroup"};
-
-/* ---- reporting (the slow path) ------------------------------------------------------------ */
-
-static void flags_name(uint8_t flags, char *buf, size_t size)
-{
-    if (!(flags & (ISA_MEM_DEVICE | ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE))) {
-        snprintf(buf, size, "mem_none");
-        return;
-    }
-    snprintf(buf, size, "%s%s%s%s%s", flags & ISA_MEM_DEVICE ? "mem_device" : "",
-             (flags & ISA_MEM_DEVICE) && (flags & (ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE)) ? " | " : "",
-             flags & ISA_MEM_THREADGROUP ? "mem_threadgroup" : "",
-             (flags & ISA_MEM_THREADGROUP) && (flags & ISA_MEM_TEXTURE) ? " | " : "",
-             flags & ISA_MEM_TEXTURE ? "mem_texture" : "");
-}
-
-static uint32_t acc_pc(const Race *r, const RaceAccess *a)
-{
-    uint32_t index = a->info >> 12;
-    return index < r->s->program->count ? r->s->program->code[index].pc : 0;
-}
-
-/* Fills site's thread for a remembered access. */
-static void site_of_access(const Race *r, CheckSite *site, const RaceAccess *a)
-{
-    SimThreadgroupView view;
-    const SimThreadgroupView *tg = r->cur_tg;
-    if (a->serial < r->tg_first && r->num_tgs) {
-        size_t lo = 0, hi = r->num_tgs;
-        while (hi - lo > 1) {
-            size_t mid = (lo + hi) / 2;
-            if (r->tgs[mid].first_serial <= a->serial)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        memset(&view, 0, sizeof view);
-        for (int k = 0; k < 3; k++) {
-            view.position[k] = r->tgs[lo].position[k];
-            view.size[k] = r->tgs[lo].size[k];
-            view.dispatch_size[k] = r->dispatch_size[k];
-        }
-        tg = &view;
-    }
-    SimGroupView sg = {.threadgroup = tg, .simdgroup = acc_tid(*a) / SIM_SIMD_WIDTH};
-    check_site_thread(site, &sg, acc_tid(*a) % SIM_SIMD_WIDTH, acc_pc(r, a));
-}
-
-static const CheckAccessKind access_kinds[3] = {CHECK_ACCESS_READ, CHECK_ACCESS_WRITE, CHECK_ACCESS_ATOMIC};
-
-static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg, const RaceCur *b,
-                          const RaceAccess *a, uint64_t addr, RaceReason reason, bool same_value)
-{
-    const IsaProgram *p = r->s->program;
-    MemSpace space = b->sp == SP_TG ? MEM_SPACE_THREADGROUP : MEM_SPACE_DEVICE;
-    memset(f, 0, sizeof *f);
-    f->kind = CHECK_RACE;
-    f->severity = same_value ? CHECK_WARNING : CHECK_ERROR;
-    site_of_access(r, &f->first, a);
-    f->first.access = access_kinds[acc_kind(*a)];
-    check_site_address(r->s, &f->first, space, addr);
-    check_site_thread(&f->second, sg, b->lane, b->pc);
-    f->second.access = access_kinds[b->kind];
-    check_site_address(r->s, &f->second, space, addr);
-
-    char name[128];
-    check_site_name(&f->second, name, sizeof name);
-    const char *order = acc_kind(*a) == ACC_READ ? "write after read"
-                        : b->kind == ACC_READ ? "read after write" : "write after write";
-    const char *sv = same_value ? ", same value" : "";
-    bool mixed = (acc_kind(*a) == ACC_ATOMIC) != (b->kind == ACC_ATOMIC);
-    if (mixed)
-        snprintf(f->message, sizeof f->message, "atomic and non-atomic access race on %s", name);
-    else if (reason == REASON_CROSS_TG)
-        snprintf(f->message, sizeof f->message, "device memory race between threadgroups (%s%s) on %s",
-                 order, sv, name);
-    else
-        snprintf(f->message, sizeof f->message, "%s memory race (%s%s) on %s",
-                 b->sp == SP_TG ? "threadgroup" : "device", order, sv, name);
-
-    uint32_t la = check_line_of(p, acc_pc(r, a)), lb = check_line_of(p, b->pc);
-    const char *want = space_flag[b->sp];
-    char fl[64];
-    switch (reason) {
-    case REASON_SAME_INST:
-        snprintf(f->fix, sizeof f->fix,
-                 "threads of one instruction at line %u store %s values to the same element: "
-                 "give each thread its own element, or use an atomic", lb,
-                 same_value ? "the same" : "different");
-        break;
-    case REASON_CROSS_TG:
-        if (mixed)
-            snprintf(f->fix, sizeof f->fix,
-                     "threadgroups cannot synchronize: use atomics for every access to %s, or "
-                     "separate dispatches", name);
-        else
-            snprintf(f->fix, sizeof f->fix, "threadgroups cannot synchronize: use atomics or separate dispatches");
-        break;
-    case REASON_SIMD:
-        snprintf(f->fix, sizeof f->fix,
-                 "add simdgroup_barrier(%s) between line %u and line %u (strict_simd: lanes of a "
-                 "SIMD-group are not assumed to run in lockstep)", want, la, lb);
-        break;
-    case REASON_FLAGS: {
-        uint8_t flags = r->noncover_flags[b->sp];
-        uint32_t line = check_line_of(p, r->noncover_pc[b->sp]);
-        flags_name(flags, fl, sizeof fl);
-        if (!(flags & (ISA_MEM_DEVICE | ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE)))
-            snprintf(f->fix, sizeof f->fix,
-                     "the barrier at line %u has mem_flags::mem_none: it orders execution only; use %s",
-                     line, want);
-        else
-            snprintf(f->fix, sizeof f->fix,
-                     "the barrier at line %u has mem_flags::%s: it does not order %s memory; use %s",
-                     line, fl, b->sp == SP_TG ? "threadgroup" : "device", want);
-        break;
-    }
-    default:
-        snprintf(f->fix, sizeof f->fix, "no threadgroup_barrier(%s) between line %u and line %u%s", want,
-                 la, lb, mixed ? ", or use atomics for every access" : "");
-        break;
-    }
-    if (same_value) {
-        size_t n = strlen(f->fix);
-        snprintf(f->fix + n, sizeof f->fix - n,
-                 " (the threads stored the same value; reported because same_value_races is on)");
-    }
-}
-
-static RaceReason reason_of(const Race *r, const RaceAccess *a, const RaceCur *b)
-{
-    if (a->serial == b->serial)
-        return REASON_SAME_INST;
-    if (a->serial < r->tg_first)
-        return REASON_CROSS_TG;
-    if (acc_tid(*a) / SIM_SIMD_WIDTH == b->tid / SIM_SIMD_WIDTH)
-        return REASON_SIMD;
-    if (a->serial < r->noncover_serial[b->sp])
-        return REASON_FLAGS;
-    return REASON_NO_BARRIER;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-static void grow_table(Race *r)
-{
-    free(r->table);
-    r->table_size = r->table_size ? r->table_size * 2 : 64;
-    r->table = util_calloc(r->table_size, sizeof *r->table);
-    for (size_t i = 0; i < r->num_found; i++) {
-        size_t h = mix64(r->found[i].key ^ r->found[i].klass) & (r->table_size - 1);
-        while (r->table[h])
-            h = (h + 1) & (r->table_size - 1);
-        r->table[h] = (uint32_t)(i + 1);
-    }
-}
-
-static __attribute__((noinline)) void report(Race *r, const SimGroupView *sg, const RaceCur *b,
-                                             const RaceAccess *a, uint64_t addr, bool same_value)
-{
-    RaceReason reason = reason_of(r, a, b);
-    uint64_t key = (uint64_t)acc_pc(r, a) << 32 | b->pc;
-    uint32_t klass = (uint32_t)reason | (uint32_t)acc_kind(*a) << 4 | (uint32_t)b->kind << 6 |
-                     (uint32_t)b->sp << 8 | (uint32_t)same_value << 9;
-    if ((r->num_found + 1) * 2 > r->table_size)
-        grow_table(r);
-    size_t h = mix64(key ^ klass) & (r->table_size - 1);
-    while (r->table[h]) {
-        RacePending *p = &r->found[r->table[h] - 1];
-        if (p->key == key && p->klass == klass) {
-            p->f.count++;
-            return;
-        }
-        h = (h + 1) & (r->table_size - 1);
-    }
-    util_reserve((void **)&r->found, &r->found_cap, r->num_found + 1, sizeof *r->found);
-    RacePending *p = &r->found[r->num_found++];
-    p->key = key;
-    p->klass = klass;
-    build_finding(r, &p->f, sg, b, a, addr, reason, same_value);
-    p->f.count = 1;
-    r->table[h] = (uint32_t)r->num_found;
-}
 
 /* ---- the per-access work ------------------------------------------------------------------ */
 
@@ -412,7 +115,7 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
     if (b->kind == ACC_READ) {
         if (!b->done_w && conflicts(r, c->w, b)) {
             b->done_w = true;
-            report(r, sg, b, &c->w, addr, false);
+            race_report(r, sg, b, &c->w, addr, false);
         } else if (!b->done_r) {
             /* a plain read races only with atomics among the reads */
             const RaceAccess *hit = NULL;
@@ -424,7 +127,7 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
                 hit = &m->rx;
             if (hit) {
                 b->done_r = true;
-                report(r, sg, b, hit, addr, false);
+                race_report(r, sg, b, hit, addr, false);
             }
         }
         insert_read(r, sh, c, b);
@@ -434,7 +137,7 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
         bool same = acc_kind(c->w) != ACC_ATOMIC && b->kind != ACC_ATOMIC && !((c->value ^ value) & vmask);
         if (!same || r->same_value) {
             b->done_w = true;
-            report(r, sg, b, &c->w, addr, same);
+            race_report(r, sg, b, &c->w, addr, same);
         }
     }
     if (!b->done_r) {
@@ -443,7 +146,7 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
                                 : m && conflicts(r, m->rx, b) ? &m->rx : NULL;
         if (hit) {
             b->done_r = true;
-            report(r, sg, b, hit, addr, false);
+            race_report(r, sg, b, hit, addr, false);
         }
     }
     c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, b->kind)};

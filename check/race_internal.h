@@ -1,0 +1,124 @@
+/*
+ * race_internal.h — the race detector's state, shared by its two files: race.c (the
+ * per-access work, shadow memory, barriers) and race_report.c (turning a conflict into a
+ * finding: the slow path).
+ */
+#ifndef LOCKSTEP_CHECK_RACE_INTERNAL_H
+#define LOCKSTEP_CHECK_RACE_INTERNAL_H
+
+#include "check_internal.h"
+
+enum { SP_DEV, SP_TG, SP_COUNT };
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
+
+/* One access as the shadow remembers it, packed: serial 0 means none; info holds the
+ * instruction index (20 bits), the thread index in its threadgroup (10) and the ACC_ kind (2). */
+typedef struct RaceAccess {
+    uint32_t serial;
+    uint32_t info;
+} RaceAccess;
+
+#define RACE_INFO(index, tid, kind) ((uint32_t)(index) << 12 | (uint32_t)(tid) << 2 | (uint32_t)(kind))
+#define RACE_MAX_INDEX ((1u << 20) - 1)
+static inline uint32_t acc_tid(RaceAccess a) { return (a.info >> 2) & 1023; }
+static inline uint32_t acc_kind(RaceAccess a) { return a.info & 3; }
+static inline uint32_t acc_sg(RaceAccess a) { return acc_tid(a) / SIM_SIMD_WIDTH; }
+
+/* Per word (or, split, per byte): 24 bytes. */
+typedef struct RaceCell {
+    RaceAccess w;            /* the last write */
+    RaceAccess r1;           /* the latest read (or atomic) since the last plain write */
+    uint32_t value;          /* the bytes the last write left (byte cells: byte 0) */
+    uint32_t link;           /* word cells: RACE_SPLIT | index of four byte cells; otherwise
+                              * 0 or 1 + index of the cell's RaceMore */
+} RaceCell;
+
+#define RACE_SPLIT 0x80000000u
+
+/* The rarer read history, allocated for a cell when it first needs it. */
+typedef struct RaceMore {
+    RaceAccess r2;           /* the latest read by another agent than r1's */
+    RaceAccess rx;           /* a read by an earlier threadgroup: races with every later write */
+} RaceMore;
+
+/* A word cell's fields live in one array each, made on first need (an absent array holds
+ * none / zero everywhere): a buffer only read never has w or value, one only written never
+ * has r1, and link is rare. So a shadow costs 8 to 20 bytes per word touched, not 24. */
+typedef struct RaceShadow {
+    RaceAccess *w;           /* per word: RaceCell.w */
+    uint32_t *value;         /* per word: RaceCell.value (made with w) */
+    RaceAccess *r1;          /* per word: RaceCell.r1 */
+    uint32_t *link;          /* per word: RaceCell.link */
+    uint64_t words;
+    RaceCell *bytes;         /* byte cells of split words, four at a time */
+    size_t num_bytes, bytes_cap;
+    RaceMore *more;
+    size_t num_more, more_cap;
+    bool tried;              /* device buffers are shadowed lazily */
+    bool dead;               /* an array could not be made: the buffer goes unchecked */
+} RaceShadow;
+
+/* Where an earlier threadgroup sat, to name the threads of its accesses. */
+typedef struct RaceTg {
+    uint32_t first_serial;
+    uint32_t position[3], size[3];
+} RaceTg;
+
+typedef enum RaceReason {
+    REASON_NO_BARRIER, REASON_FLAGS, REASON_CROSS_TG, REASON_SIMD, REASON_SAME_INST,
+} RaceReason;
+
+typedef struct RacePending {
+    uint64_t key;
+    uint32_t klass;
+    CheckFinding f;
+} RacePending;
+
+/* The later access, lane by lane. */
+typedef struct RaceCur {
+    uint32_t serial, pc;
+    uint32_t index;          /* instruction index (clamped to RACE_MAX_INDEX) */
+    uint16_t tid;
+    uint8_t kind;
+    uint8_t sp;
+    uint32_t lane;
+    bool done_w, done_r;     /* this lane's access already counted against a write / a read */
+} RaceCur;
+
+typedef struct Race {
+    CheckChecker base;
+    CheckSession *s;
+    bool strict, same_value;
+    bool exhausted;          /* serials ran out (2^32 memory instructions): checking stopped */
+    uint32_t serial;
+    RaceShadow *dev;
+    uint32_t num_dev;
+    RaceShadow tg;
+    uint64_t tg_hwm;         /* words of threadgroup shadow touched in this threadgroup */
+    const SimThreadgroupView *cur_tg;
+    uint32_t tg_first;
+    uint32_t dispatch_size[3];
+    RaceTg *tgs;
+    size_t num_tgs, tgs_cap;
+    /* ordering, per space: accesses with serial below rel[] are ordered with later ones */
+    uint32_t rel[SP_COUNT];
+    uint32_t simd_rel[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH][SP_COUNT];
+    /* the latest barrier that did not cover a space: for "mem_none orders execution only" */
+    uint32_t noncover_serial[SP_COUNT], noncover_pc[SP_COUNT];
+    uint8_t noncover_flags[SP_COUNT];
+    uint8_t pending_flags;
+    bool pending_any;
+    uint32_t pending_pc;
+    RacePending *found;
+    size_t num_found, found_cap;
+    uint32_t *table;         /* open addressing: 1 + index into found; 0 empty */
+    size_t table_size;
+} Race;
+
+
+/* Records a conflict between the remembered access a and the current one b (lane at addr):
+ * one finding per pair of instructions and reason, counted (race_report.c). */
+void race_report(Race *r, const SimGroupView *sg, const RaceCur *b, const RaceAccess *a,
+                 uint64_t addr, bool same_value);
+
+#endif
