@@ -163,8 +163,10 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         /* One origin for every lane: the in-bounds indices are the range [lo, hi], so each
          * lane costs two 32-bit compares (this loop vectorizes) instead of 64-bit ones. */
         int64_t o = (int64_t)origin[0], hi64 = ((int64_t)region_size - (int64_t)bytes - o);
-        int64_t lo64 = -o / (int64_t)esize; /* ceil(-o / esize): C truncates toward 0, -o <= 0 */
-        hi64 = hi64 < 0 ? -1 : hi64 / (int64_t)esize;
+        /* esize is 1, 2 or 4: shifts, not divisions (o >= 0, so -(o >> k) = ceil(-o / esize)) */
+        const int k = esize == 4 ? 2 : esize == 2 ? 1 : 0;
+        int64_t lo64 = -(o >> k);
+        hi64 = hi64 < 0 ? -1 : hi64 >> k;
         int32_t lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
         int32_t hi = hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
         for (int l = 0; l < W; l++) {
