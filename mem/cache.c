@@ -337,10 +337,9 @@ const MemLevelStats *mem_hierarchy_stats(const MemHierarchy *h) { return h->stat
  * the access). The usual patterns — a stride of any number of words, a broadcast — are
  * arithmetic progressions of words in lane order, which have a closed form: banks repeat
  * every B / gcd(stride mod B, B) lanes, so the busiest bank serves ceil(n / period) words.
- * Anything else takes the general path: repeats are found against the previous lane when the
- * words are monotone (pairs, quads) or against every earlier lane otherwise (at most 496
- * comparisons), and distinct words are counted per bank in a 64-slot table probed from
- * bank % 64: at most 32 banks are in use, so it never fills, whatever the bank count. */
+ * Anything else takes the general path: repeats are dropped with a small hash set of the
+ * words, and distinct words are counted per bank in a 64-slot table probed from bank % 64:
+ * at most 32 banks are in use, so it never fills, whatever the bank count. */
 static uint64_t gcd_u64(uint64_t a, uint64_t b)
 {
     while (b) {
@@ -349,26 +348,6 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
         b = t;
     }
     return a;
-}
-
-static void mark_first_words(const uint64_t *word, uint32_t n, bool *first)
-{
-    bool up = true, down = true;
-    for (uint32_t i = 1; i < n; i++) {
-        up &= word[i] >= word[i - 1];
-        down &= word[i] <= word[i - 1];
-    }
-    first[0] = true;
-    if (up || down) {
-        for (uint32_t i = 1; i < n; i++)
-            first[i] = word[i] != word[i - 1];
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        first[i] = true;
-        for (uint32_t j = 0; j < i && first[i]; j++)
-            first[i] = word[j] != word[i];
-    }
 }
 
 /* Cycles for n distinct words in arithmetic progression (step != 0) over `banks` banks. */
@@ -420,20 +399,31 @@ uint32_t mem_tg_bank_cycles(const uint64_t *addr, uint32_t mask, uint32_t banks,
     }
     if (off_step == 0 && high >> 62 == 0)
         return step == 0 ? 1 : progression_cycles(step, n, banks); /* step 0: a broadcast */
-    bool first[32];
-    mark_first_words(word, n, first);
+    /* Distinct words go into a 64-slot set (32 at most: it never fills), and each new one
+     * is counted against its bank; both tables are open-addressed, their occupancy in a
+     * bitmask so nothing needs clearing. */
     bool bank_mask = is_pow2(banks);
-    uint32_t key[64] = {0}; /* bank + 1; 0: empty slot */
-    uint8_t count[64] = {0};
+    uint64_t seen[64], seen_used = 0, bank_used = 0;
+    uint32_t key[64];
+    uint8_t count[64];
     uint32_t most = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!first[i])
-            continue;
+        uint32_t h = (uint32_t)((word[i] * 0x9E3779B97F4A7C15ull) >> 58);
+        while ((seen_used >> h & 1) && seen[h] != word[i])
+            h = (h + 1) & 63;
+        if (seen_used >> h & 1)
+            continue; /* a repeat: served by the first lane's access */
+        seen_used |= 1ull << h;
+        seen[h] = word[i];
         uint32_t bank = (uint32_t)(bank_mask ? word[i] & (banks - 1) : word[i] % banks);
         uint32_t slot = bank & 63;
-        while (key[slot] && key[slot] != bank + 1)
+        while ((bank_used >> slot & 1) && key[slot] != bank)
             slot = (slot + 1) & 63;
-        key[slot] = bank + 1;
+        if (!(bank_used >> slot & 1)) {
+            bank_used |= 1ull << slot;
+            key[slot] = bank;
+            count[slot] = 0;
+        }
         if (++count[slot] > most)
             most = count[slot];
     }
