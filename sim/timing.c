@@ -423,6 +423,48 @@ static uint8_t classify(const TSched *s, uint64_t now)
                ? SIM_STALL_PIPE : SIM_STALL_NO_WORK;
 }
 
+/* A scheduler's pick at `now`: its oldest SIMD-group that is ready and whose pipe is free;
+ * with none, *soonest is when one of them might be (its ready cycle, or its pipe's free
+ * cycle when it is ready already). Written without a branch per entry, as whether an entry
+ * is ready is as good as random to the host's branch predictor. */
+static inline __attribute__((always_inline)) TGroup *scan(const TSched *s, uint64_t now,
+                                                          uint64_t *soonest)
+{
+    const TEntry *e = s->list;
+    uint64_t first = T_NEVER;
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint64_t r = e[i].ready, p = s->pipe_free[e[i].pipe];
+        uint64_t at = r > now ? r : p;
+        if (at <= now)
+            return e[i].tg;
+        first = min64(first, at);
+    }
+    *soonest = first;
+    return NULL;
+}
+
+/* The same, with observers attached: only the SIMD-group whose turn it is may issue (the
+ * others are woken by timing_next_turn when theirs comes). */
+static TGroup *scan_observed(const TSched *s, uint64_t now, uint64_t *soonest)
+{
+    const TEntry *e = s->list;
+    uint64_t first = T_NEVER;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (e[i].ready > now) {
+            first = min64(first, e[i].ready);
+            continue;
+        }
+        if (e[i].tg->g->index != e[i].tg->slot->turn)
+            continue;
+        uint64_t pipe = s->pipe_free[e[i].pipe];
+        if (pipe <= now)
+            return e[i].tg;
+        first = min64(first, pipe);
+    }
+    *soonest = first;
+    return NULL;
+}
+
 /* Hundreds of SIMD-groups are resident, so a picked one's state is mostly out of the host's
  * L1: start fetching all the picks' state before the first issue, so the misses overlap
  * instead of each issue waiting for its own. Two rounds, as the second needs what the first
@@ -484,23 +526,9 @@ void timing_loop(TimedRun *t)
                 if (now > s->acct)
                     t->stall[s->idle_reason] += now - s->acct;
                 s->acct = now + 1;
-                TGroup *pick = NULL;
                 uint64_t soonest = T_NEVER;
-                const TEntry *e = s->list;
-                for (uint32_t i = 0; i < s->n; i++) {
-                    if (e[i].ready > now) {
-                        soonest = min64(soonest, e[i].ready);
-                        continue;
-                    }
-                    uint64_t pipe = s->pipe_free[e[i].pipe];
-                    if (UTIL_UNLIKELY(t->observed) && e[i].tg->g->index != e[i].tg->slot->turn)
-                        continue; /* woken by timing_next_turn when its turn comes */
-                    if (pipe <= now) {
-                        pick = e[i].tg;
-                        break;
-                    }
-                    soonest = min64(soonest, pipe);
-                }
+                TGroup *pick = UTIL_UNLIKELY(t->observed) ? scan_observed(s, now, &soonest)
+                                                          : scan(s, now, &soonest);
                 if (pick) {
                     __builtin_prefetch(pick);
                     __builtin_prefetch((const char *)pick + 64);
