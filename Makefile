@@ -45,9 +45,10 @@ $(DEPS_STAMP): scripts/deps.sh
 	@bash scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-# The interpreter's lane loops are written to be vectorized; -O3 lets GCC do it.
+# The interpreter's lane loops and the checkers' per-access loops are written to be
+# vectorized; -O3 lets GCC do it.
 SIM_OPT ?= -O3
-$(BUILD)/obj/sim/%.o: ALLFLAGS += $(SIM_OPT)
+$(BUILD)/obj/sim/%.o $(BUILD)/obj/check/%.o: ALLFLAGS += $(SIM_OPT)
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

@@ -78,6 +78,7 @@ struct CheckSession {
     const IsaProgram *program;
     const MemDevice *device;
     CheckBufferInfo *buffers;      /* one per device buffer (copied) */
+    bool *writable;                /* per device buffer: may this kernel write it? (session.c) */
     uint32_t num_buffers;
     uint32_t *tg_arg_offsets;      /* per program argument: its threadgroup block's offset */
     uint32_t *tg_arg_bytes;        /* and size (0 for other arguments) */

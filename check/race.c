@@ -270,7 +270,8 @@ static RaceShadow *device_shadow(Race *r, uint64_t addr)
     if (UTIL_UNLIKELY(!sh->tried)) {
         sh->tried = true;
         const MemBuffer *b = &r->s->device->buffers[index];
-        sh->words = b->space == MEM_SPACE_DEVICE ? (b->size + 3) / 4 : 0;
+        /* a buffer the kernel cannot write has nothing to race on: no shadow */
+        sh->words = b->space == MEM_SPACE_DEVICE && r->s->writable[index] ? (b->size + 3) / 4 : 0;
     }
     return sh->words && !sh->dead ? sh : NULL;
 }
@@ -564,6 +565,18 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
     uint32_t mask = acc->lane_mask;
     if (!mask)
         return;
+    if (sp == SP_DEV) {
+        /* reads of a buffer the kernel cannot write (see find_writable) are left alone */
+        uint64_t buffer = (acc->addr[__builtin_ctz(mask)] >> MEM_BUFFER_SHIFT) - 1;
+        if (buffer < r->s->num_buffers && !r->s->writable[buffer] && b.kind == ACC_READ) {
+            /* every active lane in that buffer? (a branch-free loop over all lanes) */
+            uint64_t diff = 0, a0 = acc->addr[__builtin_ctz(mask)];
+            for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
+                diff |= (acc->addr[l] ^ a0) & (0 - (uint64_t)(mask >> l & 1));
+            if (!(diff >> MEM_BUFFER_SHIFT))
+                return;
+        }
+    }
     /* The fast paths want whole words of a plain access, every lane in one shadow. */
     const uint64_t off_mask = sp == SP_DEV ? MEM_MAX_BUFFER_BYTES : ~(uint64_t)0;
     const bool whole = b.kind != ACC_ATOMIC && bytes && !(bytes & 3);

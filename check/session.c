@@ -332,6 +332,38 @@ static void build_forwarding(CheckSession *s)
     s->observers[0] = &s->observer;
 }
 
+/* Which device buffers the kernel can write: those a store or atomic names by the uniform
+ * register its argument is bound to. Uniform registers are read-only and a faulting access
+ * writes nothing, so such an instruction writes only its own argument's buffer; one whose
+ * base is anything else (a register pair, a uniform no argument owns) could write any, and
+ * then every buffer counts as writable. A buffer no instruction can write has no races: the
+ * race checker leaves its reads untracked. */
+static void find_writable(CheckSession *s, const SimArgBinding *bindings)
+{
+    const IsaProgram *p = s->program;
+    for (uint32_t i = 0; i < s->num_buffers; i++)
+        s->writable[i] = bindings == NULL;
+    for (uint32_t k = 0; bindings && k < p->count; k++) {
+        const IsaInst *in = &p->code[k];
+        if (in->op != ISA_OP_ST_DEV && in->op != ISA_OP_ATOM_DEV && in->op != ISA_OP_CMPXCHG_DEV)
+            continue;
+        const IsaOperand *base = &in->opd[1];
+        bool named = false;
+        for (uint32_t a = 0; base->kind == ISA_OPD_U64 && a < p->num_args; a++) {
+            if (p->args[a].kind == ISA_ARG_THREADGROUP || p->args[a].uniform != base->index)
+                continue;
+            if (bindings[a].buffer < s->num_buffers)
+                s->writable[bindings[a].buffer] = true;
+            named = true;
+        }
+        if (!named) {
+            for (uint32_t i = 0; i < s->num_buffers; i++)
+                s->writable[i] = true;
+            return;
+        }
+    }
+}
+
 CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
                                 const CheckBufferInfo *buffers, const SimArgBinding *bindings,
                                 const CheckOptions *opts)
@@ -344,6 +376,8 @@ CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
     s->buffers = util_calloc(s->num_buffers ? s->num_buffers : 1, sizeof *s->buffers);
     for (uint32_t i = 0; i < s->num_buffers; i++)
         s->buffers[i] = buffers ? buffers[i] : (CheckBufferInfo){.elem_size = 1};
+    s->writable = util_calloc(s->num_buffers ? s->num_buffers : 1, sizeof *s->writable);
+    find_writable(s, bindings);
     uint32_t n = program->num_args ? program->num_args : 1;
     s->tg_arg_offsets = util_calloc(n, sizeof *s->tg_arg_offsets);
     s->tg_arg_bytes = util_calloc(n, sizeof *s->tg_arg_bytes);
@@ -464,6 +498,7 @@ void check_session_free(CheckSession *s)
         if (s->checkers[i]->destroy)
             s->checkers[i]->destroy(s->checkers[i]);
     free(s->buffers);
+    free(s->writable);
     free(s->tg_arg_offsets);
     free(s->tg_arg_bytes);
     free(s->findings);

@@ -387,6 +387,35 @@ static void test_device_counter_plus_plus(void **state)
     done(&c);
 }
 
+/* The checker leaves reads of a buffer untracked when no store can reach it; a store whose
+ * base is a pointer held in registers (here chosen per threadgroup) could reach any buffer,
+ * so the reads of `a` stay tracked and both races on a[0] are found. */
+static void test_store_through_pointer_register(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *a [[buffer(0)]], device uint *b [[buffer(1)]],\n"
+        "              uint gid [[thread_position_in_grid]],\n"
+        "              uint tg [[threadgroup_position_in_grid]]) {\n"
+        "    device uint *p = tg == 1 ? a : b;\n"
+        "    uint v = a[0]; // R\n"
+        "    if (gid == 32)\n"
+        "        p[0] = v + 1; // W\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 16);
+    run(&c, 128, 32);
+    uint32_t r = line_of(src, "// R"), w = line_of(src, "// W");
+    /* threadgroup 0 read a[0] before threadgroup 1's thread 32 wrote it; threadgroups 2 and
+     * 3 (64 threads) read it after */
+    const CheckFinding *war = find(&c, "device memory race between threadgroups (write after read) on a[0]");
+    expect_lines(&c, war, r, w);
+    const CheckFinding *raw = find(&c, "device memory race between threadgroups (read after write) on a[0]");
+    expect_lines(&c, raw, w, r);
+    assert_int_equal(raw->count, 64);
+    done(&c);
+}
+
 /* De-duplication: one thread of threadgroup 0 stores, 256 threads of threadgroups 1..8 load —
  * one finding, counted once per racing load. */
 static void test_dedup_counts_accesses(void **state)
@@ -762,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_read_then_overwrite),
         cmocka_unit_test(test_device_counter_plus_plus),
         cmocka_unit_test(test_dedup_counts_accesses),
+        cmocka_unit_test(test_store_through_pointer_register),
         cmocka_unit_test(test_atomic_vs_plain_across_threadgroups),
         cmocka_unit_test(test_atomic_vs_plain_in_threadgroup),
         cmocka_unit_test(test_atomics_only_silent),
