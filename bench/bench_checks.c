@@ -116,15 +116,30 @@ static bool bench(const char *label, const char *manifest, const char *text, dou
     return ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* bench_checks [KERNEL]: one kernel only, for profiling */
+    const char *only = argc > 1 ? argv[1] : NULL;
     printf("checks: cost of `lockstep check` (every check on) over a plain run (target <= 3x)\n");
     printf("  %-22s %13s %13s %9s %12s %8s\n", "kernel", "checks off", "checks on", "slowdown",
            "lane-instr", "findings");
     double worst = 0;
-    bool ok = bench("reduce_threadgroup", "kernels/reduce/reduce_threadgroup.yaml", NULL, &worst);
-    ok = bench("softmax", "kernels/ml/softmax.yaml", NULL, &worst) && ok;
-    ok = bench("vector_add", "kernels/basics/bench_checks.yaml", VECTOR_ADD, &worst) && ok;
+    static const struct { const char *label, *manifest, *text; } cases[] = {
+        {"reduce_threadgroup", "kernels/reduce/reduce_threadgroup.yaml", NULL},
+        {"softmax", "kernels/ml/softmax.yaml", NULL},
+        {"vector_add", "kernels/basics/bench_checks.yaml", VECTOR_ADD},
+    };
+    bool ok = true, any = false;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only && strcmp(only, cases[i].label) != 0)
+            continue;
+        any = true;
+        ok = bench(cases[i].label, cases[i].manifest, cases[i].text, &worst) && ok;
+    }
+    if (!any) {
+        fprintf(stderr, "bench_checks: no kernel named '%s'\n", only);
+        return 2;
+    }
     printf("  worst slowdown %.2fx%s\n", worst, worst > 3.0 ? " (above the 3x target)" : "");
     return ok ? 0 : 1;
 }

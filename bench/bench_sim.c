@@ -188,12 +188,20 @@ int main(int argc, char **argv)
         {"tree_reduce", NULL, "kernels/reduce/reduce_threadgroup.metal", 1 << 20, 256,
          {4u << 20, 4u << 12}},
     };
-    const char *only = argc > 2 ? argv[2] : NULL; /* bench_sim REPS [KERNEL] for profiling */
+    /* bench_sim REPS [KERNEL [functional|timed]], for profiling one case */
+    const char *only = argc > 2 ? argv[2] : NULL;
+    const char *mode = argc > 3 ? argv[3] : NULL;
+    if (mode && strcmp(mode, "functional") != 0 && strcmp(mode, "timed") != 0) {
+        fprintf(stderr, "bench_sim: mode must be functional or timed, not '%s'\n", mode);
+        return 2;
+    }
     printf("lockstep functional vs timed mode, one host core, best of %d runs\n", reps);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (only && strcmp(only, cases[i].name) != 0)
             continue;
-        if (run_case(&cases[i], SIM_MODE_FUNCTIONAL, reps) || run_case(&cases[i], SIM_MODE_TIMED, reps))
+        if ((!mode || mode[0] == 'f') && run_case(&cases[i], SIM_MODE_FUNCTIONAL, reps))
+            return 1;
+        if ((!mode || mode[0] == 't') && run_case(&cases[i], SIM_MODE_TIMED, reps))
             return 1;
     }
     return 0;
