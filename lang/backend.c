@@ -2,6 +2,8 @@
  * backend.c — LangIr (ISA instructions on virtual registers, labels as pseudo-instructions)
  * to an IsaProgram. In order:
  *
+ *   0. clean up what codegen leaves in loops (opt.c): reuse constant loads, fold trivial
+ *      arithmetic, coalesce copies through temporaries;
  *   1. drop optional jmp_exec_none skips whose skipped code is too cheap to be worth a
  *      branch (Mesa's agx_opt_jmp_none rule);
  *   2. issue device loads early: within a straight-line run each ld_dev moves up as far as
@@ -623,6 +625,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
     LangIrInst *w = lang_alloc(ctx, (n + 1) * sizeof *w);
     if (n)
         memcpy(w, ir->insts, n * sizeof *w);
+    n = lang_opt(ctx, ir, w, n);
     n = prune_skips(ctx, ir, w, n);
     hoist_loads(ir, w, n);
     LangRegAlloc ra;

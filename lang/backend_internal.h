@@ -1,7 +1,7 @@
 /*
  * backend_internal.h — what backend.c and regalloc.c share: which operands of an IR
  * instruction name virtual registers (and how many consecutive ones a memory op's data
- * covers), and the register allocator's answer for every vreg.
+ * covers), the clean-up passes of opt.c, and the register allocator's answer for every vreg.
  *
  * IR conventions the backend relies on beyond lang_internal.h:
  *   - The data operand of a memory op with .xN names its first vreg; the others are the next
@@ -34,6 +34,11 @@ int lang_be_operands(const LangIr *ir, const IsaInst *in, LangBeOpd out[ISA_MAX_
 /* An internal compiler error at an instruction's source location (or none). */
 _Noreturn void lang_be_error(LangCtx *ctx, const IsaSourceLoc *loc, const char *fmt, ...)
     UTIL_PRINTF(3, 4);
+
+/* The clean-ups of opt.c (constant-load reuse, algebraic folding, copy coalescing) on the
+ * working copy insts[0..count) of ir's instructions, before register allocation; returns
+ * the new count. Results are unchanged for every lane. */
+uint32_t lang_opt(LangCtx *ctx, const LangIr *ir, LangIrInst *insts, uint32_t count);
 
 enum { LANG_RA_SCRATCH_REG = 120 }; /* r120..r127 hold spilled values around their uses */
 

@@ -135,9 +135,9 @@ static IsaOperand elem_index(LangCg *cg, CgAddr *a, int extra, int fsz)
         int32_t add = (int32_t)(off / fsz);
         if (a->idx.kind == ISA_OPD_IMM)
             return lang_cg_imm((uint32_t)((int32_t)a->idx.imm * mul + add));
-        IsaOperand d = lang_cg_new_vreg(cg, 32);
         if (mul == 1 && add == 0)
             return a->idx;
+        IsaOperand d = lang_cg_new_vreg(cg, 32);
         IsaInst *in = lang_cg_emit(cg, ISA_OP_IMAD);
         in->opd[0] = d, in->opd[1] = a->idx, in->opd[2] = lang_cg_imm((uint32_t)mul);
         in->opd[3] = lang_cg_imm((uint32_t)add);
@@ -285,6 +285,19 @@ CgVal cg_pointer_of_addr(LangCg *cg, CgAddr *a, LangType *pty)
     return p;
 }
 
+/* The greatest common divisor of two byte scales; 1 unless both are positive. */
+static int common_factor(int x, int y)
+{
+    if (x <= 0 || y <= 0)
+        return 1;
+    while (y) {
+        int r = x % y;
+        x = y;
+        y = r;
+    }
+    return x;
+}
+
 /* addr += index * scale (index a 32-bit operand of integer type it). */
 void cg_addr_add(LangCg *cg, CgAddr *a, IsaOperand index, LangType *it, int scale)
 {
@@ -301,15 +314,31 @@ void cg_addr_add(LangCg *cg, CgAddr *a, IsaOperand index, LangType *it, int scal
         a->scale = scale;
         return;
     }
-    /* two dynamic terms: fold into bytes */
-    IsaOperand t = lang_cg_new_vreg(cg, 32);
-    IsaInst *in = lang_cg_emit(cg, ISA_OP_IMUL);
-    in->opd[0] = t, in->opd[1] = a->idx, in->opd[2] = lang_cg_imm((uint32_t)a->scale);
+    /* Two dynamic terms: one index in units of the scales' common factor g, so that
+     * As[y][x] of floats stays an element index (y * 16 + x, scale 4) rather than bytes
+     * that elem_index would have to shift back down. idx * g equals the byte sum modulo
+     * 2^32 whatever g is. */
+    int g = common_factor(a->scale, scale);
+    int ma = a->scale / g, mb = scale / g;
     IsaOperand s = lang_cg_new_vreg(cg, 32);
-    in = lang_cg_emit(cg, ISA_OP_IMAD);
-    in->opd[0] = s, in->opd[1] = index, in->opd[2] = lang_cg_imm((uint32_t)scale), in->opd[3] = t;
+    IsaInst *in;
+    if (mb == 1) {
+        in = lang_cg_emit(cg, ISA_OP_IMAD);
+        in->opd[0] = s, in->opd[1] = a->idx, in->opd[2] = lang_cg_imm((uint32_t)ma);
+        in->opd[3] = index;
+    } else {
+        IsaOperand t = a->idx;
+        if (ma != 1) {
+            t = lang_cg_new_vreg(cg, 32);
+            in = lang_cg_emit(cg, ISA_OP_IMUL);
+            in->opd[0] = t, in->opd[1] = a->idx, in->opd[2] = lang_cg_imm((uint32_t)ma);
+        }
+        in = lang_cg_emit(cg, ISA_OP_IMAD);
+        in->opd[0] = s, in->opd[1] = index, in->opd[2] = lang_cg_imm((uint32_t)mb);
+        in->opd[3] = t;
+    }
     a->idx = s;
-    a->scale = 1;
+    a->scale = g;
 }
 
 /* ---- lvalues -------------------------------------------------------------------------------------- */
