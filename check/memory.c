@@ -401,6 +401,22 @@ static uint8_t *shadow_of(MemoryChecker *c, MemSpace space, uint64_t addr, uint3
     return c->dev_written[buffer] + offset;
 }
 
+/* The first of n shadow bytes still 0 (never written), or n. Inline, and one compare for
+ * a whole word: this runs for every lane of every checked read. */
+static inline uint32_t first_unwritten(const uint8_t *shadow, uint32_t n)
+{
+    if (n == 4) {
+        uint32_t v;
+        memcpy(&v, shadow, 4);
+        if (((v - 0x01010101u) & ~v & 0x80808080u) == 0)
+            return 4; /* no zero byte */
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!shadow[i])
+            return i;
+    return n;
+}
+
 static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     MemoryChecker *c = ctx;
@@ -418,6 +434,22 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         return;
     uint32_t bad = 0, bad_lane = 0;
     uint64_t bad_addr = 0;
+    if (acc->space == MEM_SPACE_THREADGROUP && acc->kind == SIM_ACCESS_READ && acc->bytes == 4) {
+        /* The common read: one word per lane. Every lane is looked at without a branch (an
+         * inactive or out-of-range one reads a written word instead), and only the lanes that
+         * found a hole go the slow way below. */
+        static const uint8_t written[4] = {1, 1, 1, 1};
+        uint32_t holes = 0;
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
+            uint64_t a = acc->addr[l];
+            bool look = (acc->lane_mask >> l & 1) && a + 4 <= c->tg_bytes && a + 4 > a;
+            uint32_t v;
+            memcpy(&v, look ? c->tg_written + a : written, 4);
+            holes |= (uint32_t)(((v - 0x01010101u) & ~v & 0x80808080u) != 0) << l;
+        }
+        if (!holes)
+            return;
+    }
     for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
         uint8_t *shadow = shadow_of(c, acc->space, acc->addr[l], acc->bytes);
@@ -428,10 +460,10 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
             memset(shadow, 1, acc->bytes);
             continue;
         }
-        uint8_t *hole = memchr(shadow, 0, acc->bytes);
-        if (hole && !bad++) {
+        uint32_t hole = first_unwritten(shadow, acc->bytes);
+        if (hole < acc->bytes && !bad++) {
             bad_lane = l;
-            bad_addr = acc->addr[l] + (uint64_t)(hole - shadow);
+            bad_addr = acc->addr[l] + hole;
         }
     }
     if (bad)

@@ -353,11 +353,12 @@ static inline bool ordered_now(const RaceOrder *o, RaceAccess a, uint32_t tid)
 typedef struct RaceWords {
     RaceAccess *w, *r1;
     uint32_t *value, *link;
+    RaceMore *more;
 } RaceWords;
 
 static inline RaceWords words_of(const RaceShadow *sh)
 {
-    return (RaceWords){sh->w, sh->r1, sh->value, sh->link};
+    return (RaceWords){sh->w, sh->r1, sh->value, sh->link, sh->more};
 }
 
 /* Word i of a plain access, when that is simple: the word is not split, has no side table,
@@ -384,17 +385,40 @@ RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, 
 RACE_INLINE bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
                            RaceAccess now)
 {
-    if ((a->link && a->link[i]) || (a->w && a->w[i].serial && !ordered_now(o, a->w[i], tid)))
+    const uint32_t link = a->link ? a->link[i] : 0;
+    if ((link & RACE_SPLIT) || (a->w && a->w[i].serial && !ordered_now(o, a->w[i], tid)))
         return false;
-    const RaceAccess r1 = a->r1[i];
-    /* insert_read keeps no side table when r1 is none, stale within this threadgroup, or by
-     * the same agent; and r1 must not be an atomic this read races with */
-    if (r1.serial) {
-        if (r1.serial < o->tg_first || (acc_kind(r1) == ACC_ATOMIC && !ordered_now(o, r1, tid)))
+    RaceAccess r1 = a->r1[i];
+    /* A word read by several agents since the last barrier (a broadcast: a tile every
+     * SIMD-group reads) has its older reads in a side table, m. Any atomic among the reads
+     * this read is unordered with is a race: the general path reports it. */
+    RaceMore *m = link ? &a->more[link - 1] : NULL;
+    if (r1.serial && acc_kind(r1) == ACC_ATOMIC && !ordered_now(o, r1, tid))
+        return false;
+    if (m && ((m->r2.serial && acc_kind(m->r2) == ACC_ATOMIC && !ordered_now(o, m->r2, tid)) ||
+              (m->rx.serial && acc_kind(m->rx) == ACC_ATOMIC && !ordered_now(o, m->rx, tid))))
+        return false;
+    /* Then exactly insert_read; where that would need a side table the word lacks, the
+     * general path makes it. */
+    const uint32_t agent = o->strict ? 0 : 5;
+    if (r1.serial && (r1.serial < o->tg_first || r1.serial < o->rel)) {
+        if (r1.serial < o->tg_first && !m)
             return false;
-        uint32_t agent = o->strict ? 0 : 5;
-        if (r1.serial >= o->rel && acc_tid(r1) >> agent != tid >> agent)
+        if (m && m->r2.serial) { /* older than r1, so stale too */
+            if (m->r2.serial < o->tg_first)
+                m->rx = m->r2;
+            m->r2.serial = 0;
+        }
+        if (r1.serial < o->tg_first)
+            m->rx = r1;
+        r1.serial = 0;
+    }
+    if (r1.serial && acc_tid(r1) >> agent != tid >> agent) {
+        if (!m)
             return false;
+        if (m->r2.serial && m->r2.serial < o->tg_first)
+            m->rx = m->r2;
+        m->r2 = r1;
     }
     a->r1[i] = now;
     return true;
@@ -466,11 +490,25 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
         return;
     }
     if (nwords == 1 && b->kind == ACC_READ) {
+        /* Lanes of one SIMD-group reading a word an earlier lane of this instruction read
+         * without trouble (a broadcast) would find exactly what it found: the same write,
+         * checked with the same answer (lanes of a SIMD-group are one agent, ordered alike
+         * with everything), and that lane's read as the latest. All that changes is which
+         * lane is the latest reader. Not so when each thread is its own agent (strict). */
+        uint64_t seen[SIM_SIMD_WIDTH];
+        memset(seen, 0xff, sizeof seen);
         for (; mask; mask &= mask - 1) {
             const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
             const RaceAccess now = {o.serial, info0 | tid << 2};
-            if (UTIL_LIKELY(read_fast(&o, &a, first ? first[lane] : i0 + lane, tid, now)))
+            const uint64_t i = first ? first[lane] : i0 + lane;
+            if (!o.strict && seen[i % SIM_SIMD_WIDTH] == i) {
+                a.r1[i] = now;
                 continue;
+            }
+            if (UTIL_LIKELY(read_fast(&o, &a, i, tid, now))) {
+                seen[i % SIM_SIMD_WIDTH] = i;
+                continue;
+            }
             lane_access(r, sg, b, acc, lane, 0);
             if (sh->dead)
                 return;
@@ -607,14 +645,13 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
     const uint64_t limit = sh->words * 4;
     uint64_t first[SIM_SIMD_WIDTH], hwm = 0;
     uint32_t fast = 0;
-    for (uint32_t m = mask; m; m &= m - 1) {
-        const uint32_t lane = (uint32_t)__builtin_ctz(m);
-        const uint64_t off = acc->addr[lane] & off_mask;
-        if (!(off & 3) && off + bytes <= limit) {
-            fast |= 1u << lane;
-            first[lane] = off / 4;
-            hwm = off + bytes > hwm ? off + bytes : hwm;
-        }
+    /* every lane, without a branch (lanes outside mask are computed and dropped) */
+    for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
+        const uint64_t off = acc->addr[lane] & off_mask, end = off + bytes;
+        const bool ok = (mask >> lane & 1) && !(off & 3) && end <= limit && end > off;
+        fast |= (uint32_t)ok << lane;
+        first[lane] = off / 4;
+        hwm = ok && end > hwm ? end : hwm;
     }
     if (fast == mask) {
         lanes_at(r, sg, &b, acc, sh, mask, first);

@@ -205,6 +205,39 @@ static void test_missing_barrier(void **state)
     done(&c);
 }
 
+/* Reads of one word by every SIMD-group after a barrier (the history then holds reads by
+ * two agents), then a write without a barrier by the last SIMD-group: the write races with
+ * the latest read by another SIMD-group. shared[w] is read by threads w, w + 16, ..., so the
+ * latest reads of shared[0] are by 80 (SIMD-group 2), then 96 and 112 (SIMD-group 3, the
+ * writer's own, ordered by lockstep): the race names thread 80. */
+static void test_broadcast_reads_then_write(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *out [[buffer(0)]],\n"
+        "              uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float shared[16];\n"
+        "    if (tid < 16)\n"
+        "        shared[tid] = float(tid);\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    float v = shared[tid % 16]; // R\n"
+        "    if (tid == 127)\n"
+        "        shared[0] = 5.0f; // W\n"
+        "    out[tid] = v;\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 512);
+    run(&c, 128, 128);
+    uint32_t r = line_of(src, "// R"), w = line_of(src, "// W");
+    expect_count(&c, 1);
+    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[0]");
+    expect_lines(&c, war, r, w);
+    assert_int_equal(war->count, 1);
+    assert_int_equal(war->first.thread.local[0], 80);
+    assert_int_equal(war->second.thread.local[0], 127);
+    done(&c);
+}
+
 static void test_barrier_silences(void **state)
 {
     (void)state;
@@ -791,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_read_then_overwrite),
         cmocka_unit_test(test_device_counter_plus_plus),
         cmocka_unit_test(test_dedup_counts_accesses),
+        cmocka_unit_test(test_broadcast_reads_then_write),
         cmocka_unit_test(test_store_through_pointer_register),
         cmocka_unit_test(test_atomic_vs_plain_across_threadgroups),
         cmocka_unit_test(test_atomic_vs_plain_in_threadgroup),
