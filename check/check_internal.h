@@ -91,6 +91,7 @@ struct CheckSession {
     SimObserver *observers[1];
     CheckForward fwd;
     uint8_t issue_want[ISA_OP_COUNT];   /* per opcode: checkers whose inst_issued wants it */
+    uint64_t issue_ops[CHECK_OP_WORDS]; /* the opcodes with any: the observer's issue_ops */
     uint8_t retire_want[ISA_OP_COUNT];  /* per opcode: checkers to retire it to */
     uint8_t retire_on_change;           /* checkers that want every exec mask change */
     uint8_t issue_want_any, retire_want_any; /* for an opcode past the tables */

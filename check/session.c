@@ -318,6 +318,9 @@ static void build_forwarding(CheckSession *s)
         f->any_issued |= o->inst_issued != NULL;
         f->any_retired |= o->inst_retired || c->retired;
     }
+    for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+        if (s->issue_want[op])
+            s->issue_ops[op / 64] |= 1ull << (op % 64);
     /* threadgroup_begin always: it resets the per-SIMD-group state retiring needs */
     s->observer = (SimObserver){
         .ctx = s,
@@ -328,6 +331,7 @@ static void build_forwarding(CheckSession *s)
         .mem_access = f->num_mem ? fwd_mem_access : NULL,
         .barrier_arrive = f->num_arrive ? fwd_barrier_arrive : NULL,
         .barrier_release = f->num_release ? fwd_barrier_release : NULL,
+        .issue_ops = s->issue_ops,
     };
     s->observers[0] = &s->observer;
 }

@@ -213,7 +213,7 @@ static void notify_issued(SimDispatch *d, SimGroup *g, const SimInst *in)
     g->view.pc = in->isa->pc;
     for (uint32_t i = 0; i < d->launch->num_observers; i++) {
         SimObserver *o = d->launch->observers[i];
-        if (o->inst_issued)
+        if (o->inst_issued && (!o->issue_ops || (o->issue_ops[in->op / 64] >> (in->op % 64) & 1)))
             o->inst_issued(o->ctx, &g->view, in->isa);
     }
 }

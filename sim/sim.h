@@ -96,6 +96,9 @@ typedef struct SimObserver {
     void (*barrier_arrive)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
     /* Every SIMD-group still running has arrived (or ended); they go on. */
     void (*barrier_release)(void *ctx, const SimThreadgroupView *tg);
+    /* Optional: the opcodes inst_issued wants, a bitset (bit op % 64 of word op / 64, over
+     * ISA_OP_COUNT); NULL means every one. Saves a call per instruction for the others. */
+    const uint64_t *issue_ops;
 } SimObserver;
 
 /* ---- launch and result -------------------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * inst_issued/inst_retired per instruction with the exec mask of the lanes that execute
  * it, mem_access batches with the right lanes, addresses, sizes and data for loads, stores
  * and atomics (faulting lanes left out), and barrier_arrive per SIMD-group and
- * barrier_release per barrier.
+ * barrier_release per barrier; an issue_ops bitset limits inst_issued to its opcodes.
  */
 #include "sim_harness.h"
 
@@ -231,11 +231,50 @@ static void test_no_observer_same_result(void **state)
     }
 }
 
+/* issue_ops: inst_issued sees only the opcodes in the bitset, in both modes; retirement is
+ * unfiltered. 64 threads in one threadgroup: 2 SIMD-groups of 7 instructions, one imul and
+ * one iadd each. */
+static void test_issue_filter(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel filt\n.regs 6\n.arg out, device, u0\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    imul r2, r1, r1\n"
+        "    if_icmp.ult 1, r1, 50\n"
+        "    iadd r2, r2, 3\n"
+        "    pop_exec 1\n"
+        "    st_dev.b32 r2, u0, r1\n"
+        "    stop\n";
+    for (int timed = 0; timed < 2; timed++) {
+        Harness h;
+        h_init(&h, k);
+        h_buffer(&h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
+        static Seen s;
+        memset(&s, 0, sizeof s);
+        s.prog = h.prog;
+        uint64_t ops[(ISA_OP_COUNT + 63) / 64] = {0};
+        ops[ISA_OP_IMUL / 64] |= 1ull << (ISA_OP_IMUL % 64);
+        ops[ISA_OP_IADD / 64] |= 1ull << (ISA_OP_IADD % 64);
+        SimObserver obs = {.ctx = &s, .inst_issued = issued, .inst_retired = retired,
+                           .issue_ops = ops};
+        SimObserver *list[] = {&obs};
+        h.launch.observers = list;
+        h.launch.num_observers = 1;
+        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
+        h_run1(&h, 64, 64);
+        assert_int_equal(s.issued, 4);
+        assert_int_equal(s.retired, 14);
+        h_free(&h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_observer_events),
         cmocka_unit_test(test_no_observer_same_result),
+        cmocka_unit_test(test_issue_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
