@@ -44,7 +44,8 @@ struct CheckChecker {
 typedef struct CheckGroup {
     uint32_t mask;             /* the exec mask the last retired instruction left */
     uint8_t retire_all;        /* checkers that want every instruction it retires */
-    uint64_t retired;          /* instructions it retired in this threadgroup */
+    uint64_t retired;          /* instructions it retired in this threadgroup (as of the last
+                                * one the session saw: SimGroupView.retired) */
 } CheckGroup;
 
 /* Sets opcode op in a CheckChecker's issue_ops / retire_ops. */
@@ -92,6 +93,11 @@ struct CheckSession {
     CheckForward fwd;
     uint8_t issue_want[ISA_OP_COUNT];   /* per opcode: checkers whose inst_issued wants it */
     uint64_t issue_ops[CHECK_OP_WORDS]; /* the opcodes with any: the observer's issue_ops */
+    /* the opcodes to retire: those a checker asked for and every one that can change an exec
+     * mask (so CheckGroup.mask stays exact); the observer's retire_ops, except while some
+     * SIMD-group has retire_all set (num_retire_all), when it is NULL: everything */
+    uint64_t retire_ops[CHECK_OP_WORDS];
+    uint32_t num_retire_all;
     uint8_t retire_want[ISA_OP_COUNT];  /* per opcode: checkers to retire it to */
     uint8_t retire_on_change;           /* checkers that want every exec mask change */
     uint8_t issue_want_any, retire_want_any; /* for an opcode past the tables */
@@ -109,7 +115,12 @@ static inline void check_retire_all(CheckSession *s, const CheckChecker *c, uint
                                     bool on)
 {
     uint8_t *all = &s->groups[simdgroup].retire_all;
+    const uint8_t was = *all;
     *all = (uint8_t)(on ? *all | c->bit : *all & ~c->bit);
+    if (!was != !*all) {
+        s->num_retire_all += *all ? 1 : (uint32_t)-1;
+        s->observer.retire_ops = s->num_retire_all ? NULL : s->retire_ops;
+    }
 }
 
 /* Adds a finding, or counts it into an existing one with the same kind and the same pair of

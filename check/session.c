@@ -195,6 +195,8 @@ static void fwd_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
         s->cap_groups = n;
     }
     s->num_groups = n;
+    s->num_retire_all = 0;
+    s->observer.retire_ops = s->retire_ops;
     for (uint32_t i = 0; i < n; i++) {
         /* r0l starts at 0, so every present lane starts active */
         uint32_t lanes = i + 1 < n || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
@@ -249,7 +251,7 @@ static void fwd_inst_retired(void *ctx, const SimGroupView *sg, const IsaInst *i
     CheckGroup *g = &s->groups[sg->simdgroup];
     const uint32_t before = g->mask;
     g->mask = sg->exec_mask;
-    g->retired++;
+    g->retired = sg->retired;
     uint32_t want = (inst->op < ISA_OP_COUNT ? s->retire_want[inst->op] : s->retire_want_any) |
                     g->retire_all;
     if (before != sg->exec_mask)
@@ -318,9 +320,21 @@ static void build_forwarding(CheckSession *s)
         f->any_issued |= o->inst_issued != NULL;
         f->any_retired |= o->inst_retired || c->retired;
     }
-    for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+    for (uint32_t op = 0; op < ISA_OP_COUNT; op++) {
         if (s->issue_want[op])
-            s->issue_ops[op / 64] |= 1ull << (op % 64);
+            check_op_set(s->issue_ops, op);
+        if (s->retire_want[op] || isa_ops[op].op_class == ISA_CLASS_CONTROL)
+            check_op_set(s->retire_ops, op);
+    }
+    /* r0 holds the exec nesting counters: whatever touches it may change a mask */
+    const IsaProgram *p = s->program;
+    for (uint32_t k = 0; k < p->count; k++)
+        for (uint32_t i = 0; i < ISA_MAX_OPERANDS; i++) {
+            const IsaOperand *o = &p->code[k].opd[i];
+            if ((o->kind == ISA_OPD_R32 && o->index == 0) || (o->kind == ISA_OPD_R16 && o->index < 2) ||
+                (o->kind == ISA_OPD_R64 && o->index == 0))
+                check_op_set(s->retire_ops, p->code[k].op);
+        }
     /* threadgroup_begin always: it resets the per-SIMD-group state retiring needs */
     s->observer = (SimObserver){
         .ctx = s,
@@ -332,6 +346,7 @@ static void build_forwarding(CheckSession *s)
         .barrier_arrive = f->num_arrive ? fwd_barrier_arrive : NULL,
         .barrier_release = f->num_release ? fwd_barrier_release : NULL,
         .issue_ops = s->issue_ops,
+        .retire_ops = s->retire_ops,
     };
     s->observers[0] = &s->observer;
 }

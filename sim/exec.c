@@ -207,7 +207,8 @@ static FmaLanes fma_lanes(void)
         goto write_f32;                                                                          \
     } while (0)
 
-static void notify_issued(SimDispatch *d, SimGroup *g, const SimInst *in)
+static inline __attribute__((always_inline)) void notify_issued(SimDispatch *d, SimGroup *g,
+                                                                const SimInst *in)
 {
     g->view.exec_mask = g->exec_mask;
     g->view.pc = in->isa->pc;
@@ -218,12 +219,14 @@ static void notify_issued(SimDispatch *d, SimGroup *g, const SimInst *in)
     }
 }
 
-static void notify_retired(SimDispatch *d, SimGroup *g, const SimInst *in)
+static inline __attribute__((always_inline)) void notify_retired(SimDispatch *d, SimGroup *g,
+                                                                 const SimInst *in)
 {
     g->view.exec_mask = g->exec_mask;
+    g->view.retired++;
     for (uint32_t i = 0; i < d->launch->num_observers; i++) {
         SimObserver *o = d->launch->observers[i];
-        if (o->inst_retired)
+        if (o->inst_retired && (!o->retire_ops || (o->retire_ops[in->op / 64] >> (in->op % 64) & 1)))
             o->inst_retired(o->ctx, &g->view, in->isa);
     }
 }

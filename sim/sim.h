@@ -65,6 +65,8 @@ typedef struct SimGroupView {
     uint32_t pc;
     const uint32_t *regs;
     uint32_t num_regs;
+    uint64_t retired;         /* instructions it has retired in this threadgroup (counted
+                               * whether or not an observer asked to see them) */
 } SimGroupView;
 
 /* Fills the identity of lane `lane` of a SIMD-group. */
@@ -99,6 +101,8 @@ typedef struct SimObserver {
     /* Optional: the opcodes inst_issued wants, a bitset (bit op % 64 of word op / 64, over
      * ISA_OP_COUNT); NULL means every one. Saves a call per instruction for the others. */
     const uint64_t *issue_ops;
+    /* The same for inst_retired. An observer may change it between calls. */
+    const uint64_t *retire_ops;
 } SimObserver;
 
 /* ---- launch and result -------------------------------------------------------------------- */

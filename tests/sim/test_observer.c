@@ -11,6 +11,7 @@ enum { TGN = 40, THREADS = 80, VALID = 75, MAXACC = 64 };
 
 typedef struct Seen {
     uint32_t tg_begin, tg_end, issued, retired, arrive, release;
+    uint64_t last_retired_count; /* SimGroupView.retired at the last inst_retired */
     uint32_t tg_pos_begin[4], tg_threads[4], tg_sgs[4];
     uint32_t exec_at[2][2][16]; /* [tg][sg][instruction index] exec mask at issue */
     uint32_t present_violations;
@@ -51,8 +52,9 @@ static void issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 
 static void retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 {
-    (void)sg, (void)inst;
+    (void)inst;
     ((Seen *)ctx)->retired++;
+    ((Seen *)ctx)->last_retired_count = sg->retired;
 }
 
 static void mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a)
@@ -231,8 +233,8 @@ static void test_no_observer_same_result(void **state)
     }
 }
 
-/* issue_ops: inst_issued sees only the opcodes in the bitset, in both modes; retirement is
- * unfiltered. 64 threads in one threadgroup: 2 SIMD-groups of 7 instructions, one imul and
+/* issue_ops / retire_ops: inst_issued / inst_retired see only the opcodes in the bitset
+ * (one of them filtered per mode), and SimGroupView.retired counts every instruction. 64 threads in one threadgroup: 2 SIMD-groups of 7 instructions, one imul and
  * one iadd each. */
 static void test_issue_filter(void **state)
 {
@@ -257,14 +259,17 @@ static void test_issue_filter(void **state)
         ops[ISA_OP_IMUL / 64] |= 1ull << (ISA_OP_IMUL % 64);
         ops[ISA_OP_IADD / 64] |= 1ull << (ISA_OP_IADD % 64);
         SimObserver obs = {.ctx = &s, .inst_issued = issued, .inst_retired = retired,
-                           .issue_ops = ops};
+                           .issue_ops = timed ? NULL : ops, .retire_ops = timed ? ops : NULL};
         SimObserver *list[] = {&obs};
         h.launch.observers = list;
         h.launch.num_observers = 1;
         h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
         h_run1(&h, 64, 64);
-        assert_int_equal(s.issued, 4);
-        assert_int_equal(s.retired, 14);
+        /* functional: issues filtered; timed: retirements filtered */
+        assert_int_equal(s.issued, timed ? 14 : 4);
+        assert_int_equal(s.retired, timed ? 4 : 14);
+        /* the last one seen: iadd, the 4th of 7 instructions (filtered); stop, the 7th */
+        assert_int_equal(s.last_retired_count, timed ? 4 : 7);
         h_free(&h);
     }
 }
