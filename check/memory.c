@@ -438,6 +438,22 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         /* The common read: one word per lane. Every lane is looked at without a branch (an
          * inactive or out-of-range one reads a written word instead), and only the lanes that
          * found a hole go the slow way below. */
+        /* Most reads touch a narrow span (a tile row, a broadcast word): when every active
+         * lane is inside [lo, hi + 4) and that span is short, one scan of it settles all. */
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
+            bool on = acc->lane_mask >> l & 1;
+            uint64_t a = acc->addr[l];
+            lo = on && a < lo ? a : lo;
+            hi = on && a > hi ? a : hi;
+        }
+        if (lo <= hi && hi - lo <= 256 && hi + 4 <= c->tg_bytes && hi + 4 > hi) {
+            uint8_t none = 1;
+            for (uint64_t k = lo; k < hi + 4; k++)
+                none &= c->tg_written[k] != 0;
+            if (none)
+                return;
+        }
         static const uint8_t written[4] = {1, 1, 1, 1};
         uint32_t holes = 0;
         for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
