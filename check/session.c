@@ -326,8 +326,12 @@ static void build_forwarding(CheckSession *s)
         if (s->retire_want[op] || isa_ops[op].op_class == ISA_CLASS_CONTROL)
             check_op_set(s->retire_ops, op);
     }
-    /* r0 holds the exec nesting counters: whatever touches it may change a mask */
+    /* r0 holds the exec nesting counters: whatever touches it may change a mask. And a
+     * SIMD-group that runs off the end instead of reaching `stop` ends at the last
+     * instruction: retiring that keeps CheckGroup.retired whole at the end. */
     const IsaProgram *p = s->program;
+    if (p->count)
+        check_op_set(s->retire_ops, p->code[p->count - 1].op);
     for (uint32_t k = 0; k < p->count; k++)
         for (uint32_t i = 0; i < ISA_MAX_OPERANDS; i++) {
             const IsaOperand *o = &p->code[k].opd[i];

@@ -87,6 +87,36 @@ static const char *const k_loop =
     "    st_dev.b32 r2, u0, r1\n"                  /* 10 */
     "    stop\n";                                  /* 11 */
 
+/* A kernel that runs off its end inside an if (no pop_exec, no stop), so its last
+ * instructions are plain ALU ops no checker asks to see: their idle lane-slots must still be
+ * charged. Lanes 0..7 take the if: the three movs after it leave 24 lanes idle each, 72 per
+ * SIMD-group; two threadgroups of one SIMD-group. */
+static const char *const k_off_end =
+    ".kernel offend\n"
+    ".regs 4\n"
+    ".arg out, device, u0\n"
+    "    get_sr r1, thread_index_in_simdgroup\n"
+    "    st_dev.b32 r1, u0, r1\n"
+    "    if_icmp.ult 1, r1, 8\n"
+    "    mov r2, 1\n"
+    "    mov r2, 2\n"
+    "    mov r2, 3\n";
+
+static void test_profile_runs_off_the_end(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c, k_off_end, 64, 32);
+    const CheckProfile *p = check_session_profile(c.s);
+    assert_int_equal(p->num_branches, 1);
+    assert_int_equal(p->branches[0].executions, 2);
+    assert_int_equal(p->branches[0].lanes_idle, 2 * 72);
+    /* 3 full instructions and 3 of 8 lanes: (3 * 32 + 3 * 8) per SIMD-group of 6 * 32 */
+    assert_int_equal(p->lane_instructions, 2 * (3 * 32 + 3 * 8));
+    assert_int_equal(p->lane_slots, 2 * 6 * 32);
+    done(&c);
+}
+
 static void test_profile_loop_by_hand(void **state)
 {
     (void)state;
@@ -241,6 +271,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_profile_by_hand),
+        cmocka_unit_test(test_profile_runs_off_the_end),
         cmocka_unit_test(test_profile_loop_by_hand),
         cmocka_unit_test(test_profile_metal_kernel),
         cmocka_unit_test(test_measure_slowdown),
