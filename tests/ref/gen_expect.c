@@ -3,9 +3,10 @@
  *
  * For every kernel it computes the expected output (and, where a manifest reads its input
  * from a file, that input too) and writes them as .npy files into the directory named on the
- * command line. It links nothing from lockstep on purpose: its .npy writer, SplitMix64 (the
- * manifest's `random` init), and binary16 rounding are written here from their definitions,
- * so a bug in the simulator or in the manifest loader cannot leak into the expected values.
+ * command line. It links nothing from lockstep on purpose: its .npy writer and SplitMix64
+ * (the manifest's `random` init, both in ref_common.h) and binary16 rounding are written from
+ * their definitions, so a bug in the simulator or in the manifest loader cannot leak into the
+ * expected values.
  *
  *   cc -std=c11 -O1 tests/ref/gen_expect.c -lm -o /tmp/gen && /tmp/gen kernels/asm
  *
@@ -18,73 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *out_dir;
-
-/* ---- .npy writer (format version 1.0, little-endian, C order, 1-D) ---------------------- */
-
-/* elem_size bytes per element in `data`, host order; written little-endian. */
-static void write_npy(const char *name, const char *descr, size_t elem_size, size_t count,
-                      const void *data)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", out_dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "gen_expect: cannot write %s\n", path);
-        exit(1);
-    }
-    char header[256];
-    int len = snprintf(header, sizeof header,
-                       "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, count);
-    /* numpy pads the header with spaces so that magic + lengths + header is a multiple of 64
-     * and ends it with a newline. */
-    size_t total = 10 + (size_t)len + 1;
-    size_t padded = (total + 63) / 64 * 64;
-    while ((size_t)len < padded - 10 - 1)
-        header[len++] = ' ';
-    header[len++] = '\n';
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    unsigned char hl[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-    fwrite(hl, 1, 2, f);
-    fwrite(header, 1, (size_t)len, f);
-    const unsigned char *bytes = data;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t v = 0;
-        memcpy(&v, bytes + i * elem_size, elem_size); /* low bytes: main() checks the host */
-        unsigned char le[8];
-        for (size_t b = 0; b < elem_size; b++)
-            le[b] = (unsigned char)(v >> (8 * b));
-        fwrite(le, 1, elem_size, f);
-    }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "gen_expect: error writing %s\n", path);
-        exit(1);
-    }
-}
-
-static void write_f32(const char *name, const float *v, size_t n) { write_npy(name, "<f4", 4, n, v); }
-static void write_u32(const char *name, const uint32_t *v, size_t n) { write_npy(name, "<u4", 4, n, v); }
-static void write_f16(const char *name, const uint16_t *v, size_t n) { write_npy(name, "<f2", 2, n, v); }
-
-/* ---- SplitMix64: the manifest's `random` init, from its definition ---------------------- */
-
-static uint64_t splitmix_state;
-
-static uint64_t splitmix_next(void)
-{
-    splitmix_state += 0x9e3779b97f4a7c15ull;
-    uint64_t z = splitmix_state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#define REF_TOOL "gen_expect"
+#include "ref_common.h"
 
 /* init: {random: {seed, min, max}} for float: a double in [min, max), rounded to float. */
 static void random_f32(uint64_t seed, double min, double max, float *out, size_t n)
 {
-    splitmix_state = seed;
+    sm_state = seed;
     for (size_t i = 0; i < n; i++) {
-        double u = (double)(splitmix_next() >> 11) * 0x1p-53;
+        double u = (double)(sm_next() >> 11) * 0x1p-53;
         out[i] = (float)(min + (max - min) * u);
     }
 }
@@ -92,9 +35,9 @@ static void random_f32(uint64_t seed, double min, double max, float *out, size_t
 /* init: {random: {seed, min, max}} for integer types: min + next() % (max - min + 1). */
 static void random_u32(uint64_t seed, int64_t min, int64_t max, uint32_t *out, size_t n)
 {
-    splitmix_state = seed;
+    sm_state = seed;
     for (size_t i = 0; i < n; i++)
-        out[i] = (uint32_t)(min + (int64_t)(splitmix_next() % (uint64_t)(max - min + 1)));
+        out[i] = (uint32_t)(min + (int64_t)(sm_next() % (uint64_t)(max - min + 1)));
 }
 
 /* ---- binary16 -------------------------------------------------------------------------- */
@@ -190,9 +133,9 @@ static void gen_threadgroup_sum(void)
     enum { GROUPS = 16, TG = 256 };
     static float in[GROUPS * TG];
     float out[GROUPS];
-    splitmix_state = 2024;
+    sm_state = 2024;
     for (int i = 0; i < GROUPS * TG; i++)
-        in[i] = (float)((int)(splitmix_next() % 257) - 128) / 16.0f;
+        in[i] = (float)((int)(sm_next() % 257) - 128) / 16.0f;
     for (int g = 0; g < GROUPS; g++) {
         double s = 0;
         for (int t = 0; t < TG; t++)
@@ -287,13 +230,13 @@ static void gen_atomic_histogram(void)
     enum { COUNT = 4096, BINS = 64 };
     static uint32_t data[COUNT];
     uint32_t bins[BINS] = {0};
-    splitmix_state = 7;
+    sm_state = 7;
     for (int i = 0; i < COUNT; i++) {
-        if (splitmix_next() % 16 == 0) {
-            data[i] = 64 + (uint32_t)(splitmix_next() % 1000);
+        if (sm_next() % 16 == 0) {
+            data[i] = 64 + (uint32_t)(sm_next() % 1000);
         } else {
-            uint32_t d1 = (uint32_t)(splitmix_next() % 32);
-            uint32_t d2 = (uint32_t)(splitmix_next() % 32);
+            uint32_t d1 = (uint32_t)(sm_next() % 32);
+            uint32_t d2 = (uint32_t)(sm_next() % 32);
             data[i] = d1 + d2;
         }
         if (data[i] < BINS)
@@ -356,7 +299,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gen_expect: needs a little-endian host\n");
         return 1;
     }
-    out_dir = argv[1];
+    ref_out_dir = argv[1];
     gen_vector_add();
     gen_threadgroup_sum();
     gen_divergent_if();

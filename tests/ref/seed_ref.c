@@ -5,9 +5,9 @@
  * from a file) as .npy files into the directory named on the command line.
  *
  * It links nothing from lockstep on purpose: its .npy writer, SplitMix64 (the manifest's
- * `random` and `normal` inits, docs/manifest.md) and binary16 rounding are written here from
- * their definitions, so a bug in the simulator, the compiler or the manifest loader cannot
- * leak into the expected values.
+ * `random` and `normal` inits, docs/manifest.md; both in ref_common.h) and binary16 rounding
+ * are written from their definitions, so a bug in the simulator, the compiler or the manifest
+ * loader cannot leak into the expected values.
  *
  *   cc -std=c11 -O1 -ffp-contract=off tests/ref/seed_ref.c -lm -o /tmp/seed_ref && /tmp/seed_ref tests/seed/data
  *
@@ -26,75 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *out_dir;
+#define REF_TOOL "seed_ref"
+#include "ref_common.h"
 
-/* ---- .npy writer (format 1.0, little-endian, C order, 1-D) ------------------------------- */
-
-static void write_npy(const char *name, const char *descr, size_t elem_size, size_t count,
-                      const void *data)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", out_dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "seed_ref: cannot write %s\n", path);
-        exit(1);
-    }
-    char header[256];
-    int len = snprintf(header, sizeof header,
-                       "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, count);
-    /* numpy pads magic + lengths + header to a multiple of 64 and ends it with a newline. */
-    size_t padded = (10 + (size_t)len + 1 + 63) / 64 * 64;
-    while ((size_t)len < padded - 10 - 1)
-        header[len++] = ' ';
-    header[len++] = '\n';
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    unsigned char hl[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-    fwrite(hl, 1, 2, f);
-    fwrite(header, 1, (size_t)len, f);
-    const unsigned char *bytes = data;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t v = 0;
-        memcpy(&v, bytes + i * elem_size, elem_size); /* low bytes: main() checks the host */
-        unsigned char le[8];
-        for (size_t b = 0; b < elem_size; b++)
-            le[b] = (unsigned char)(v >> (8 * b));
-        fwrite(le, 1, elem_size, f);
-    }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "seed_ref: error writing %s\n", path);
-        exit(1);
-    }
-}
-
-static void write_f32(const char *name, const float *v, size_t n) { write_npy(name, "<f4", 4, n, v); }
-static void write_f16(const char *name, const uint16_t *v, size_t n) { write_npy(name, "<f2", 2, n, v); }
-static void write_u32(const char *name, const uint32_t *v, size_t n) { write_npy(name, "<u4", 4, n, v); }
-
-/* A tolerance the manifest states was exceeded by a plausible alternative: stop. */
-static void check_tolerance(const char *what, size_t index, double want, double alt,
-                            double rtol, double atol)
-{
-    if (fabs(alt - want) <= atol + rtol * fabs(want))
-        return;
-    fprintf(stderr, "seed_ref: %s[%zu]: an allowed evaluation gives %.9g, expected %.9g; the "
-            "manifest's tolerance (rtol %g, atol %g) is too tight\n", what, index, alt, want,
-            rtol, atol);
-    exit(1);
-}
-
-/* ---- SplitMix64 and the manifest's init forms --------------------------------------------- */
-
-static uint64_t sm_state;
-
-static uint64_t sm_next(void)
-{
-    sm_state += 0x9e3779b97f4a7c15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* ---- the manifest's init forms ------------------------------------------------------------ */
 
 /* init {random: {seed, min, max}} for a float type, one value per scalar, as a double. */
 static void random_doubles(uint64_t seed, double min, double max, double *out, size_t n)
@@ -649,7 +584,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "seed_ref: SplitMix64 does not match its definition\n");
         return 1;
     }
-    out_dir = argv[1];
+    ref_out_dir = argv[1];
     gen_add_arrays();
     gen_dot_product_fp16();
     gen_gemv_mixed_precision();

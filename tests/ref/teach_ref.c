@@ -5,8 +5,9 @@
  * command line, in the same topic folders (OUT/basics/vector_add.c.npy, ...).
  *
  * It links nothing from lockstep: its .npy writer and SplitMix64 (the manifest's `random`
- * and `normal` inits, docs/manifest.md) are written here from their definitions, so a bug in
- * the simulator, the compiler or the manifest loader cannot leak into the expected values.
+ * and `normal` inits, docs/manifest.md) are written from their definitions in ref_common.h,
+ * so a bug in the simulator, the compiler or the manifest loader cannot leak into the
+ * expected values.
  *
  *   cc -std=c11 -O1 -ffp-contract=off tests/ref/teach_ref.c -lm -o /tmp/teach_ref && /tmp/teach_ref kernels
  *
@@ -24,84 +25,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *out_dir;
+#define REF_TOOL "teach_ref"
+#include "ref_common.h"
 
 /* ---- output ------------------------------------------------------------------------------ */
 
 static void make_dir(const char *topic)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", out_dir, topic);
+    snprintf(path, sizeof path, "%s/%s", ref_out_dir, topic);
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "teach_ref: cannot create %s\n", path);
         exit(1);
     }
 }
 
-/* An .npy file (format 1.0, little-endian, C order, 1-D) at OUT/name. */
-static void write_npy(const char *name, const char *descr, size_t elem_size, size_t count,
-                      const void *data)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", out_dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "teach_ref: cannot write %s\n", path);
-        exit(1);
-    }
-    char header[256];
-    int len = snprintf(header, sizeof header,
-                       "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, count);
-    size_t padded = (10 + (size_t)len + 1 + 63) / 64 * 64; /* numpy's alignment */
-    while ((size_t)len < padded - 10 - 1)
-        header[len++] = ' ';
-    header[len++] = '\n';
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    unsigned char hl[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-    fwrite(hl, 1, 2, f);
-    fwrite(header, 1, (size_t)len, f);
-    const unsigned char *bytes = data;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t v = 0;
-        memcpy(&v, bytes + i * elem_size, elem_size); /* low bytes: main() checks the host */
-        unsigned char le[8];
-        for (size_t b = 0; b < elem_size; b++)
-            le[b] = (unsigned char)(v >> (8 * b));
-        fwrite(le, 1, elem_size, f);
-    }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "teach_ref: error writing %s\n", path);
-        exit(1);
-    }
-}
-
-static void write_f32(const char *name, const float *v, size_t n) { write_npy(name, "<f4", 4, n, v); }
-static void write_u32(const char *name, const uint32_t *v, size_t n) { write_npy(name, "<u4", 4, n, v); }
-static void write_u8(const char *name, const uint8_t *v, size_t n) { write_npy(name, "|u1", 1, n, v); }
-
-static void check_tolerance(const char *what, size_t index, double want, double alt,
-                            double rtol, double atol)
-{
-    if (fabs(alt - want) <= atol + rtol * fabs(want))
-        return;
-    fprintf(stderr, "teach_ref: %s[%zu]: an allowed evaluation gives %.9g, expected %.9g; the "
-            "manifest's tolerance (rtol %g, atol %g) is too tight\n", what, index, alt, want,
-            rtol, atol);
-    exit(1);
-}
-
-/* ---- SplitMix64 and the manifest's init forms --------------------------------------------- */
-
-static uint64_t sm_state;
-
-static uint64_t sm_next(void)
-{
-    sm_state += 0x9e3779b97f4a7c15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* ---- the manifest's init forms ------------------------------------------------------------ */
 
 /* init {random: {seed, min, max}} for float. */
 static void random_f32(uint64_t seed, double min, double max, float *out, size_t n)
@@ -305,7 +244,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "teach_ref: SplitMix64 does not match its definition\n");
         return 1;
     }
-    out_dir = argv[1];
+    ref_out_dir = argv[1];
     static const char *const topics[] = {"basics", "reduce", "ml", "linalg", "scan"};
     for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
         make_dir(topics[i]);
