@@ -426,40 +426,22 @@ static uint8_t classify(const TSched *s, uint64_t now)
 /* A scheduler's pick at `now`: its oldest SIMD-group that is ready and whose pipe is free;
  * with none, *soonest is when one of them might be (its ready cycle, or its pipe's free
  * cycle when it is ready already). Written without a branch per entry, as whether an entry
- * is ready is as good as random to the host's branch predictor. */
+ * is ready is as good as random to the host's branch predictor. With observers attached
+ * only the SIMD-group whose turn it is may issue; the others are woken by timing_next_turn
+ * when theirs comes. Inlined once per value of `observed`. */
 static inline __attribute__((always_inline)) TGroup *scan(const TSched *s, uint64_t now,
-                                                          uint64_t *soonest)
+                                                          uint64_t *soonest, const bool observed)
 {
     const TEntry *e = s->list;
     uint64_t first = T_NEVER;
     for (uint32_t i = 0; i < s->n; i++) {
         uint64_t r = e[i].ready, p = s->pipe_free[e[i].pipe];
+        if (observed && r <= now && e[i].tg->g->index != e[i].tg->slot->turn)
+            continue;
         uint64_t at = r > now ? r : p;
         if (at <= now)
             return e[i].tg;
         first = min64(first, at);
-    }
-    *soonest = first;
-    return NULL;
-}
-
-/* The same, with observers attached: only the SIMD-group whose turn it is may issue (the
- * others are woken by timing_next_turn when theirs comes). */
-static TGroup *scan_observed(const TSched *s, uint64_t now, uint64_t *soonest)
-{
-    const TEntry *e = s->list;
-    uint64_t first = T_NEVER;
-    for (uint32_t i = 0; i < s->n; i++) {
-        if (e[i].ready > now) {
-            first = min64(first, e[i].ready);
-            continue;
-        }
-        if (e[i].tg->g->index != e[i].tg->slot->turn)
-            continue;
-        uint64_t pipe = s->pipe_free[e[i].pipe];
-        if (pipe <= now)
-            return e[i].tg;
-        first = min64(first, pipe);
     }
     *soonest = first;
     return NULL;
@@ -527,8 +509,8 @@ void timing_loop(TimedRun *t)
                     t->stall[s->idle_reason] += now - s->acct;
                 s->acct = now + 1;
                 uint64_t soonest = T_NEVER;
-                TGroup *pick = UTIL_UNLIKELY(t->observed) ? scan_observed(s, now, &soonest)
-                                                          : scan(s, now, &soonest);
+                TGroup *pick = UTIL_UNLIKELY(t->observed) ? scan(s, now, &soonest, true)
+                                                          : scan(s, now, &soonest, false);
                 if (pick) {
                     __builtin_prefetch(pick);
                     __builtin_prefetch((const char *)pick + 64);
