@@ -14,6 +14,8 @@
 #ifndef LOCKSTEP_CHECK_INTERNAL_H
 #define LOCKSTEP_CHECK_INTERNAL_H
 
+#include <string.h>
+
 #include "check.h"
 
 typedef struct CheckChecker CheckChecker;
@@ -94,9 +96,11 @@ struct CheckSession {
     uint8_t issue_want[ISA_OP_COUNT];   /* per opcode: checkers whose inst_issued wants it */
     uint64_t issue_ops[CHECK_OP_WORDS]; /* the opcodes with any: the observer's issue_ops */
     /* the opcodes to retire: those a checker asked for and every one that can change an exec
-     * mask (so CheckGroup.mask stays exact); the observer's retire_ops, except while some
-     * SIMD-group has retire_all set (num_retire_all), when it is NULL: everything */
+     * mask (so CheckGroup.mask stays exact) */
     uint64_t retire_ops[CHECK_OP_WORDS];
+    /* the observer's retire_ops: retire_ops, or every opcode while some SIMD-group has
+     * retire_all set (num_retire_all of them) */
+    uint64_t retire_now[CHECK_OP_WORDS];
     uint32_t num_retire_all;
     uint8_t retire_want[ISA_OP_COUNT];  /* per opcode: checkers to retire it to */
     uint8_t retire_on_change;           /* checkers that want every exec mask change */
@@ -119,7 +123,10 @@ static inline void check_retire_all(CheckSession *s, const CheckChecker *c, uint
     *all = (uint8_t)(on ? *all | c->bit : *all & ~c->bit);
     if (!was != !*all) {
         s->num_retire_all += *all ? 1 : (uint32_t)-1;
-        s->observer.retire_ops = s->num_retire_all ? NULL : s->retire_ops;
+        if (s->num_retire_all)
+            memset(s->retire_now, 0xff, sizeof s->retire_now);
+        else
+            memcpy(s->retire_now, s->retire_ops, sizeof s->retire_now);
     }
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check_internal.h"
+#include "lane_span.h"
 
 enum { ROLE_NONE, ROLE_READ, ROLE_WRITE };
 #define NO_LOAD UINT32_MAX
@@ -440,13 +441,9 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
          * found a hole go the slow way below. */
         /* Most reads touch a narrow span (a tile row, a broadcast word): when every active
          * lane is inside [lo, hi + 4) and that span is short, one scan of it settles all. */
-        uint64_t lo = UINT64_MAX, hi = 0;
-        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
-            bool on = acc->lane_mask >> l & 1;
-            uint64_t a = acc->addr[l];
-            lo = on && a < lo ? a : lo;
-            hi = on && a > hi ? a : hi;
-        }
+        const CheckSpan span = acc->lane_mask ? check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0)
+                                              : (CheckSpan){UINT64_MAX, 0, 0};
+        const uint64_t lo = span.lo, hi = span.hi;
         if (lo <= hi && hi - lo <= 256 && hi + 4 <= c->tg_bytes && hi + 4 > hi) {
             uint8_t none = 1;
             for (uint64_t k = lo; k < hi + 4; k++)
@@ -465,6 +462,17 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         }
         if (!holes)
             return;
+    }
+    if (acc->space == MEM_SPACE_THREADGROUP && acc->kind != SIM_ACCESS_READ && acc->bytes == 4 &&
+        acc->lane_mask) {
+        /* The common write: one word per lane, every lane inside (see the loop below). */
+        const CheckSpan span = check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0);
+        if (span.hi + 4 > span.hi && span.hi + 4 <= c->tg_bytes) {
+            static const uint8_t written[4] = {1, 1, 1, 1};
+            for (uint32_t m = acc->lane_mask; m; m &= m - 1)
+                memcpy(c->tg_written + acc->addr[__builtin_ctz(m)], written, 4);
+            return;
+        }
     }
     for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);

@@ -37,10 +37,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "lane_span.h"
 #include "race_internal.h"
 
 static const uint8_t space_bit[SP_COUNT] = {ISA_MEM_DEVICE, ISA_MEM_THREADGROUP};
@@ -361,8 +364,8 @@ static inline RaceWords words_of(const RaceShadow *sh)
     return (RaceWords){sh->w, sh->r1, sh->value, sh->link, sh->more};
 }
 
-/* Word i of a plain access, when that is simple: the word is not split, has no side table,
- * and nothing in it conflicts with the access. Then this is exactly what cell_access would
+/* Word i of a plain access, when that is simple: the word is not split, and nothing in it
+ * (its side table included) conflicts with the access. Then this is exactly what cell_access would
  * do (it would report nothing) and true is returned; false leaves the word to it. A write
  * needs a->w (need_writes), a read a->r1 (need_reads). */
 #define RACE_INLINE static inline __attribute__((always_inline))
@@ -370,13 +373,20 @@ static inline RaceWords words_of(const RaceShadow *sh)
 RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
                             RaceAccess now, uint32_t value)
 {
-    if ((a->link && a->link[i]) || (a->w[i].serial && !ordered_now(o, a->w[i], tid)))
+    const uint32_t link = a->link ? a->link[i] : 0;
+    if ((link & RACE_SPLIT) || (a->w[i].serial && !ordered_now(o, a->w[i], tid)))
         return false;
-    if (a->r1) {
-        if (a->r1[i].serial && !ordered_now(o, a->r1[i], tid))
+    if (a->r1 && a->r1[i].serial && !ordered_now(o, a->r1[i], tid))
+        return false;
+    if (link) {
+        /* the older reads of a word several agents read (see read_fast) */
+        RaceMore *m = &a->more[link - 1];
+        if ((m->r2.serial && !ordered_now(o, m->r2, tid)) || (m->rx.serial && !ordered_now(o, m->rx, tid)))
             return false;
-        a->r1[i].serial = 0;
+        m->r2.serial = m->rx.serial = 0;
     }
+    if (a->r1)
+        a->r1[i].serial = 0;
     a->w[i] = now;
     a->value[i] = value;
     return true;
@@ -469,6 +479,65 @@ static bool fresh_block(const RaceWords *a, uint8_t kind, uint64_t i0)
     return any == 0;
 }
 
+/* Lanes of `mask` whose word a later lane of `mask` reads too, looking 1, 2, 4, 8 and 16
+ * lanes ahead (a row or a column of a tile in a 2D threadgroup); it may miss some. first[]
+ * has SIM_SIMD_WIDTH + 16 entries, the ones past the lanes ignored. */
+static uint32_t read_again(const uint64_t *first, uint32_t mask)
+{
+    uint32_t again = 0;
+    for (uint32_t d = 1; d < SIM_SIMD_WIDTH; d *= 2) {
+        uint32_t eq = 0;
+#if defined(__AVX2__)
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l += 4) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(first + l));
+            __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(first + l + d));
+            eq |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(x, y))) << l;
+        }
+#else
+        for (uint32_t l = 0; l + d < SIM_SIMD_WIDTH; l++)
+            eq |= (uint32_t)(first[l] == first[l + d]) << l;
+#endif
+        again |= eq & mask & (mask >> d);
+    }
+    return again;
+}
+
+/* The whole-word reads of lanes in `mask`, one lane at a time in lane order, as fast_lanes
+ * does them without skipping, except that the words the lanes in `settled` read have had
+ * their first read already: later reads of them only become the latest. */
+static __attribute__((noinline)) void reads_in_order(Race *r, const SimGroupView *sg, RaceCur *b,
+                                                     const SimMemAccess *acc, RaceShadow *sh,
+                                                     const RaceOrder *o, uint32_t mask,
+                                                     const uint64_t *first, uint32_t settled)
+{
+    const uint32_t tid0 = sg->simdgroup * SIM_SIMD_WIDTH, info0 = RACE_INFO(b->index, 0, b->kind);
+    uint32_t again = 0;
+    for (uint32_t m = mask; m; m &= m - 1)
+        for (uint32_t s = settled; s; s &= s - 1)
+            if (first[__builtin_ctz(m)] == first[__builtin_ctz(s)])
+                again |= m & -m;
+    RaceWords a = words_of(sh);
+    uint64_t seen[SIM_SIMD_WIDTH];
+    memset(seen, 0xff, sizeof seen);
+    for (; mask; mask &= mask - 1) {
+        const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
+        const RaceAccess now = {o->serial, info0 | tid << 2};
+        const uint64_t i = first[lane];
+        if ((again >> lane & 1) || seen[i % SIM_SIMD_WIDTH] == i) {
+            a.r1[i] = now;
+            continue;
+        }
+        if (read_fast(o, &a, i, tid, now)) {
+            seen[i % SIM_SIMD_WIDTH] = i;
+            continue;
+        }
+        lane_access(r, sg, b, acc, lane, 0);
+        if (sh->dead)
+            return;
+        a = words_of(sh);
+    }
+}
+
 /* Lanes in `mask` of a plain whole-word access: lane l's words start at word first[l] (at
  * i0 + l * words when first is NULL). Each word goes to read_fast / write_fast, and the ones
  * they decline, in lane order, to the general path. One loop per kind for one-word lanes. */
@@ -494,11 +563,14 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
          * without trouble (a broadcast) would find exactly what it found: the same write,
          * checked with the same answer (lanes of a SIMD-group are one agent, ordered alike
          * with everything), and that lane's read as the latest. All that changes is which
-         * lane is the latest reader. Not so when each thread is its own agent (strict). */
+         * lane is the latest reader. Not so when each thread is its own agent (strict).
+         * So only the lanes `todo` that no later lane repeats need visiting (the last reader
+         * of each word among them), as long as every one of them passes read_fast. */
+        const uint32_t todo = first && !o.strict ? mask & ~read_again(first, mask) : mask;
         uint64_t seen[SIM_SIMD_WIDTH];
         memset(seen, 0xff, sizeof seen);
-        for (; mask; mask &= mask - 1) {
-            const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
+        for (uint32_t m = todo; m; m &= m - 1) {
+            const uint32_t lane = (uint32_t)__builtin_ctz(m), tid = tid0 + lane;
             const RaceAccess now = {o.serial, info0 | tid << 2};
             const uint64_t i = first ? first[lane] : i0 + lane;
             if (!o.strict && seen[i % SIM_SIMD_WIDTH] == i) {
@@ -508,6 +580,13 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
             if (UTIL_LIKELY(read_fast(&o, &a, i, tid, now))) {
                 seen[i % SIM_SIMD_WIDTH] = i;
                 continue;
+            }
+            if (todo != mask) {
+                /* Some lane needs the general path, in lane order with the skipped ones.
+                 * The words settled so far stay settled (their first reader would have
+                 * passed too); the rest are untouched: go through every lane again. */
+                reads_in_order(r, sg, b, acc, sh, &o, mask, first, todo & ((1u << lane) - 1));
+                return;
             }
             lane_access(r, sg, b, acc, lane, 0);
             if (sh->dead)
@@ -643,19 +722,23 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         return;
     }
     const uint64_t limit = sh->words * 4;
-    uint64_t first[SIM_SIMD_WIDTH], hwm = 0;
-    uint32_t fast = 0;
+    uint64_t first[SIM_SIMD_WIDTH + 16], hwm = 0;
+    memset(first + SIM_SIMD_WIDTH, 0, 16 * sizeof *first); /* read_again looks past the lanes */
     /* every lane, without a branch (lanes outside mask are computed and dropped) */
-    for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
-        const uint64_t off = acc->addr[lane] & off_mask, end = off + bytes;
-        const bool ok = (mask >> lane & 1) && !(off & 3) && end <= limit && end > off;
-        fast |= (uint32_t)ok << lane;
-        first[lane] = off / 4;
-        hwm = ok && end > hwm ? end : hwm;
-    }
-    if (fast == mask) {
+    for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
+        first[lane] = (acc->addr[lane] & off_mask) / 4;
+    const CheckSpan span = check_lane_span(acc->addr, mask, off_mask);
+    if (check_span_words_in(span, bytes, limit)) {
         lanes_at(r, sg, &b, acc, sh, mask, first);
+        hwm = span.hi + bytes;
     } else {
+        uint32_t fast = 0;
+        for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
+            const uint64_t off = acc->addr[lane] & off_mask, end = off + bytes;
+            const bool ok = (mask >> lane & 1) && !(off & 3) && end <= limit && end > off;
+            fast |= (uint32_t)ok << lane;
+            hwm = ok && end > hwm ? end : hwm;
+        }
         /* some lane is unaligned or outside: keep lane order, one lane at a time */
         for (; mask; mask &= mask - 1) {
             const uint32_t lane = (uint32_t)__builtin_ctz(mask);

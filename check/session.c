@@ -196,7 +196,7 @@ static void fwd_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
     }
     s->num_groups = n;
     s->num_retire_all = 0;
-    s->observer.retire_ops = s->retire_ops;
+    memcpy(s->retire_now, s->retire_ops, sizeof s->retire_now);
     for (uint32_t i = 0; i < n; i++) {
         /* r0l starts at 0, so every present lane starts active */
         uint32_t lanes = i + 1 < n || tg->threads % 32 == 0 ? 32 : tg->threads % 32;
@@ -350,8 +350,9 @@ static void build_forwarding(CheckSession *s)
         .barrier_arrive = f->num_arrive ? fwd_barrier_arrive : NULL,
         .barrier_release = f->num_release ? fwd_barrier_release : NULL,
         .issue_ops = s->issue_ops,
-        .retire_ops = s->retire_ops,
+        .retire_ops = s->retire_now,
     };
+    memcpy(s->retire_now, s->retire_ops, sizeof s->retire_now);
     s->observers[0] = &s->observer;
 }
 

@@ -347,6 +347,24 @@ static void run_threadgroup(SimDispatch *d, const uint32_t pos[3], uint64_t line
     d->result->threads += threads;
 }
 
+/* The observers' inst_issued / inst_retired hooks, for notify_issued / notify_retired. */
+static void gather_hooks(SimDispatch *d)
+{
+    const SimLaunch *L = d->launch;
+    memset(d->all_ops, 0xff, sizeof d->all_ops);
+    d->issued = util_calloc(2 * (L->num_observers ? L->num_observers : 1), sizeof *d->issued);
+    d->retired = d->issued + (L->num_observers ? L->num_observers : 1);
+    for (uint32_t i = 0; i < L->num_observers; i++) {
+        const SimObserver *o = L->observers[i];
+        if (o->inst_issued)
+            d->issued[d->num_issued++] = (SimInstHook){o->inst_issued, o->ctx,
+                                                       o->issue_ops ? o->issue_ops : d->all_ops};
+        if (o->inst_retired)
+            d->retired[d->num_retired++] = (SimInstHook){o->inst_retired, o->ctx,
+                                                         o->retire_ops ? o->retire_ops : d->all_ops};
+    }
+}
+
 bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
 {
     memset(result, 0, sizeof *result);
@@ -367,10 +385,12 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
         result->grid_threadgroups[k] = d.tg_count[k];
     }
     translate(&d);
+    gather_hooks(&d);
     if (launch->mode == SIM_MODE_TIMED) {
         bool ok = sim_timed_run(&d, err);
         free(d.code);
         free(d.consts);
+        free(d.issued);
         return ok;
     }
     const IsaProgram *p = d.program;
@@ -396,6 +416,7 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
     }
     free(d.code);
     free(d.consts);
+    free(d.issued);
     free(d.groups);
     free(d.reg_storage);
     free(d.stack_storage);

@@ -212,10 +212,10 @@ static inline __attribute__((always_inline)) void notify_issued(SimDispatch *d, 
 {
     g->view.exec_mask = g->exec_mask;
     g->view.pc = in->isa->pc;
-    for (uint32_t i = 0; i < d->launch->num_observers; i++) {
-        SimObserver *o = d->launch->observers[i];
-        if (o->inst_issued && (!o->issue_ops || (o->issue_ops[in->op / 64] >> (in->op % 64) & 1)))
-            o->inst_issued(o->ctx, &g->view, in->isa);
+    for (uint32_t i = 0; i < d->num_issued; i++) {
+        const SimInstHook *h = &d->issued[i];
+        if (h->ops[in->op / 64] >> (in->op % 64) & 1)
+            h->fn(h->ctx, &g->view, in->isa);
     }
 }
 
@@ -224,10 +224,10 @@ static inline __attribute__((always_inline)) void notify_retired(SimDispatch *d,
 {
     g->view.exec_mask = g->exec_mask;
     g->view.retired++;
-    for (uint32_t i = 0; i < d->launch->num_observers; i++) {
-        SimObserver *o = d->launch->observers[i];
-        if (o->inst_retired && (!o->retire_ops || (o->retire_ops[in->op / 64] >> (in->op % 64) & 1)))
-            o->inst_retired(o->ctx, &g->view, in->isa);
+    for (uint32_t i = 0; i < d->num_retired; i++) {
+        const SimInstHook *h = &d->retired[i];
+        if (h->ops[in->op / 64] >> (in->op % 64) & 1)
+            h->fn(h->ctx, &g->view, in->isa);
     }
 }
 

@@ -99,9 +99,11 @@ typedef struct SimObserver {
     /* Every SIMD-group still running has arrived (or ended); they go on. */
     void (*barrier_release)(void *ctx, const SimThreadgroupView *tg);
     /* Optional: the opcodes inst_issued wants, a bitset (bit op % 64 of word op / 64, over
-     * ISA_OP_COUNT); NULL means every one. Saves a call per instruction for the others. */
+     * ISA_OP_COUNT); NULL means every one. Saves a call per instruction for the others.
+     * The pointer is read when the dispatch starts; the bits it points to are read at each
+     * instruction, so an observer may change them as it goes. */
     const uint64_t *issue_ops;
-    /* The same for inst_retired. An observer may change it between calls. */
+    /* The same for inst_retired. */
     const uint64_t *retire_ops;
 } SimObserver;
 

@@ -61,8 +61,22 @@ typedef struct SimGroup {
     SimGroupView view;      /* kept current for observers */
 } SimGroup;
 
+/* An observer's inst_issued or inst_retired with its opcode filter (never NULL). */
+typedef struct SimInstHook {
+    void (*fn)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
+    void *ctx;
+    const uint64_t *ops;
+} SimInstHook;
+
+#define SIM_OP_WORDS ((ISA_OP_COUNT + 63) / 64)
+
 typedef struct SimDispatch {
     const SimLaunch *launch;
+    /* The observers' per-instruction hooks, gathered when the dispatch starts (a NULL
+     * filter becomes all_ops): per instruction, a load and a bit test for each. */
+    SimInstHook *issued, *retired;
+    uint32_t num_issued, num_retired;
+    uint64_t all_ops[SIM_OP_WORDS];
     const IsaProgram *program;
     MemDevice *device;
     SimInst *code;

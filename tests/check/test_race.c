@@ -238,6 +238,51 @@ static void test_broadcast_reads_then_write(void **state)
     done(&c);
 }
 
+/* Lanes of a SIMD-group reading words others of its lanes read again are checked once per
+ * word (the last reader), unless some lane needs the general path: then every lane is gone
+ * through in lane order. Here SIMD-group 1 reads shared[(tid % 16) % 3]: words 0, 1, 2 at
+ * lanes 0, 1, 2, 3, ... Lane 16's read of shared[0] is settled first, then lane 17 finds the
+ * unordered write of shared[1] by thread 1. The read-after-write race names thread 33 (lane
+ * 1, the first in lane order) and counts all 10 readers of shared[1]; after the mem_none
+ * barrier thread 64's write of shared[0] races with the latest read, by lane 31 (thread 63). */
+static void test_repeated_reads_in_lane_order(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *out [[buffer(0)]],\n"
+        "              uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float shared[16];\n"
+        "    if (tid < 16)\n"
+        "        shared[tid] = float(tid);\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    if (tid == 1)\n"
+        "        shared[1] = 9.0f; // W1\n"
+        "    float v = 0.0f;\n"
+        "    if (tid >= 32 && tid < 64)\n"
+        "        v = shared[(tid % 16) % 3]; // R\n"
+        "    threadgroup_barrier(mem_flags::mem_none);\n"
+        "    if (tid == 64)\n"
+        "        shared[0] = 7.0f; // W2\n"
+        "    out[tid] = v;\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 384);
+    run(&c, 96, 96);
+    uint32_t w1 = line_of(src, "// W1"), r = line_of(src, "// R"), w2 = line_of(src, "// W2");
+    expect_count(&c, 2);
+    const CheckFinding *raw = find(&c, "threadgroup memory race (read after write) on shared[1]");
+    expect_lines(&c, raw, w1, r);
+    assert_int_equal(raw->count, 10);
+    assert_int_equal(raw->first.thread.local[0], 1);
+    assert_int_equal(raw->second.thread.local[0], 33);
+    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[0]");
+    expect_lines(&c, war, r, w2);
+    assert_int_equal(war->count, 1);
+    assert_int_equal(war->first.thread.local[0], 63);
+    assert_int_equal(war->second.thread.local[0], 64);
+    done(&c);
+}
+
 static void test_barrier_silences(void **state)
 {
     (void)state;
@@ -825,6 +870,7 @@ int main(void)
         cmocka_unit_test(test_device_counter_plus_plus),
         cmocka_unit_test(test_dedup_counts_accesses),
         cmocka_unit_test(test_broadcast_reads_then_write),
+        cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),
         cmocka_unit_test(test_atomic_vs_plain_across_threadgroups),
         cmocka_unit_test(test_atomic_vs_plain_in_threadgroup),
