@@ -418,6 +418,20 @@ static inline uint32_t first_unwritten(const uint8_t *shadow, uint32_t n)
     return n;
 }
 
+/* Whether none of n shadow bytes is 0 (never written), eight at a time. */
+static bool all_written(const uint8_t *shadow, uint64_t n)
+{
+    uint64_t holes = 0, k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t v;
+        memcpy(&v, shadow + k, 8);
+        holes |= (v - 0x0101010101010101u) & ~v & 0x8080808080808080u;
+    }
+    for (; k < n; k++)
+        holes |= shadow[k] == 0;
+    return !holes;
+}
+
 static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     MemoryChecker *c = ctx;
@@ -439,18 +453,13 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         /* The common read: one word per lane. Every lane is looked at without a branch (an
          * inactive or out-of-range one reads a written word instead), and only the lanes that
          * found a hole go the slow way below. */
-        /* Most reads touch a narrow span (a tile row, a broadcast word): when every active
-         * lane is inside [lo, hi + 4) and that span is short, one scan of it settles all. */
-        const CheckSpan span = acc->lane_mask ? check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0)
-                                              : (CheckSpan){UINT64_MAX, 0, 0};
+        /* Most reads touch a narrow span (a tile row, a broadcast word): when the bounds of
+         * the active lanes, [lo, hi + 4) (lane_span.h), are close, one scan settles all. */
+        const CheckSpan span = check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0);
         const uint64_t lo = span.lo, hi = span.hi;
-        if (lo <= hi && hi - lo <= 256 && hi + 4 <= c->tg_bytes && hi + 4 > hi) {
-            uint8_t none = 1;
-            for (uint64_t k = lo; k < hi + 4; k++)
-                none &= c->tg_written[k] != 0;
-            if (none)
-                return;
-        }
+        if (lo <= hi && hi - lo <= 256 && hi + 4 <= c->tg_bytes && hi + 4 > hi &&
+            all_written(c->tg_written + lo, hi + 4 - lo))
+            return;
         static const uint8_t written[4] = {1, 1, 1, 1};
         uint32_t holes = 0;
         for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {

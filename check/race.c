@@ -722,8 +722,7 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         return;
     }
     const uint64_t limit = sh->words * 4;
-    uint64_t first[SIM_SIMD_WIDTH + 16], hwm = 0;
-    memset(first + SIM_SIMD_WIDTH, 0, 16 * sizeof *first); /* read_again looks past the lanes */
+    uint64_t *first = r->lane_word, hwm = 0;
     /* every lane, without a branch (lanes outside mask are computed and dropped) */
     for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
         first[lane] = (acc->addr[lane] & off_mask) / 4;
