@@ -502,42 +502,6 @@ static uint32_t read_again(const uint64_t *first, uint32_t mask)
     return again;
 }
 
-/* The whole-word reads of lanes in `mask`, one lane at a time in lane order, as fast_lanes
- * does them without skipping, except that the words the lanes in `settled` read have had
- * their first read already: later reads of them only become the latest. */
-static __attribute__((noinline)) void reads_in_order(Race *r, const SimGroupView *sg, RaceCur *b,
-                                                     const SimMemAccess *acc, RaceShadow *sh,
-                                                     const RaceOrder *o, uint32_t mask,
-                                                     const uint64_t *first, uint32_t settled)
-{
-    const uint32_t tid0 = sg->simdgroup * SIM_SIMD_WIDTH, info0 = RACE_INFO(b->index, 0, b->kind);
-    uint32_t again = 0;
-    for (uint32_t m = mask; m; m &= m - 1)
-        for (uint32_t s = settled; s; s &= s - 1)
-            if (first[__builtin_ctz(m)] == first[__builtin_ctz(s)])
-                again |= m & -m;
-    RaceWords a = words_of(sh);
-    uint64_t seen[SIM_SIMD_WIDTH];
-    memset(seen, 0xff, sizeof seen);
-    for (; mask; mask &= mask - 1) {
-        const uint32_t lane = (uint32_t)__builtin_ctz(mask), tid = tid0 + lane;
-        const RaceAccess now = {o->serial, info0 | tid << 2};
-        const uint64_t i = first[lane];
-        if ((again >> lane & 1) || seen[i % SIM_SIMD_WIDTH] == i) {
-            a.r1[i] = now;
-            continue;
-        }
-        if (read_fast(o, &a, i, tid, now)) {
-            seen[i % SIM_SIMD_WIDTH] = i;
-            continue;
-        }
-        lane_access(r, sg, b, acc, lane, 0);
-        if (sh->dead)
-            return;
-        a = words_of(sh);
-    }
-}
-
 /* Lanes in `mask` of a plain whole-word access: lane l's words start at word first[l] (at
  * i0 + l * words when first is NULL). Each word goes to read_fast / write_fast, and the ones
  * they decline, in lane order, to the general path. One loop per kind for one-word lanes. */
@@ -562,36 +526,31 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
         /* Lanes of one SIMD-group reading a word an earlier lane of this instruction read
          * without trouble (a broadcast) would find exactly what it found: the same write,
          * checked with the same answer (lanes of a SIMD-group are one agent, ordered alike
-         * with everything), and that lane's read as the latest. All that changes is which
-         * lane is the latest reader. Not so when each thread is its own agent (strict).
-         * So only the lanes `todo` that no later lane repeats need visiting (the last reader
-         * of each word among them), as long as every one of them passes read_fast. */
-        const uint32_t todo = first && !o.strict ? mask & ~read_again(first, mask) : mask;
-        uint64_t seen[SIM_SIMD_WIDTH];
-        memset(seen, 0xff, sizeof seen);
-        for (uint32_t m = todo; m; m &= m - 1) {
+         * with everything), and that lane's read as the latest, which changes nothing but
+         * which lane is the latest reader. So only the lanes `todo` that no later lane
+         * repeats need visiting, as long as each passes read_fast. Not so when each thread
+         * is its own agent (strict). */
+        uint32_t todo = first && !o.strict ? mask & ~read_again(first, mask) : mask, m = todo;
+        while (m) {
             const uint32_t lane = (uint32_t)__builtin_ctz(m), tid = tid0 + lane;
             const RaceAccess now = {o.serial, info0 | tid << 2};
             const uint64_t i = first ? first[lane] : i0 + lane;
-            if (!o.strict && seen[i % SIM_SIMD_WIDTH] == i) {
-                a.r1[i] = now;
-                continue;
-            }
             if (UTIL_LIKELY(read_fast(&o, &a, i, tid, now))) {
-                seen[i % SIM_SIMD_WIDTH] = i;
+                m &= m - 1;
                 continue;
             }
             if (todo != mask) {
-                /* Some lane needs the general path, in lane order with the skipped ones.
-                 * The words settled so far stay settled (their first reader would have
-                 * passed too); the rest are untouched: go through every lane again. */
-                reads_in_order(r, sg, b, acc, sh, &o, mask, first, todo & ((1u << lane) - 1));
-                return;
+                /* Some lane needs the general path, in lane order with the skipped ones:
+                 * start again with every lane. The words settled so far pass again (see
+                 * above) and end with their last reader; the rest are untouched. */
+                todo = m = mask;
+                continue;
             }
             lane_access(r, sg, b, acc, lane, 0);
             if (sh->dead)
                 return;
             a = words_of(sh);
+            m &= m - 1;
         }
         return;
     }
