@@ -23,7 +23,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # IEEE fidelity: no contraction of a*b+c into fma, no fast-math.
 CFLAGS   ?= $(OPT) -g
 ALLFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -ffp-contract=off -fno-strict-aliasing $(CFLAGS)
-LDLIBS   := -lm
+LDLIBS   := -lm -pthread
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)

@@ -27,6 +27,22 @@ void mem_device_free(MemDevice *dev)
     free(dev);
 }
 
+MemDevice *mem_device_clone(const MemDevice *dev)
+{
+    MemDevice *c = util_calloc(1, sizeof *c);
+    c->buffers = util_calloc(dev->count ? dev->count : 1, sizeof *c->buffers);
+    c->count = dev->count;
+    c->capacity = dev->count ? dev->count : 1;
+    for (uint32_t i = 0; i < dev->count; i++) {
+        const MemBuffer *b = &dev->buffers[i];
+        c->buffers[i] = (MemBuffer){.name = util_strdup(b->name),
+                                    .data = util_malloc(b->size ? (size_t)b->size : 1),
+                                    .size = b->size, .space = b->space};
+        memcpy(c->buffers[i].data, b->data, (size_t)b->size);
+    }
+    return c;
+}
+
 int32_t mem_device_add(MemDevice *dev, const char *name, uint64_t size, MemSpace space,
                        UtilError *err)
 {

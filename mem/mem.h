@@ -44,6 +44,8 @@ typedef struct MemDevice {
 
 MemDevice *mem_device_new(void);
 void mem_device_free(MemDevice *dev);
+/* A copy of every buffer: names, sizes, spaces and contents. */
+MemDevice *mem_device_clone(const MemDevice *dev);
 /* Adds a zero-filled buffer; returns its index, or -1 with err when it is too large. */
 int32_t mem_device_add(MemDevice *dev, const char *name, uint64_t size, MemSpace space,
                        UtilError *err);

@@ -13,6 +13,7 @@
 #include "ui.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -427,9 +428,52 @@ void ui_checking_start(UiChecking *c, const IsaProgram *program, const UiBound *
     launch->observers = check_session_observers(c->session, &launch->num_observers);
 }
 
+typedef struct CheckedPass {
+    SimLaunch launch;
+    SimResult result;
+    UtilError err;
+    bool ok;
+} CheckedPass;
+
+static void *run_pass(void *arg)
+{
+    CheckedPass *p = arg;
+    p->ok = sim_dispatch(&p->launch, &p->result, &p->err);
+    return NULL;
+}
+
+bool ui_checking_dispatch(UiChecking *c, SimLaunch *launch, SimResult *result, UtilError *err)
+{
+    if (launch->mode != SIM_MODE_TIMED)
+        return sim_dispatch(launch, result, err);
+    MemDevice *copy = mem_device_clone(launch->device);
+    CheckedPass checked = {.launch = *launch};
+    checked.launch.mode = SIM_MODE_FUNCTIONAL;
+    checked.launch.device = copy;
+    SimLaunch timed = *launch;
+    timed.observers = NULL;
+    timed.num_observers = 0;
+    (void)sim_gpu_default(); /* built once, before two threads may ask for it */
+    pthread_t thread;
+    const bool threaded = pthread_create(&thread, NULL, run_pass, &checked) == 0;
+    if (!threaded)
+        run_pass(&checked);
+    bool ok = sim_dispatch(&timed, result, err);
+    if (threaded)
+        pthread_join(thread, NULL);
+    c->two_pass = true;
+    c->checked = checked.result;
+    c->copy = copy;
+    if (ok && !checked.ok) {
+        *err = checked.err;
+        ok = false;
+    }
+    return ok;
+}
+
 void ui_checking_finish(UiChecking *c, const SimResult *r)
 {
-    c->findings = check_session_finish(c->session, r, &c->num_findings);
+    c->findings = check_session_finish(c->session, ui_checking_result(c, r), &c->num_findings);
     for (uint32_t i = 0; i < c->num_findings; i++) {
         CheckSeverity s = c->findings[i].severity;
         c->errors += s == CHECK_ERROR || (unsigned)s > CHECK_NOTE;
@@ -453,12 +497,15 @@ void ui_checking_print(FILE *out, const UiChecking *c, const IsaProgram *program
                 c->errors, c->errors == 1 ? "" : "s", c->warnings, c->warnings == 1 ? "" : "s",
                 c->num_findings, c->num_findings == 1 ? "" : "s");
     if (c->opts.divergence_profile)
-        ui_check_print_profile(out, program, kernel_file, check_session_profile(c->session), r,
-                               full_profile);
+        ui_check_print_profile(out, program, kernel_file, check_session_profile(c->session),
+                               ui_checking_result(c, r), full_profile);
 }
 
 void ui_checking_end(UiChecking *c)
 {
+    if (c->two_pass)
+        sim_result_free(&c->checked);
+    mem_device_free(c->copy);
     check_session_free(c->session);
     free(c->buffers);
     memset(c, 0, sizeof *c);
@@ -590,7 +637,7 @@ static void json_summary(FILE *out, const CheckArgs *o, const UiManifest *m,
     if (p->divergence_profile) {
         const CheckProfile *prof = check_session_profile(c->session);
         uint64_t instr, slots;
-        kernel_efficiency(prof, r, &instr, &slots);
+        kernel_efficiency(prof, ui_checking_result(c, r), &instr, &slots);
         fprintf(out, ",\"divergence\":{\"lane_instructions\":%" PRIu64 ",\"lane_slots\":%" PRIu64
                      ",\"simd_efficiency\":%.6f,\"branches\":[",
                 instr, slots, slots ? (double)instr / (double)slots : 1.0);
@@ -635,7 +682,7 @@ int ui_cmd_check(int argc, char **argv)
     }
     ui_checking_start(&c, program, bound, &o.opts, launch);
     SimResult result = {0};
-    if (!sim_dispatch(launch, &result, &err)) {
+    if (!ui_checking_dispatch(&c, launch, &result, &err)) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", m->path, err.message);
         sim_result_free(&result);

@@ -229,7 +229,8 @@ int ui_cmd_run(int argc, char **argv)
         ui_checking_start(&checking, program, bound, &copts, launch);
     }
     SimResult result = {0};
-    if (!sim_dispatch(launch, &result, &err)) {
+    if (checking.session ? !ui_checking_dispatch(&checking, launch, &result, &err)
+                         : !sim_dispatch(launch, &result, &err)) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", m->path, err.message);
         sim_result_free(&result);
@@ -264,7 +265,8 @@ int ui_cmd_run(int argc, char **argv)
                 status = UI_EXIT_FINDING;
         } else {
             ui_check_print_profile(stdout, program, m->kernel_path,
-                                   check_session_profile(checking.session), &result, true);
+                                   check_session_profile(checking.session),
+                                   ui_checking_result(&checking, &result), true);
         }
     }
     if (o.launch.stats == UI_STATS_JSON)

@@ -112,10 +112,25 @@ typedef struct UiChecking {
     const CheckFinding *findings; /* after finish */
     uint32_t num_findings;
     uint64_t errors, warnings;
+    bool two_pass;                /* ui_checking_dispatch ran the checks in a pass of their own */
+    SimResult checked;            /* that pass's result */
+    MemDevice *copy;              /* and its buffers (the result's faults name them) */
 } UiChecking;
 
 void ui_checking_start(UiChecking *c, const IsaProgram *program, const UiBound *bound,
                        const CheckOptions *opts, SimLaunch *launch);
+/* Runs the launch ui_checking_start prepared. In functional mode that is one dispatch with
+ * the checkers watching. In timed mode the checkers watch a functional pass over a copy of
+ * the buffers, on a second thread, while the timed pass runs unobserved on this one: its
+ * result (cycles, statistics) and buffers are exactly those of the run without checks, and
+ * the findings those of the same kernel run functionally. */
+bool ui_checking_dispatch(UiChecking *c, SimLaunch *launch, SimResult *result, UtilError *err);
+/* The result the checks saw: r, the dispatch's, or with two passes their own. */
+static inline const SimResult *ui_checking_result(const UiChecking *c, const SimResult *r)
+{
+    return c->two_pass ? &c->checked : r;
+}
+/* r is the dispatch's result (see ui_checking_result). */
 void ui_checking_finish(UiChecking *c, const SimResult *r);
 /* Each finding as a diagnostic, then the policies, a verdict and the divergence profile
  * (when on: its summary, or every branch site when full_profile). */

@@ -504,6 +504,49 @@ static void test_run_check_and_divergence(void **state)
                "branch site");
 }
 
+/* Timed mode under --check: the checkers watch a functional pass of their own, so the cycles
+ * are the ones of the run without checks (7775 against 1388 for missing_barrier when checks
+ * serialized the schedule), and the findings are the ones functional mode gives. */
+static uint64_t cycles_of(const char *args)
+{
+    char *out = NULL;
+    int rc = test_lockstep(args, &out);
+    const char *c = out ? strstr(out, "\"cycles\":") : NULL;
+    if (!c)
+        FAIL_FREEING(out, NULL, "`lockstep %s` (exit %d) printed no cycles:\n%s", args, rc, out);
+    uint64_t n = strtoull(c + strlen("\"cycles\":"), NULL, 10);
+    free(out);
+    return n;
+}
+
+static void test_timed_check_keeps_cycles(void **state)
+{
+    (void)state;
+    const char *manifests[] = {"kernels/bugs/missing_barrier.yaml", "kernels/reduce/reduce_threadgroup.yaml",
+                               "kernels/bugs/grid_edge_oob.yaml"};
+    for (size_t i = 0; i < sizeof manifests / sizeof *manifests; i++) {
+        char plain[256], checked[256];
+        snprintf(plain, sizeof plain, "run %s --mode timed --stats=json --quiet", manifests[i]);
+        snprintf(checked, sizeof checked, "run %s --mode timed --check --stats=json --quiet", manifests[i]);
+        uint64_t a = cycles_of(plain), b = cycles_of(checked);
+        if (a == 0 || a != b)
+            fail_msg("%s: %llu cycles without checks, %llu with", manifests[i],
+                     (unsigned long long)a, (unsigned long long)b);
+        char *timed = NULL, *functional = NULL;
+        snprintf(plain, sizeof plain, "check %s --mode timed", manifests[i]);
+        snprintf(checked, sizeof checked, "check %s --mode functional", manifests[i]);
+        int rc_t = test_lockstep(plain, &timed), rc_f = test_lockstep(checked, &functional);
+        char *ft = filter_lines(timed, is_primary), *ff = filter_lines(functional, is_primary);
+        bool same = rc_t == rc_f && strcmp(ft, ff) == 0;
+        free(timed);
+        free(functional);
+        if (!same)
+            FAIL_FREEING(ft, ff, "%s: findings differ between timed and functional mode", manifests[i]);
+        free(ft);
+        free(ff);
+    }
+}
+
 int main(void)
 {
     static const struct CMUnitTest fixed[] = {
@@ -516,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_budget_is_an_error),
         cmocka_unit_test(test_run_check_and_divergence),
+        cmocka_unit_test(test_timed_check_keeps_cycles),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     char *names[256];
