@@ -6,7 +6,8 @@
  *      that an identical earlier load already fetched, for every lane that can reach it,
  *      reads the earlier load's register instead (the `constant uint &n` of a loop bound);
  *   2. algebraic folding: imad by 1 and/or plus 0, imul by 1, add/sub/or/xor of 0, shifts
- *      by 0 become iadd, imul or mov;
+ *      by 0 become iadd, imul or mov; unsigned division and remainder by a power of two
+ *      become a logical shift and an and;
  *   3. copy coalescing of codegen temporaries: `OP t, ..; mov v, t` -> `OP v, ..` and
  *      `mov t, v; OP .., t, ..` -> `OP .., v, ..`.
  *
@@ -305,6 +306,18 @@ static void fold_inst(IsaInst *in)
     case ISA_OP_SHL: case ISA_OP_LSR: case ISA_OP_ASR:
         if (b.kind == ISA_OPD_IMM && ((uint32_t)b.imm & 31) == 0)
             become(in, ISA_OP_MOV, a, none);
+        break;
+    case ISA_OP_UDIV: case ISA_OP_UREM:
+        /* unsigned by a power of two: a shift or a mask (the divider costs ~6x an ALU op) */
+        if (b.kind == ISA_OPD_IMM && (uint32_t)b.imm && !((uint32_t)b.imm & ((uint32_t)b.imm - 1))) {
+            const uint32_t k = (uint32_t)__builtin_ctz((uint32_t)b.imm);
+            IsaOperand amount = b;
+            amount.imm = in->op == ISA_OP_UDIV ? k : (uint32_t)b.imm - 1;
+            if (in->op == ISA_OP_UDIV && k == 0)
+                become(in, ISA_OP_MOV, a, none);
+            else
+                become(in, in->op == ISA_OP_UDIV ? ISA_OP_LSR : ISA_OP_AND, a, amount);
+        }
         break;
     case ISA_OP_AND:
         if (is_imm(&b, UINT32_MAX))

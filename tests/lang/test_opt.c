@@ -428,6 +428,12 @@ static void test_fold_forms(void **state)
         {ISA_OP_SHL, IMM(0), NO(), ISA_OP_MOV},
         {ISA_OP_LSR, IMM(32), NO(), ISA_OP_MOV}, /* the amount is taken & 31 */
         {ISA_OP_ASR, IMM(2), NO(), ISA_OP_ASR},
+        {ISA_OP_UDIV, IMM(8), NO(), ISA_OP_LSR},
+        {ISA_OP_UDIV, IMM(1), NO(), ISA_OP_MOV},
+        {ISA_OP_UDIV, IMM(6), NO(), ISA_OP_UDIV},
+        {ISA_OP_UREM, IMM(16), NO(), ISA_OP_AND},
+        {ISA_OP_UREM, IMM(1), NO(), ISA_OP_AND},
+        {ISA_OP_UREM, IMM(0), NO(), ISA_OP_UREM}, /* a % 0 is a: no mask gives that */
     };
     enum { NF = sizeof forms / sizeof forms[0] };
     uint32_t d[NF];
@@ -458,7 +464,8 @@ static void test_fold_forms(void **state)
     run_prog(&h, p, 32, 32);
     for (uint32_t t = 0; t < 32; t++) {
         uint32_t want[NF] = {t, t + t, t * 6, t * 6 + 2, t, t * 2, t, t, t, t, t,
-                             t & 0xfffffffeu, t, t, (uint32_t)((int32_t)t >> 2)};
+                             t & 0xfffffffeu, t, t, (uint32_t)((int32_t)t >> 2),
+                             t / 8, t, t / 6, t % 16, 0, t};
         for (int i = 0; i < NF; i++)
             CH_IEQ(out[t * NF + (uint32_t)i], want[i], t * NF + (uint32_t)i);
     }
