@@ -84,7 +84,7 @@ test: $(BUILD)/lockstep $(TEST_BINS)
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 SIM_OPT=-O1 \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    LDLIBS="-lm -fsanitize=address,undefined" test
+	    LDLIBS="-lm -pthread -fsanitize=address,undefined" test
 
 docs: $(BUILD)/lockstep
 	$(BUILD)/lockstep isa > docs/ISA.md
