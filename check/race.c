@@ -365,9 +365,9 @@ static inline RaceWords words_of(const RaceShadow *sh)
 }
 
 /* Word i of a plain access, when that is simple: the word is not split, and nothing in it
- * (its side table included) conflicts with the access. Then this is exactly what cell_access would
- * do (it would report nothing) and true is returned; false leaves the word to it. A write
- * needs a->w (need_writes), a read a->r1 (need_reads). */
+ * (its side table included) conflicts with the access. Then this is exactly what
+ * cell_access would do (it would report nothing) and true is returned; false leaves the
+ * word to it. A write needs a->w (need_writes), a read a->r1 (need_reads). */
 #define RACE_INLINE static inline __attribute__((always_inline))
 
 RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
@@ -381,7 +381,8 @@ RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, 
     if (link) {
         /* the older reads of a word several agents read (see read_fast) */
         RaceMore *m = &a->more[link - 1];
-        if ((m->r2.serial && !ordered_now(o, m->r2, tid)) || (m->rx.serial && !ordered_now(o, m->rx, tid)))
+        if ((m->r2.serial && !ordered_now(o, m->r2, tid)) ||
+            (m->rx.serial && !ordered_now(o, m->rx, tid)))
             return false;
         m->r2.serial = m->rx.serial = 0;
     }
