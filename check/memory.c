@@ -418,6 +418,9 @@ static inline uint32_t first_unwritten(const uint8_t *shadow, uint32_t n)
     return n;
 }
 
+/* A written word's shadow bytes. */
+static const uint8_t written[4] = {1, 1, 1, 1};
+
 /* Whether none of n shadow bytes is 0 (never written), eight at a time. */
 static bool all_written(const uint8_t *shadow, uint64_t n)
 {
@@ -460,7 +463,6 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         if (lo <= hi && hi - lo <= 256 && hi + 4 <= c->tg_bytes && hi + 4 > hi &&
             all_written(c->tg_written + lo, hi + 4 - lo))
             return;
-        static const uint8_t written[4] = {1, 1, 1, 1};
         uint32_t holes = 0;
         for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
             uint64_t a = acc->addr[l];
@@ -477,7 +479,6 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         /* The common write: one word per lane, every lane inside (see the loop below). */
         const CheckSpan span = check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0);
         if (span.hi + 4 > span.hi && span.hi + 4 <= c->tg_bytes) {
-            static const uint8_t written[4] = {1, 1, 1, 1};
             for (uint32_t m = acc->lane_mask; m; m &= m - 1)
                 memcpy(c->tg_written + acc->addr[__builtin_ctz(m)], written, 4);
             return;
