@@ -203,10 +203,56 @@ static bool number_to_i64(const UiNumber *n, int64_t *out)
     return true;
 }
 
+/* The common ranges (float, or an integer type both ends of the range fit in) written
+ * straight into dst: the same values as the general loop below, which stays the reference
+ * and the one that names the element a range overflows at. Scalars are contiguous (no
+ * 3-lane padding). Returns false to leave the range to that loop. */
+static bool range_fast(UiScalarType s, uint64_t n, const UiNumber *start, const UiNumber *step,
+                       uint8_t *dst)
+{
+    if (s == UI_FLOAT) {
+        double a = ui_number_to_double(start), d = ui_number_to_double(step);
+        for (uint64_t k = 0; k < n; k++) {
+            float f = (float)(a + d * (double)k);
+            memcpy(dst + 4 * k, &f, 4);
+        }
+        return true;
+    }
+    int64_t a, d, span, last;
+    if (scalar_info[s].is_float || s == UI_BOOL || n == 0 || n > (uint64_t)INT64_MAX ||
+        !number_to_i64(start, &a) || !number_to_i64(step, &d) ||
+        __builtin_mul_overflow((int64_t)(n - 1), d, &span) ||
+        __builtin_add_overflow(a, span, &last))
+        return false;
+    unsigned bits = scalar_info[s].size * 8;
+    int64_t lo = 0, hi = INT64_MAX;
+    if (bits < 64) {
+        lo = scalar_info[s].is_signed ? -((int64_t)1 << (bits - 1)) : 0;
+        hi = scalar_info[s].is_signed ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+    } else if (scalar_info[s].is_signed) {
+        lo = INT64_MIN;
+    }
+    /* a range is monotonic: both ends inside means every element is */
+    if (a < lo || a > hi || last < lo || last > hi)
+        return false;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t v = (uint64_t)a + k * (uint64_t)d;
+        switch (bits) {
+        case 8: dst[k] = (uint8_t)v; break;
+        case 16: { uint16_t x = (uint16_t)v; memcpy(dst + 2 * k, &x, 2); break; }
+        case 32: { uint32_t x = (uint32_t)v; memcpy(dst + 4 * k, &x, 4); break; }
+        default: memcpy(dst + 8 * k, &v, 8); break;
+        }
+    }
+    return true;
+}
+
 bool ui_init_range(UiElemType t, uint64_t count, const UiNumber *start, const UiNumber *step,
                    uint8_t *dst, UtilError *err)
 {
     uint64_t n = total_scalars(t, count);
+    if (t.lanes != 3 && range_fast(t.scalar, n, start, step, dst))
+        return true;
     if (ui_scalar_is_float(t.scalar)) {
         double a = ui_number_to_double(start), d = ui_number_to_double(step);
         for (uint64_t k = 0; k < n; k++) {

@@ -144,6 +144,49 @@ static void test_range_and_fill(void **state)
     assert_true(v[0] == 7 && v[2] == 7 && v[3] == 0 && v[6] == 7 && v[7] == 0);
 }
 
+/* Every integer type and width, both directions, vectors with and without padding: each
+ * element against start + k * step computed here, and ranges that leave the type at either
+ * end rejected naming the element. */
+static void test_range_every_type(void **state)
+{
+    (void)state;
+    static const struct { UiScalarType s; uint8_t lanes; int64_t start, step; uint64_t n; int64_t lo, hi; } cases[] = {
+        {UI_CHAR, 1, -128, 1, 256, -128, 127},  {UI_UCHAR, 2, 255, -5, 26, 0, 255},
+        {UI_SHORT, 4, 32000, -1000, 16, -32768, 32767}, {UI_USHORT, 1, 65530, 1, 6, 0, 65535},
+        {UI_INT, 1, -5, 3, 40, INT32_MIN, INT32_MAX},   {UI_UINT, 2, 4000000000, -1, 9, 0, UINT32_MAX},
+        {UI_LONG, 1, INT64_MIN + 10, 5, 3, INT64_MIN, INT64_MAX},
+        {UI_ULONG, 1, 1, INT64_MAX / 4, 4, 0, INT64_MAX},
+        {UI_INT, 3, 1, 2, 6, INT32_MIN, INT32_MAX},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        UiElemType t = {cases[c].s, cases[c].lanes};
+        uint64_t count = cases[c].n, scalars = count * t.lanes;
+        uint32_t size = ui_scalar_size(t.scalar);
+        uint8_t got[1024] = {0};
+        UiNumber a = ui_number_from_i64(cases[c].start), d = ui_number_from_i64(cases[c].step);
+        UtilError err;
+        assert_true(ui_init_range(t, count, &a, &d, got, &err));
+        for (uint64_t k = 0; k < scalars; k++) {
+            int64_t want = cases[c].start + (int64_t)k * cases[c].step;
+            uint64_t off = (k / t.lanes) * ui_elem_size(t) + (k % t.lanes) * size, bits = 0;
+            memcpy(&bits, got + off, size);
+            assert_true(bits == ((uint64_t)want & (size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * size)) - 1)));
+        }
+        /* one element more leaves the type at the far end (unless the type is 64-bit) */
+        int64_t next = cases[c].start + (int64_t)scalars * cases[c].step;
+        if (size < 8 && (next < cases[c].lo || next > cases[c].hi)) {
+            assert_false(ui_init_range(t, count + 1, &a, &d, got, &err));
+            assert_non_null(strstr(err.message, "at scalar"));
+        }
+    }
+    /* a negative start is out of range for an unsigned type from element 0 */
+    uint32_t u[4];
+    UiNumber a = ui_number_from_i64(-1), d = ui_number_from_i64(1);
+    UtilError err;
+    assert_false(ui_init_range((UiElemType){UI_UINT, 1}, 4, &a, &d, (uint8_t *)u, &err));
+    assert_non_null(strstr(err.message, "at scalar 0"));
+}
+
 /* ---- parsing ------------------------------------------------------------------------------- */
 
 static void test_every_key(void **state)
@@ -531,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_random_int_and_half),
         cmocka_unit_test(test_normal),
         cmocka_unit_test(test_range_and_fill),
+        cmocka_unit_test(test_range_every_type),
         cmocka_unit_test(test_every_key),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_bad_manifests),
