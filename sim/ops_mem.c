@@ -175,24 +175,42 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         }
         if (bad || hi < lo)
             return bad ? false : g->exec_mask == 0;
-        /* Coalesced: all 32 lanes active and reading consecutive 32-bit elements (lane l at
-         * index[0] + l, all in bounds: checked above). One block copy moves them all. */
-        if (fmt == ISA_FMT_B32 && n == 1 && g->exec_mask == SIM_FULL_MASK) {
+        /* Coalesced: lanes at consecutive 32-bit elements (lane l at index[0] + l). With all
+         * lanes active (and so all in bounds: checked above) one block copy moves them all.
+         * With some inactive, and the whole block inside the region, the block is blended:
+         * active lanes take the new word, the others keep theirs, in one branch-free pass
+         * (rewriting a word with its own value is invisible: nothing else runs meanwhile). */
+        if (fmt == ISA_FMT_B32 && n == 1) {
             uint32_t step_ok = 0;
             for (int l = 0; l < W; l++)
                 step_ok |= index[l] ^ (index[0] + (uint32_t)l);
-            if (step_ok == 0) {
-                uint64_t first = (uint64_t)(o + (int64_t)(int32_t)index[0] * 4);
+            int64_t first = o + (int64_t)(int32_t)index[0] * 4;
+            const bool full = g->exec_mask == SIM_FULL_MASK;
+            if (step_ok == 0 && (full || (first >= 0 && first + 4 * W <= (int64_t)region_size))) {
                 uint8_t *block = region + first;
                 uint32_t *reg = g->regs + isa->opd[0].index * W;
-                if (is_write)
-                    memcpy(block, reg, W * 4);
-                else
-                    memcpy(reg, block, W * 4);
+                if (full) {
+                    if (is_write)
+                        memcpy(block, reg, W * 4);
+                    else
+                        memcpy(reg, block, W * 4);
+                } else {
+                    uint32_t words[W];
+                    const uint32_t *sel = g->lane_select;
+                    memcpy(words, block, sizeof words);
+                    if (is_write) {
+                        for (int l = 0; l < W; l++)
+                            words[l] = (reg[l] & sel[l]) | (words[l] & ~sel[l]);
+                        memcpy(block, words, sizeof words);
+                    } else {
+                        for (int l = 0; l < W; l++)
+                            reg[l] = (words[l] & sel[l]) | (reg[l] & ~sel[l]);
+                    }
+                }
                 if (acc) {
-                    acc->lane_mask = SIM_FULL_MASK;
+                    acc->lane_mask = g->exec_mask;
                     for (int l = 0; l < W; l++) {
-                        acc->addr[l] = address_base + first + 4 * (uint64_t)l;
+                        acc->addr[l] = address_base + (uint64_t)first + 4 * (uint64_t)l;
                         if (is_write)
                             memcpy(acc->data[l], &reg[l], 4);
                     }

@@ -313,6 +313,62 @@ static void test_tg_stack_out_of_bounds(void **state)
     h_free(&h);
 }
 
+/* Consecutive lanes with some inactive: the inactive lanes' words are kept, whether the
+ * 32-word block lies inside the memory (blended in one pass) or runs past its end (where
+ * only the active lanes may be touched, and none faults). */
+static void test_partial_coalesced(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel blend\n.regs 8\n.tgmem 128\n"
+        ".arg in, device, u0\n.arg out, device, u2\n.arg edge, device, u4\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    mov r2, 0x5555\n    mov r5, 0x77\n    mov r7, 0x99\n"
+        "    st_tg.b32 r2, 0, r1\n"
+        "    ld_dev.b32 r3, u0, r1, 0\n"
+        "    wait 0\n"
+        "    and r4, r1, 1\n"
+        "    if_icmp.eq 1, r4, 1\n"        /* odd lanes */
+        "      st_tg.b32 r3, 0, r1\n"      /* block inside threadgroup memory */
+        "      ld_dev.b32 r5, u0, r1, 0\n" /* block inside `in` */
+        "      wait 0\n"
+        "    pop_exec 1\n"
+        "    and r4, r1, 0x11\n"
+        "    if_icmp.eq 1, r4, 1\n"        /* odd lanes below 16 */
+        "      st_dev.b32 r3, u4, r1\n"    /* `edge` holds 16 words: the block runs past it */
+        "      iadd r6, r1, 16\n"
+        "      ld_tg.b32 r7, 0, r6\n"      /* words 17..31: the block runs past the end */
+        "    pop_exec 1\n"
+        "    ld_tg.b32 r2, 0, r1\n"
+        "    st_dev.b32 r2, u2, r1\n"
+        "    iadd r6, r1, 32\n"
+        "    st_dev.b32 r5, u2, r6\n"
+        "    iadd r6, r1, 64\n"
+        "    st_dev.b32 r7, u2, r6\n"
+        "    stop\n";
+    Harness h;
+    h_init(&h, k);
+    uint32_t *in = h_buffer(&h, 0, "in", 32 * 4, MEM_SPACE_DEVICE);
+    uint32_t *out = h_buffer(&h, 1, "out", 96 * 4, MEM_SPACE_DEVICE);
+    uint32_t *edge = h_buffer(&h, 2, "edge", 16 * 4, MEM_SPACE_DEVICE);
+    for (uint32_t i = 0; i < 32; i++)
+        in[i] = 1000 + i * 7;
+    for (uint32_t i = 0; i < 16; i++)
+        edge[i] = 0xeeee;
+    h_run1(&h, 32, 32);
+    h_expect_no_faults(&h);
+    for (uint32_t l = 0; l < 32; l++) {
+        bool odd = l & 1, low_odd = odd && l < 16;
+        assert_int_equal(out[l], odd ? in[l] : 0x5555u);
+        assert_int_equal(out[32 + l], odd ? in[l] : 0x77u);
+        /* tg word l + 16 after the first if: odd ones hold in[l + 16] */
+        assert_int_equal(out[64 + l], low_odd ? ((l + 16) & 1 ? in[l + 16] : 0x5555u) : 0x99u);
+        if (l < 16)
+            assert_int_equal(edge[l], low_odd ? in[l] : 0xeeeeu);
+    }
+    h_free(&h);
+}
+
 /* ---- atomics ------------------------------------------------------------------------------ */
 
 static uint32_t apply_atom(const char *op, const char *type, uint32_t old, uint32_t v)
@@ -468,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_formats_device),       cmocka_unit_test(test_formats_constant),
         cmocka_unit_test(test_formats_threadgroup),  cmocka_unit_test(test_formats_stack),
         cmocka_unit_test(test_device_out_of_bounds), cmocka_unit_test(test_partial_vector_and_no_buffer),
+        cmocka_unit_test(test_partial_coalesced),
         cmocka_unit_test(test_constant_writes_fault), cmocka_unit_test(test_tg_stack_out_of_bounds),
         cmocka_unit_test(test_atomics),              cmocka_unit_test(test_cmpxchg),
     };
