@@ -21,6 +21,9 @@
  * smallest wake. A scheduler-cycle without an issue is a stall, charged to the reason of its
  * oldest SIMD-group (dependency, memory, barrier, pipe busy) or to no work.
  *
+ * A scheduler whose next picks are register work may issue them ahead of the others, in one
+ * stretch (issue_ahead): the cycles and results are those of issuing a cycle at a time.
+ *
  * With observers attached the engine issues in functional order (see timing_setup.c), so
  * the checkers see the same events in both modes; the cycles are then those of that order.
  */
@@ -39,6 +42,10 @@ const char *const sim_stall_names[SIM_STALL_COUNT] = {
 static uint64_t last_iterations;
 
 uint64_t sim_timed_debug_iterations(void) { return last_iterations; }
+
+static bool ahead_enabled = true;
+
+void sim_timed_debug_set_ahead(bool on) { ahead_enabled = on; }
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -478,11 +485,67 @@ static void prefetch_picks(const SimDispatch *d, TGroup *const *picks, uint32_t 
     }
 }
 
+/* Counts cycle c as one in which the core issued (once, whichever scheduler issued). Cycles
+ * arrive in order per core, as every stretch ahead starts at the current cycle. */
+static inline void count_busy(TCore *core, uint64_t c)
+{
+    if (c >= core->busy_next) {
+        core->busy++;
+        core->busy_next = c + 1;
+    }
+}
+
+/* ---- issuing ahead ------------------------------------------------------------------------ */
+
+/* The longest stretch one scheduler issues ahead of the others, in cycles. */
+#define AHEAD_MAX 64u
+
+/* After scheduler s issued at `now`, it goes on issuing at now + 1, now + 2, ... by itself
+ * while each cycle's pick is register work that leaves its SIMD-group running (TInst.ahead).
+ * That is what issuing one cycle at a time would do, because a scheduler's pick depends on
+ * the rest of the GPU in only three ways, none of which can change such a stretch:
+ *  - a SIMD-group placed on it is younger than all it has, so it wins only a cycle where
+ *    none of them can issue, and a stretch ends at the first such cycle;
+ *  - a barrier release of one of its SIMD-groups lands barrier_latency cycles or more after
+ *    the current cycle, so while it has one waiting, the stretch ends before then;
+ *  - observers' turns: with observers attached nothing issues ahead.
+ * And register work changes nothing another scheduler reads: the SIMD-group's registers and
+ * scoreboard, this scheduler's pipes, and sums (instructions, flops, the last cycle).
+ * Memory, waits, barriers and stops issue only in the cycle loop, in core order, so the
+ * caches and threadgroup banks see requests in the same order. The host gains a stretch in
+ * which a few SIMD-groups' state stays in its cache, and fewer trips round the cycle loop. */
+static void issue_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
+{
+    uint64_t limit = now + AHEAD_MAX;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->list[i].ready == T_NEVER) { /* at a barrier */
+            limit = now + max64(t->cfg->barrier_latency, 1);
+            break;
+        }
+    uint64_t c = now;
+    while (c + 1 < limit && !t->d->stopped) {
+        uint64_t soonest;
+        TGroup *pick = scan(s, c + 1, &soonest, false);
+        if (!pick || !t->tinst[pick->g->pc].ahead)
+            break;
+        issue(t, core, s, pick, ++c);
+        if (!t->d->stopped)
+            count_busy(core, c);
+    }
+    if (c > now) {
+        s->acct = c + 1;
+        *wake = c + 1;
+    }
+}
+
 void timing_loop(TimedRun *t)
 {
     SimDispatch *d = t->d;
     uint64_t now = 0;
     const uint32_t nsched = t->num_cores * t->spc;
+    /* Once the budget is this near, stretches stop; the schedulers ahead are caught up
+     * (within AHEAD_MAX cycles, fewer instructions than this) before it runs out. */
+    const uint64_t ahead_guard = 2ull * nsched * AHEAD_MAX;
     TGroup **picks = util_calloc(nsched, sizeof *picks);
     uint32_t *pick_at = util_calloc(nsched, sizeof *pick_at);
     uint32_t *visited = util_calloc(t->num_cores, sizeof *visited);
@@ -505,6 +568,10 @@ void timing_loop(TimedRun *t)
                 if (wake[k] > now)
                     continue;
                 TSched *s = &t->cores[c].sched[k];
+                if (UTIL_UNLIKELY(s->acct > now)) { /* issued ahead up to acct - 1 */
+                    wake[k] = s->acct;
+                    continue;
+                }
                 if (now > s->acct)
                     t->stall[s->idle_reason] += now - s->acct;
                 s->acct = now + 1;
@@ -526,16 +593,19 @@ void timing_loop(TimedRun *t)
             }
         }
         prefetch_picks(d, picks, npicks);
-        /* Issue, in core and scheduler order. */
-        uint32_t busy_core = UINT32_MAX;
+        /* Issue, in core and scheduler order; then, far enough from the budget that its stop
+         * falls on the same instruction, each scheduler issues ahead what it can. */
+        const bool ahead = ahead_enabled && !t->observed &&
+                           d->budget - d->result->instructions > ahead_guard;
         for (uint32_t i = 0; i < npicks && !d->stopped; i++) {
             uint32_t c = pick_at[i] >> 8, k = pick_at[i] & 255;
             TCore *core = &t->cores[c];
             issue(t, core, &core->sched[k], picks[i], now);
-            if (!d->stopped && busy_core != c) {
-                core->busy++;
-                busy_core = c;
-            }
+            if (d->stopped)
+                break;
+            count_busy(core, now);
+            if (ahead)
+                issue_ahead(t, core, &core->sched[k], &t->wake[c * t->spc + k], now);
         }
         if (d->stopped)
             break;

@@ -37,6 +37,8 @@ typedef struct TInst {
     uint8_t slot;        /* wait slot (ld_dev, wait) */
     uint8_t elems, esize;/* memory: elements per lane and bytes per element */
     uint8_t get_sr;      /* reads d->tg: that must be this SIMD-group's threadgroup */
+    uint8_t ahead;       /* register work only, and the SIMD-group runs on after it: may
+                          * issue ahead of the other schedulers (timing.c, issue_ahead) */
 } TInst;
 
 struct TSlot;
@@ -100,6 +102,7 @@ typedef struct TCore {
     uint32_t resident;             /* SIMD-groups */
     uint64_t resident_since, resident_area;
     uint64_t busy, instructions;
+    uint64_t busy_next;            /* first cycle not yet counted in busy */
     uint64_t tg_port_free;         /* threadgroup memory banks busy until */
 } TCore;
 

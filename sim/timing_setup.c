@@ -112,6 +112,9 @@ void timing_precompute(TimedRun *t)
         ti->kind = (uint8_t)kind_of(op);
         ti->flops = flops_of(op);
         ti->get_sr = op == ISA_OP_GET_SR;
+        bool jumps = op == ISA_OP_JMP || op == ISA_OP_JMP_EXEC_ANY || op == ISA_OP_JMP_EXEC_NONE;
+        ti->ahead = kind_of(op) == T_ALU && op != ISA_OP_STOP && i + 1 < p->count &&
+                    (!jumps || t->d->code[i].target < p->count);
         if (op == ISA_OP_LD_DEV)
             ti->slot = (uint8_t)(in->opd[3].imm & 1);
         else if (op == ISA_OP_WAIT)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../isa/isa.h"
 #include "../../mem/mem.h"
@@ -375,9 +376,49 @@ typedef struct Buffers {
     uint8_t **data;
     uint64_t *size;
     uint64_t instructions;
+    uint64_t stats[128];  /* timed: every counter of the result and its statistics */
+    uint32_t nstats;
 } Buffers;
 
+static void keep_stat(Buffers *b, uint64_t v)
+{
+    assert_true(b->nstats < sizeof b->stats / sizeof b->stats[0]);
+    b->stats[b->nstats++] = v;
+}
+
+static void keep_stats(Buffers *b, const SimResult *r)
+{
+    const SimStats *st = &r->stats;
+    keep_stat(b, r->instructions);
+    keep_stat(b, r->lane_instructions);
+    keep_stat(b, r->total_faults);
+    keep_stat(b, r->budget_exceeded);
+    keep_stat(b, st->cycles);
+    for (int i = 0; i < SIM_STALL_COUNT; i++)
+        keep_stat(b, st->stall_cycles[i]);
+    for (uint32_t c = 0; c < st->num_cores; c++) {
+        keep_stat(b, st->cores[c].busy_cycles);
+        keep_stat(b, st->cores[c].instructions);
+        keep_stat(b, (uint64_t)(st->cores[c].avg_resident_simdgroups * 1e6));
+    }
+    for (int lv = 0; lv < MEM_LEVEL_COUNT; lv++) {
+        keep_stat(b, st->memory[lv].hits);
+        keep_stat(b, st->memory[lv].misses);
+    }
+    keep_stat(b, st->tg_memory_accesses);
+    keep_stat(b, st->tg_bank_conflict_cycles);
+    keep_stat(b, st->flops);
+}
+
+static bool run_manifest_budget(const char *path, SimMode mode, uint64_t budget, Buffers *out);
+
 static bool run_manifest(const char *path, SimMode mode, Buffers *out)
+{
+    return run_manifest_budget(path, mode, 0, out);
+}
+
+/* Runs the manifest at path (budget: the manifest's when 0) into out. */
+static bool run_manifest_budget(const char *path, SimMode mode, uint64_t budget, Buffers *out)
 {
     UtilError err = {{0}};
     memset(out, 0, sizeof *out);
@@ -396,7 +437,7 @@ static bool run_manifest(const char *path, SimMode mode, Buffers *out)
     SimLaunch launch = {
         .program = p, .device = bound.device, .bindings = bound.bindings,
         .by_threadgroups = m->by_threadgroups, .mode = mode,
-        .instruction_budget = m->has_budget ? m->budget : 0,
+        .instruction_budget = budget ? budget : m->has_budget ? m->budget : 0,
     };
     memcpy(launch.grid, m->grid, sizeof launch.grid);
     memcpy(launch.threadgroup, m->threadgroup, sizeof launch.threadgroup);
@@ -412,6 +453,8 @@ static bool run_manifest(const char *path, SimMode mode, Buffers *out)
         memcpy(out->data[i], bound.device->buffers[i].data, out->size[i]);
     }
     out->instructions = r.instructions;
+    if (mode == SIM_MODE_TIMED)
+        keep_stats(out, &r);
     sim_result_free(&r);
     ui_bound_free(&bound);
     ui_free_layouts(layouts, p->num_args);
@@ -491,6 +534,71 @@ static void test_same_answers(void **state)
     assert_true(compared >= 10);
 }
 
+/* ---- issuing ahead ------------------------------------------------------------------------ */
+
+/* The benchmark kernels with barriers between stretches of register work (softmax, tiled
+ * matmul, a tree reduction) and a register-bound loop, on 2^14 threads: every counter and
+ * buffer with schedulers issuing ahead equals those of issuing one cycle at a time, also
+ * when the budget stops the run midway. */
+static void test_ahead_is_cycle_exact(void **state)
+{
+    (void)state;
+    static const struct { const char *kernel, *grid, *tg, *args; } cases[] = {
+        {"softmax", "[16384]", "[256]",
+         "  in: {type: float, count: 16384, init: {range: [0, 1]}}\n"
+         "  out: {type: float, count: 16384}\n  scale: {type: float, value: 0.03125}\n"},
+        {"matmul", "[128, 128]", "[16, 16]",
+         "  A: {type: float, count: 8192, init: {range: [0, 1]}}\n"
+         "  B: {type: float, count: 8192, init: {range: [0, 1]}}\n"
+         "  C: {type: float, count: 16384}\n"
+         "  M: {type: uint, value: 128}\n  N: {type: uint, value: 128}\n  K: {type: uint, value: 64}\n"},
+        {"reduce", "[16384]", "[256]",
+         "  in: {type: float, count: 16384, init: {range: [0, 1]}}\n"
+         "  partial_sums: {type: float, count: 64}\n"},
+        {"compute", "[16384]", "[256]",
+         "  in: {type: float, count: 16384, init: {range: [0, 1]}}\n"
+         "  out: {type: float, count: 16384}\n  iters: {type: uint, value: 64}\n"},
+    };
+    char cwd[2048], path[] = "/tmp/lockstep_ahead_XXXXXX.yaml";
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    close(fd);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "kernel: %s/bench/compare/kernels/%s.metal\ngrid: %s\nthreadgroup: %s\nargs:\n%s",
+                cwd, cases[i].kernel, cases[i].grid, cases[i].tg, cases[i].args);
+        fclose(f);
+        uint64_t total = 0;
+        for (int b = 0; b < 3; b++) {
+            /* the whole run, then budgets that stop it a third and two thirds of the way */
+            uint64_t budget = b ? total * (uint64_t)b / 3 : 0;
+            Buffers on, off;
+            sim_timed_debug_set_ahead(false);
+            assert_true(run_manifest_budget(path, SIM_MODE_TIMED, budget, &off));
+            sim_timed_debug_set_ahead(true);
+            assert_true(run_manifest_budget(path, SIM_MODE_TIMED, budget, &on));
+            if (!b)
+                total = off.instructions;
+            assert_true(total > 3000);
+            assert_int_equal(on.nstats, off.nstats);
+            for (uint32_t k = 0; k < on.nstats; k++)
+                if (on.stats[k] != off.stats[k])
+                    fail_msg("%s (budget %llu): counter %u is %llu issuing ahead, %llu a cycle at a time",
+                             cases[i].kernel, (unsigned long long)budget, k,
+                             (unsigned long long)on.stats[k], (unsigned long long)off.stats[k]);
+            for (uint32_t k = 0; k < on.count; k++)
+                if (memcmp(on.data[k], off.data[k], on.size[k]) != 0)
+                    fail_msg("%s (budget %llu): buffer %u differs", cases[i].kernel,
+                             (unsigned long long)budget, k);
+            buffers_free(&on);
+            buffers_free(&off);
+        }
+    }
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_same_answers),
+        cmocka_unit_test(test_ahead_is_cycle_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
