@@ -130,6 +130,7 @@ static inline __attribute__((always_inline)) void compute_ready(TimedRun *t, TGr
     tg->ready = ready;
     tg->reason = reason;
     tg->pipe = ti->pipe;
+    tg->ahead = ti->ahead;
     timing_publish(t, tg);
 }
 
@@ -263,6 +264,7 @@ static void check_release(TimedRun *t, TSlot *slot, uint64_t now)
         if (tg->g->state != SIM_GROUP_AT_BARRIER)
             continue;
         tg->g->state = SIM_GROUP_RUNNING;
+        tg->sp->at_barrier--;
         timing_compute_ready(t, tg, now);
         if (release >= tg->ready) {
             tg->ready = release;
@@ -316,6 +318,7 @@ static inline __attribute__((always_inline)) void issue_tail(TimedRun *t, TCore 
         tg->ready = T_NEVER;
         tg->reason = SIM_STALL_BARRIER;
         timing_publish(t, tg);
+        tg->sp->at_barrier++;
         tg->slot->arrived++;
         check_release(t, tg->slot, now);
         if (UTIL_UNLIKELY(t->observed))
@@ -516,17 +519,12 @@ static inline void count_busy(TCore *core, uint64_t c)
  * which a few SIMD-groups' state stays in its cache, and fewer trips round the cycle loop. */
 static void issue_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
 {
-    uint64_t limit = now + AHEAD_MAX;
-    for (uint32_t i = 0; i < s->n; i++)
-        if (s->list[i].ready == T_NEVER) { /* at a barrier */
-            limit = now + max64(t->cfg->barrier_latency, 1);
-            break;
-        }
+    const uint64_t limit = now + (s->at_barrier ? max64(t->cfg->barrier_latency, 1) : AHEAD_MAX);
     uint64_t c = now;
     while (c + 1 < limit && !t->d->stopped) {
         uint64_t soonest;
         TGroup *pick = scan(s, c + 1, &soonest, false);
-        if (!pick || !t->tinst[pick->g->pc].ahead)
+        if (!pick || !pick->ahead)
             break;
         issue(t, core, s, pick, ++c);
         if (!t->d->stopped)

@@ -48,6 +48,7 @@ typedef struct TGroup {
     uint64_t ready;      /* earliest cycle its next instruction may issue (not counting pipes) */
     uint8_t pipe;        /* pipe of its next instruction */
     uint8_t reason;      /* SimStall: why not before `ready` */
+    uint8_t ahead;       /* TInst.ahead of its next instruction */
     uint8_t sched;       /* scheduler index within its core */
     uint32_t pos;        /* its TEntry in that scheduler's list */
     uint32_t core;       /* = slot->core, kept here: the hot paths touch no TSlot */
@@ -92,6 +93,7 @@ typedef struct TSched {
     uint32_t n;
     size_t cap;
     uint8_t idle_reason; /* reason for the cycles since acct when it last could not issue */
+    uint32_t at_barrier; /* its SIMD-groups waiting at a barrier */
     uint64_t acct;       /* first cycle not yet counted as an issue or a stall */
     uint64_t pipe_free[ISA_CLASS_COUNT];
 } TSched;
