@@ -394,11 +394,26 @@ void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
     uint32_t *dst = sim_bank(d, g, &in->o[0]);
     memcpy(res, dst, sizeof res);
     uint32_t mask = g->exec_mask;
+    /* Threadgroup memory with every active lane in bounds (tested for all lanes at once, as
+     * in memory_fast_path): the offsets come straight from the operands, without resolve's
+     * per-lane calls. The lanes still go one at a time, in lane order. */
+    uint64_t off[W];
+    bool direct = false;
+    if (space == MEM_SPACE_THREADGROUP) {
+        const uint32_t *base = sim_bank(d, g, &in->o[1]), *index = sim_bank(d, g, &in->o[2]);
+        const uint64_t size = d->tg_mem_bytes;
+        uint32_t bad = 0;
+        for (int l = 0; l < W; l++) {
+            off[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * 4);
+            bad |= ((uint32_t)(off[l] > size) | (uint32_t)(off[l] + 4 > size)) & g->lane_select[l];
+        }
+        direct = bad == 0;
+    }
     while (mask) {
         uint32_t l = (uint32_t)__builtin_ctz(mask);
         mask &= mask - 1;
-        uint64_t addr;
-        uint8_t *p = resolve(d, g, in, space, true, l, 4, 4, &addr);
+        uint64_t addr = direct ? off[l] : 0;
+        uint8_t *p = direct ? d->tg_memory + off[l] : resolve(d, g, in, space, true, l, 4, 4, &addr);
         if (!p) {
             res[l] = 0;
             continue;

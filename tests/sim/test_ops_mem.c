@@ -369,6 +369,42 @@ static void test_partial_coalesced(void **state)
     h_free(&h);
 }
 
+/* Threadgroup atomics: lanes past the end fault and leave memory alone while the others
+ * add; lanes past the end that are inactive do not fault. */
+static void test_tg_atomic_bounds(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel tga\n.regs 6\n.tgmem 64\n.arg out, device, u0\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    mov r2, 1\n"
+        "    atom_tg.add.u32 r3, 0, r1, r2\n"   /* words 0..31: 16 in bounds */
+        "    if_icmp.ult 1, r1, 16\n"
+        "      atom_tg.add.u32 r3, 0, r1, r2\n" /* only the lanes in bounds are active */
+        "    pop_exec 1\n"
+        "    if_icmp.ult 1, r1, 16\n"
+        "      ld_tg.b32 r4, 0, r1\n"
+        "      st_dev.b32 r4, u0, r1\n"
+        "    pop_exec 1\n"
+        "    stop\n";
+    Harness h;
+    h_init(&h, k);
+    uint32_t *out = h_buffer(&h, 0, "out", 16 * 4, MEM_SPACE_DEVICE);
+    h_run1(&h, 32, 32);
+    for (int i = 0; i < 16; i++)
+        assert_int_equal(out[i], 2u);
+    assert_int_equal(h.res.total_faults, 16);
+    for (uint32_t j = 0; j < h.res.num_faults; j++) {
+        const SimFault *f = &h.res.faults[j];
+        assert_int_equal(f->kind, SIM_FAULT_OUT_OF_BOUNDS);
+        assert_int_equal(f->space, MEM_SPACE_THREADGROUP);
+        assert_int_equal(f->offset, 4 * f->thread.lane);
+        assert_true(f->thread.lane >= 16);
+        assert_int_equal(f->pc, h_pc_of(h.prog, 2));
+    }
+    h_free(&h);
+}
+
 /* ---- atomics ------------------------------------------------------------------------------ */
 
 static uint32_t apply_atom(const char *op, const char *type, uint32_t old, uint32_t v)
@@ -525,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_formats_threadgroup),  cmocka_unit_test(test_formats_stack),
         cmocka_unit_test(test_device_out_of_bounds), cmocka_unit_test(test_partial_vector_and_no_buffer),
         cmocka_unit_test(test_partial_coalesced),
+        cmocka_unit_test(test_tg_atomic_bounds),
         cmocka_unit_test(test_constant_writes_fault), cmocka_unit_test(test_tg_stack_out_of_bounds),
         cmocka_unit_test(test_atomics),              cmocka_unit_test(test_cmpxchg),
     };
