@@ -353,9 +353,44 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 /* Cycles for n distinct words in arithmetic progression (step != 0) over `banks` banks. */
 static uint32_t progression_cycles(uint64_t step, uint32_t n, uint32_t banks)
 {
-    uint64_t stride = ((int64_t)step < 0 ? 0 - step : step) % banks;
-    uint64_t period = banks / gcd_u64(stride, banks); /* gcd(0, B) = B: period 1 */
+    uint64_t mag = (int64_t)step < 0 ? 0 - step : step, period;
+    if (is_pow2(banks)) { /* gcd(stride, B) is stride's lowest set bit, or B: no division */
+        uint64_t stride = mag & (banks - 1);
+        period = stride ? banks >> __builtin_ctzll(stride) : 1;
+    } else {
+        period = banks / gcd_u64(mag % banks, banks); /* gcd(0, B) = B: period 1 */
+    }
     return (uint32_t)((n + period - 1) / period);
+}
+
+/* Two more closed forms, for all 32 lanes: the words repeat with a period p (lane i reads
+ * lane i - p's word: a 16-wide tile row read by both halves of a SIMD-group), or come in
+ * blocks of p equal words (one word per 16-lane tile row). The distinct words are then the
+ * first p, or every p-th, and when those are a progression (step != 0: all distinct) the
+ * busiest bank serves progression_cycles of them. False when neither form fits. */
+static bool repeat_cycles(const uint64_t *word, uint32_t banks, uint32_t *cycles)
+{
+    for (uint32_t p = 16; p >= 2; p /= 2) {
+        uint64_t periodic = 0, blocks = 0;
+        for (uint32_t i = p; i < 32; i++)
+            periodic |= word[i] ^ word[i - p];
+        for (uint32_t i = 0; i < 32; i++)
+            blocks |= word[i] ^ word[i & ~(p - 1)];
+        for (int form = 0; form < 2; form++) {
+            if (form == 0 ? periodic : blocks)
+                continue;
+            /* the distinct words: lanes 0..p-1, or lanes 0, p, 2p, ... */
+            uint32_t n = form == 0 ? p : 32 / p, gap = form == 0 ? 1 : p;
+            uint64_t step = word[gap] - word[0], off = 0;
+            for (uint32_t j = 2; j < n; j++)
+                off |= (word[j * gap] - word[(j - 1) * gap]) ^ step;
+            if (off == 0 && step != 0) {
+                *cycles = progression_cycles(step, n, banks);
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 uint32_t mem_tg_bank_cycles(const uint64_t *addr, uint32_t mask, uint32_t banks, uint32_t bank_bytes)
@@ -399,6 +434,9 @@ uint32_t mem_tg_bank_cycles(const uint64_t *addr, uint32_t mask, uint32_t banks,
     }
     if (off_step == 0 && high >> 62 == 0)
         return step == 0 ? 1 : progression_cycles(step, n, banks); /* step 0: a broadcast */
+    uint32_t cycles;
+    if (n == 32 && high >> 62 == 0 && repeat_cycles(word, banks, &cycles))
+        return cycles;
     /* Distinct words go into a 64-slot set (32 at most: it never fills), and each new one
      * is counted against its bank; both tables are open-addressed, their occupancy in a
      * bitmask so nothing needs clearing. */

@@ -57,6 +57,7 @@ void timing_publish(TimedRun *t, TGroup *tg)
     TEntry *e = &tg->sp->list[tg->pos];
     e->ready = tg->ready;
     e->pipe = tg->pipe;
+    e->ahead = tg->ahead;
 }
 
 /* tg may issue from its `ready` on (not before `not_before`): wake its scheduler for it. */
@@ -191,18 +192,16 @@ static uint32_t device_lines(const TimedRun *t, SimDispatch *d, SimGroup *g, con
     return n;
 }
 
-/* Threadgroup offsets of element 0 for the active lanes (the others are not read). */
+/* Threadgroup offsets of element 0 for every lane (only the active lanes' are read), in one
+ * loop without branches. */
 static void tg_offsets(SimDispatch *d, SimGroup *g, const SimInst *in, const TInst *ti,
-                       uint32_t mask, uint64_t *addr)
+                       uint64_t *addr)
 {
     const uint32_t *base = sim_bank(d, g, &in->o[1]);
     const uint32_t *index = sim_bank(d, g, &in->o[2]);
     const int64_t esize = ti->esize;
-    while (mask) {
-        uint32_t l = (uint32_t)__builtin_ctz(mask);
-        mask &= mask - 1;
+    for (int l = 0; l < W; l++)
         addr[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * esize);
-    }
 }
 
 /* Requests every line; returns the last arrival. */
@@ -342,7 +341,7 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
     if (ti->kind < T_LD_TG)
         nlines = device_lines(t, d, g, in, ti, mask, lines);
     else if (ti->kind < T_STACK)
-        tg_offsets(d, g, in, ti, mask, addr);
+        tg_offsets(d, g, in, ti, addr);
 
     sim_exec_one(d, g);
     if (UTIL_UNLIKELY(d->stopped)) {
@@ -439,8 +438,10 @@ static uint8_t classify(const TSched *s, uint64_t now)
  * is ready is as good as random to the host's branch predictor. With observers attached
  * only the SIMD-group whose turn it is may issue; the others are woken by timing_next_turn
  * when theirs comes. Inlined once per value of `observed`. */
-static inline __attribute__((always_inline)) TGroup *scan(const TSched *s, uint64_t now,
-                                                          uint64_t *soonest, const bool observed)
+static inline __attribute__((always_inline)) const TEntry *scan_entries(const TSched *s,
+                                                                        uint64_t now,
+                                                                        uint64_t *soonest,
+                                                                        const bool observed)
 {
     const TEntry *e = s->list;
     uint64_t first = T_NEVER;
@@ -450,11 +451,18 @@ static inline __attribute__((always_inline)) TGroup *scan(const TSched *s, uint6
             continue;
         uint64_t at = r > now ? r : p;
         if (at <= now)
-            return e[i].tg;
+            return &e[i];
         first = min64(first, at);
     }
     *soonest = first;
     return NULL;
+}
+
+static inline __attribute__((always_inline)) TGroup *scan(const TSched *s, uint64_t now,
+                                                          uint64_t *soonest, const bool observed)
+{
+    const TEntry *e = scan_entries(s, now, soonest, observed);
+    return e ? e->tg : NULL;
 }
 
 /* Hundreds of SIMD-groups are resident, so a picked one's state is mostly out of the host's
@@ -523,10 +531,10 @@ static void issue_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uin
     uint64_t c = now;
     while (c + 1 < limit && !t->d->stopped) {
         uint64_t soonest;
-        TGroup *pick = scan(s, c + 1, &soonest, false);
+        const TEntry *pick = scan_entries(s, c + 1, &soonest, false);
         if (!pick || !pick->ahead)
             break;
-        issue(t, core, s, pick, ++c);
+        issue(t, core, s, pick->tg, ++c);
         if (!t->d->stopped)
             count_busy(core, c);
     }

@@ -86,6 +86,7 @@ typedef struct TEntry {
     uint64_t ready;
     TGroup *tg;
     uint8_t pipe;
+    uint8_t ahead;
 } TEntry;
 
 typedef struct TSched {

@@ -351,18 +351,25 @@ static void test_tg_bank_cycles_random(void **state)
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         uint32_t banks = bank_counts[(seed >> 33) % UTIL_ARRAY_LEN(bank_counts)];
         uint32_t bank_bytes = bank_sizes[(seed >> 40) % UTIL_ARRAY_LEN(bank_sizes)];
-        uint32_t kind = (uint32_t)(seed >> 50) % 4;
+        uint32_t kind = (uint32_t)(seed >> 50) % 7;
+        uint32_t period = 2u << ((seed >> 56) % 4); /* 2, 4, 8 or 16 */
         uint64_t stride = (seed >> 20) % 700;
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         uint32_t mask = (seed >> 45) % 3 == 0 ? 0xffffffffu : (uint32_t)(seed >> 13);
         for (int i = 0; i < 32; i++) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             uint64_t r = seed >> 33;
-            /* strides, small ranges (many repeats), wide ranges, progressions with noise */
+            /* strides, small ranges (many repeats), wide ranges, progressions with noise,
+             * progressions repeating with a period or in blocks (tile rows and columns),
+             * and those with noise */
+            uint64_t noise = r % 8 == 0 ? r % 16 : 0;
             a[i] = kind == 0 ? stride * (uint64_t)i
                  : kind == 1 ? r % 64
                  : kind == 2 ? r % 65536
-                 : stride * (uint64_t)i + (r % 8 == 0 ? r % 16 : 0);
+                 : kind == 3 ? stride * (uint64_t)i + noise
+                 : kind == 4 ? 1000 + stride * (uint64_t)(i % period)
+                 : kind == 5 ? 1000 + stride * (uint64_t)(i / period)
+                 : 1000 + stride * (uint64_t)(i % period) + noise;
         }
         uint32_t want = reference_bank_cycles(a, mask, banks, bank_bytes);
         uint32_t got = mem_tg_bank_cycles(a, mask, banks, bank_bytes);
