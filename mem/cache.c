@@ -36,6 +36,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *const mem_level_names[MEM_LEVEL_COUNT] = {
     [MEM_LEVEL_L1] = "L1",
@@ -207,7 +208,12 @@ static void cache_init(CacheArray *a, const MemCacheLevelConfig *c)
     a->set_mask = a->sets - 1;
     a->line_shift = log2_u64(c->line_bytes);
     a->clock = 0;
-    a->ways = util_calloc(a->sets * a->assoc, sizeof(CacheWay));
+    /* Written, not calloc'ed: a lookup reads a way before it is ever written, which on a
+     * fresh calloc page maps the shared zero page, and the first write is then a
+     * copy-on-write that interrupts every CPU running the process (two-pass checking
+     * runs a second thread). */
+    a->ways = util_malloc(a->sets * a->assoc * sizeof(CacheWay));
+    memset(a->ways, 0, a->sets * a->assoc * sizeof(CacheWay));
 }
 
 /* Looks the line of addr up; on a miss, allocates it in place of the set's least recently

@@ -43,6 +43,15 @@ MemDevice *mem_device_clone(const MemDevice *dev)
     return c;
 }
 
+void mem_device_own_pages(MemDevice *dev)
+{
+    for (uint32_t i = 0; i < dev->count; i++) {
+        volatile uint8_t *p = dev->buffers[i].data;
+        for (uint64_t off = 0; off < dev->buffers[i].size; off += 4096)
+            p[off] = p[off];
+    }
+}
+
 int32_t mem_device_add(MemDevice *dev, const char *name, uint64_t size, MemSpace space,
                        UtilError *err)
 {

@@ -46,6 +46,12 @@ MemDevice *mem_device_new(void);
 void mem_device_free(MemDevice *dev);
 /* A copy of every buffer: names, sizes, spaces and contents. */
 MemDevice *mem_device_clone(const MemDevice *dev);
+/* Writes every page of every buffer (with the byte it holds), so that each is the process's
+ * own page before a second thread shares the address space. A page only read so far maps
+ * the kernel's shared zero page, and the first store to it is then a copy-on-write whose
+ * TLB flush interrupts every other CPU running the process, once per page. Contents are
+ * unchanged. */
+void mem_device_own_pages(MemDevice *dev);
 /* Adds a zero-filled buffer; returns its index, or -1 with err when it is too large. */
 int32_t mem_device_add(MemDevice *dev, const char *name, uint64_t size, MemSpace space,
                        UtilError *err);

@@ -448,6 +448,7 @@ bool ui_checking_dispatch(UiChecking *c, SimLaunch *launch, SimResult *result, U
 {
     if (launch->mode != SIM_MODE_TIMED)
         return sim_dispatch(launch, result, err);
+    mem_device_own_pages(launch->device); /* the timed run stores there beside the thread */
     MemDevice *copy = mem_device_clone(launch->device);
     CheckedPass checked = {.launch = *launch};
     checked.launch.mode = SIM_MODE_FUNCTIONAL;

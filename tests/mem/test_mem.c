@@ -59,11 +59,43 @@ static void test_too_large(void **state)
     mem_device_free(NULL);
 }
 
+/* A clone holds the same bytes in storage of its own; owning the pages changes no byte. */
+static void test_clone_and_own_pages(void **state)
+{
+    (void)state;
+    MemDevice *dev = mem_device_new();
+    UtilError err = {{0}};
+    assert_int_equal(mem_device_add(dev, "a", 3 * 4096 + 5, MEM_SPACE_DEVICE, &err), 0);
+    assert_int_equal(mem_device_add(dev, "b", 10000, MEM_SPACE_CONSTANT, &err), 1);
+    assert_int_equal(mem_device_add(dev, "empty", 0, MEM_SPACE_DEVICE, &err), 2);
+    for (uint64_t i = 0; i < dev->buffers[0].size; i += 7)
+        dev->buffers[0].data[i] = (uint8_t)(i * 13 + 1);
+    mem_device_own_pages(dev);
+    for (uint64_t i = 0; i < dev->buffers[0].size; i++)
+        assert_int_equal(dev->buffers[0].data[i], i % 7 ? 0 : (uint8_t)(i * 13 + 1));
+    for (uint64_t i = 0; i < dev->buffers[1].size; i++)
+        assert_int_equal(dev->buffers[1].data[i], 0);
+    MemDevice *c = mem_device_clone(dev);
+    assert_int_equal(c->count, 3);
+    for (uint32_t b = 0; b < 3; b++) {
+        assert_string_equal(c->buffers[b].name, dev->buffers[b].name);
+        assert_int_equal(c->buffers[b].size, dev->buffers[b].size);
+        assert_int_equal(c->buffers[b].space, dev->buffers[b].space);
+        assert_true(c->buffers[b].data != dev->buffers[b].data);
+        assert_memory_equal(c->buffers[b].data, dev->buffers[b].data, dev->buffers[b].size);
+    }
+    c->buffers[0].data[0] ^= 0xff;
+    assert_int_equal(dev->buffers[0].data[0], 1);
+    mem_device_free(c);
+    mem_device_free(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_and_translate),
         cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_clone_and_own_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
