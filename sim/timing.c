@@ -527,7 +527,8 @@ static inline void count_busy(TCore *core, uint64_t c)
  * which a few SIMD-groups' state stays in its cache, and fewer trips round the cycle loop. */
 static void issue_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
 {
-    const uint64_t limit = now + (s->at_barrier ? max64(t->cfg->barrier_latency, 1) : AHEAD_MAX);
+    const uint64_t span = s->at_barrier ? max64(t->cfg->barrier_latency, 1) : AHEAD_MAX;
+    const uint64_t limit = now + min64(span, AHEAD_MAX);
     uint64_t c = now;
     while (c + 1 < limit && !t->d->stopped) {
         uint64_t soonest;
