@@ -124,6 +124,21 @@ static void store_element(uint8_t *p, IsaMemFormat fmt, uint32_t v)
     }
 }
 
+/* Every lane's threadgroup offset base + index * esize into off[]; returns the active lanes
+ * whose `bytes` there are not all inside `size` (0: all in bounds). */
+static uint32_t tg_lane_offsets(const SimGroup *g, const uint32_t *base, const uint32_t *index,
+                                uint32_t esize, uint32_t bytes, uint64_t size, uint64_t *off)
+{
+    uint32_t bad = 0;
+    for (int l = 0; l < W; l++) {
+        off[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * (int64_t)esize);
+        /* A negative offset wraps to a huge value: the first compare catches it (bitwise |,
+         * not ||, so the loop stays branch-free). */
+        bad |= ((uint32_t)(off[l] > size) | (uint32_t)(off[l] + bytes > size)) & g->lane_select[l];
+    }
+    return bad;
+}
+
 /* The common case, done without per-lane function calls: no observer, and every active
  * lane's access lies inside one region known up front (threadgroup memory, or one device
  * buffer named by a uniform base). Returns false to leave it to the general path, which
@@ -133,13 +148,12 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
 {
     const IsaInst *isa = in->isa;
     uint8_t *region;
-    uint64_t region_size, origin[W], address_base = 0;
+    uint64_t region_size, origin, address_base = 0; /* origin: where lane 0's base points */
     const uint32_t *base = sim_bank(d, g, &in->o[1]);
     if (space == MEM_SPACE_THREADGROUP) {
         region = d->tg_memory;
         region_size = d->tg_mem_bytes;
-        for (int l = 0; l < W; l++)
-            origin[l] = base[l];
+        origin = base[0];
     } else if (space != MEM_SPACE_THREAD && in->o[1].bank == SIM_BANK_CONSTS) {
         uint64_t addr = (uint64_t)base[W] << 32 | base[0];
         MemBuffer *b = mem_device_buffer_at(d->device, addr);
@@ -148,8 +162,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         region = b->data;
         region_size = b->size;
         address_base = addr & ~MEM_MAX_BUFFER_BYTES;
-        for (int l = 0; l < W; l++)
-            origin[l] = addr & MEM_MAX_BUFFER_BYTES;
+        origin = addr & MEM_MAX_BUFFER_BYTES;
     } else {
         return false;
     }
@@ -162,7 +175,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
     if (uniform_origin) {
         /* One origin for every lane: the in-bounds indices are the range [lo, hi], so each
          * lane costs two 32-bit compares (this loop vectorizes) instead of 64-bit ones. */
-        int64_t o = (int64_t)origin[0], hi64 = ((int64_t)region_size - (int64_t)bytes - o);
+        int64_t o = (int64_t)origin, hi64 = ((int64_t)region_size - (int64_t)bytes - o);
         /* esize is 1, 2 or 4: shifts, not divisions (o >= 0, so -(o >> k) = ceil(-o / esize)) */
         const int k = esize == 4 ? 2 : esize == 2 ? 1 : 0;
         int64_t lo64 = -(o >> k);
@@ -221,14 +234,8 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         for (int l = 0; l < W; l++)
             off[l] = (uint64_t)(o + (int64_t)(int32_t)index[l] * (int64_t)esize);
     } else {
-        for (int l = 0; l < W; l++) {
-            off[l] = origin[l] + (uint64_t)((int64_t)(int32_t)index[l] * (int64_t)esize);
-            /* A negative index wraps off around to a huge value: the first compare catches it
-             * (bitwise |, not ||, so the loop stays branch-free). */
-            bad |= ((uint32_t)(off[l] > region_size) | (uint32_t)(off[l] + bytes > region_size)) &
-                   g->lane_select[l];
-        }
-        if (bad)
+        /* only threadgroup memory with a per-lane base gets here */
+        if (tg_lane_offsets(g, base, index, esize, bytes, region_size, off))
             return false;
     }
     const IsaOperand *data = &isa->opd[0];
@@ -399,16 +406,9 @@ void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
      * per-lane calls. The lanes still go one at a time, in lane order. */
     uint64_t off[W];
     bool direct = false;
-    if (space == MEM_SPACE_THREADGROUP) {
-        const uint32_t *base = sim_bank(d, g, &in->o[1]), *index = sim_bank(d, g, &in->o[2]);
-        const uint64_t size = d->tg_mem_bytes;
-        uint32_t bad = 0;
-        for (int l = 0; l < W; l++) {
-            off[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * 4);
-            bad |= ((uint32_t)(off[l] > size) | (uint32_t)(off[l] + 4 > size)) & g->lane_select[l];
-        }
-        direct = bad == 0;
-    }
+    if (space == MEM_SPACE_THREADGROUP)
+        direct = tg_lane_offsets(g, sim_bank(d, g, &in->o[1]), sim_bank(d, g, &in->o[2]), 4, 4,
+                                 d->tg_mem_bytes, off) == 0;
     while (mask) {
         uint32_t l = (uint32_t)__builtin_ctz(mask);
         mask &= mask - 1;
