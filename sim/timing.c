@@ -21,8 +21,8 @@
  * smallest wake. A scheduler-cycle without an issue is a stall, charged to the reason of its
  * oldest SIMD-group (dependency, memory, barrier, pipe busy) or to no work.
  *
- * A scheduler whose next picks are register work may issue them ahead of the others, in one
- * stretch (issue_ahead): the cycles and results are those of issuing a cycle at a time.
+ * A core whose next picks touch nothing outside it may issue them ahead of the other cores,
+ * in one stretch (core_ahead): the cycles and results are those of a cycle at a time.
  *
  * With observers attached the engine issues in functional order (see timing_setup.c), so
  * the checkers see the same events in both modes; the cycles are then those of that order.
@@ -57,7 +57,7 @@ void timing_publish(TimedRun *t, TGroup *tg)
     TEntry *e = &tg->sp->list[tg->pos];
     e->ready = tg->ready;
     e->pipe = tg->pipe;
-    e->ahead = tg->ahead;
+    e->local = tg->local;
 }
 
 /* tg may issue from its `ready` on (not before `not_before`): wake its scheduler for it. */
@@ -131,7 +131,7 @@ static inline __attribute__((always_inline)) void compute_ready(TimedRun *t, TGr
     tg->ready = ready;
     tg->reason = reason;
     tg->pipe = ti->pipe;
-    tg->ahead = ti->ahead;
+    tg->local = ti->local;
     timing_publish(t, tg);
 }
 
@@ -497,7 +497,7 @@ static void prefetch_picks(const SimDispatch *d, TGroup *const *picks, uint32_t 
 }
 
 /* Counts cycle c as one in which the core issued (once, whichever scheduler issued). Cycles
- * arrive in order per core, as every stretch ahead starts at the current cycle. */
+ * arrive in order per core: a core runs ahead only past the cycles it has issued in. */
 static inline void count_busy(TCore *core, uint64_t c)
 {
     if (c >= core->busy_next) {
@@ -506,43 +506,145 @@ static inline void count_busy(TCore *core, uint64_t c)
     }
 }
 
-/* ---- issuing ahead ------------------------------------------------------------------------ */
+/* ---- running ahead ------------------------------------------------------------------------ */
 
-/* The longest stretch one scheduler issues ahead of the others, in cycles. */
-#define AHEAD_MAX 64u
+/* The longest stretch a core or a scheduler runs ahead of the cycle loop, in cycles. */
+#define AHEAD_MAX 256u
+#define SCHED_AHEAD_MAX 64u
 
 /* After scheduler s issued at `now`, it goes on issuing at now + 1, now + 2, ... by itself
- * while each cycle's pick is register work that leaves its SIMD-group running (TInst.ahead).
- * That is what issuing one cycle at a time would do, because a scheduler's pick depends on
- * the rest of the GPU in only three ways, none of which can change such a stretch:
+ * while each cycle's pick is register work that leaves its SIMD-group running
+ * (T_LOCAL_REGS), ahead of the other schedulers of its core. That is what issuing one cycle
+ * at a time would do, because a scheduler's pick depends on the rest of its core in only
+ * three ways, none of which can change such a stretch:
  *  - a SIMD-group placed on it is younger than all it has, so it wins only a cycle where
  *    none of them can issue, and a stretch ends at the first such cycle;
  *  - a barrier release of one of its SIMD-groups lands barrier_latency cycles or more after
  *    the current cycle, so while it has one waiting, the stretch ends before then;
  *  - observers' turns: with observers attached nothing issues ahead.
  * And register work changes nothing another scheduler reads: the SIMD-group's registers and
- * scoreboard, this scheduler's pipes, and sums (instructions, flops, the last cycle).
- * Memory, waits, barriers and stops issue only in the cycle loop, in core order, so the
- * caches and threadgroup banks see requests in the same order. The host gains a stretch in
- * which a few SIMD-groups' state stays in its cache, and fewer trips round the cycle loop. */
-static void issue_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
+ * scoreboard, this scheduler's pipes, and sums (instructions, flops, the last cycle). */
+static void sched_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
 {
-    const uint64_t span = s->at_barrier ? max64(t->cfg->barrier_latency, 1) : AHEAD_MAX;
-    const uint64_t limit = now + min64(span, AHEAD_MAX);
+    if (s->ahead_avg < 8 * 16 && (++s->ahead_probe & 31))
+        return;
+    const uint64_t span = s->at_barrier ? max64(t->cfg->barrier_latency, 1) : SCHED_AHEAD_MAX;
+    const uint64_t limit = now + min64(span, SCHED_AHEAD_MAX);
     uint64_t c = now;
-    while (c + 1 < limit && !t->d->stopped) {
+    while (c + 1 < limit) {
         uint64_t soonest;
         const TEntry *pick = scan_entries(s, c + 1, &soonest, false);
-        if (!pick || !pick->ahead)
+        if (!pick || pick->local != T_LOCAL_REGS)
             break;
         issue(t, core, s, pick->tg, ++c);
-        if (!t->d->stopped)
-            count_busy(core, c);
+        count_busy(core, c);
     }
     if (c > now) {
         s->acct = c + 1;
         *wake = c + 1;
     }
+    s->ahead_avg = s->ahead_avg - s->ahead_avg / 8 + (uint32_t)(c - now) * 2;
+}
+
+/* ---- cores running ahead ------------------------------------------------------------------ */
+
+/* Whether every active lane of tg's next instruction, a threadgroup access, is in bounds:
+ * the test ops_mem.c makes before it records a fault. */
+static bool tg_in_bounds(const TimedRun *t, const TGroup *tg)
+{
+    SimDispatch *d = t->d;
+    SimGroup *g = tg->g;
+    const SimInst *in = &d->code[g->pc];
+    const TInst *ti = &t->tinst[g->pc];
+    const uint32_t *base = sim_bank(d, g, &in->o[1]);
+    const uint32_t *index = sim_bank(d, g, &in->o[2]);
+    const int64_t esize = ti->esize, bytes = (int64_t)ti->elems * ti->esize;
+    const int64_t size = d->tg_mem_bytes;
+    uint32_t bad = 0;
+    for (int l = 0; l < W; l++) {
+        int64_t off = (int64_t)base[l] + (int64_t)(int32_t)index[l] * esize;
+        bad |= (uint32_t)((off < 0) | (off + bytes > size)) << l;
+    }
+    return !(bad & g->exec_mask);
+}
+
+/* After the cycle loop has issued at `now`, core c goes on by itself, a cycle at a time,
+ * up to `limit`, for as long as every pick of its schedulers is local (TInst.local), and
+ * stops before the first cycle with a pick that is not. Each of its cycles is what the
+ * cycle loop would do with it, because a core's picks and their results depend on the rest
+ * of the GPU only through:
+ *  - device and constant memory and the stack (the caches are shared, faults are recorded
+ *    in order): such a pick ends the stretch, and issues in the cycle loop, in core order;
+ *  - threadgroups placed on it: a stretch starts only on a core with no room for one while
+ *    any are waiting, and such a core gets room only when one of its own threadgroups ends,
+ *    which no local instruction does;
+ *  - the budget: the cycle loop lets no core run ahead when the budget is near;
+ *  - observers' turns: with observers attached nothing runs ahead.
+ * Barriers are local: a threadgroup's SIMD-groups all live on one core, so its releases
+ * happen inside the stretch at the cycle they would anyway. And local work changes nothing
+ * another core reads: only sums (instructions, flops, stalls, the last cycle) that are the
+ * same in any order. The host gains a stretch in which one core's SIMD-groups stay in its
+ * cache, and fewer trips round the cycle loop. */
+static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
+{
+    TCore *core = &t->cores[c];
+    uint64_t *wake = t->wake + c * t->spc;
+    const uint32_t spc = t->spc;
+    TGroup *pick[64];
+    uint64_t soon[64];
+    if (timing_may_place(t, core))
+        goto out;
+    for (;;) {
+        uint64_t y = T_NEVER;
+        for (uint32_t k = 0; k < spc; k++)
+            y = min64(y, wake[k]);
+        if (y >= limit)
+            break;
+        /* Every due scheduler's pick, changing nothing until all are known to be local. */
+        uint64_t due = 0;
+        for (uint32_t k = 0; k < spc; k++) {
+            if (wake[k] > y)
+                continue;
+            if (core->sched[k].acct > y) { /* it issued ahead up to acct - 1 */
+                wake[k] = core->sched[k].acct;
+                continue;
+            }
+            due |= 1ull << k;
+            const TEntry *e = scan_entries(&core->sched[k], y, &soon[k], false);
+            pick[k] = e ? e->tg : NULL;
+            if (e && (e->local == T_GLOBAL ||
+                      (e->local == T_LOCAL_IN_BOUNDS && !tg_in_bounds(t, e->tg))))
+                goto out;
+        }
+        for (uint64_t m = due; m; m &= m - 1) {
+            uint32_t k = (uint32_t)__builtin_ctzll(m);
+            TSched *s = &core->sched[k];
+            if (y > s->acct)
+                t->stall[s->idle_reason] += y - s->acct;
+            s->acct = y + 1;
+            if (pick[k]) {
+                wake[k] = y + 1;
+            } else {
+                uint8_t reason = classify(s, y);
+                t->stall[reason]++;
+                s->idle_reason = reason;
+                wake[k] = soon[k];
+            }
+        }
+        for (uint64_t m = due; m; m &= m - 1) {
+            uint32_t k = (uint32_t)__builtin_ctzll(m);
+            if (pick[k]) {
+                issue(t, core, &core->sched[k], pick[k], y);
+                count_busy(core, y);
+                sched_ahead(t, core, &core->sched[k], &wake[k], y);
+            }
+        }
+    }
+out:;
+    uint64_t cw = T_NEVER;
+    for (uint32_t k = 0; k < spc; k++)
+        cw = min64(cw, wake[k]);
+    t->core_wake[c] = cw;
 }
 
 void timing_loop(TimedRun *t)
@@ -550,9 +652,9 @@ void timing_loop(TimedRun *t)
     SimDispatch *d = t->d;
     uint64_t now = 0;
     const uint32_t nsched = t->num_cores * t->spc;
-    /* Once the budget is this near, stretches stop; the schedulers ahead are caught up
-     * (within AHEAD_MAX cycles, fewer instructions than this) before it runs out. */
-    const uint64_t ahead_guard = 2ull * nsched * AHEAD_MAX;
+    /* Once the budget is this near, stretches stop; the cores ahead are caught up (within
+     * AHEAD_MAX + SCHED_AHEAD_MAX cycles, fewer instructions than this) before it runs out. */
+    const uint64_t ahead_guard = 2ull * nsched * (AHEAD_MAX + SCHED_AHEAD_MAX);
     TGroup **picks = util_calloc(nsched, sizeof *picks);
     uint32_t *pick_at = util_calloc(nsched, sizeof *pick_at);
     uint32_t *visited = util_calloc(t->num_cores, sizeof *visited);
@@ -600,8 +702,8 @@ void timing_loop(TimedRun *t)
             }
         }
         prefetch_picks(d, picks, npicks);
-        /* Issue, in core and scheduler order; then, far enough from the budget that its stop
-         * falls on the same instruction, each scheduler issues ahead what it can. */
+        /* Issue, in core and scheduler order; far enough from the budget that its stop
+         * falls on the same instruction, each scheduler then issues ahead what it can. */
         const bool ahead = ahead_enabled && !t->observed &&
                            d->budget - d->result->instructions > ahead_guard;
         for (uint32_t i = 0; i < npicks && !d->stopped; i++) {
@@ -612,20 +714,15 @@ void timing_loop(TimedRun *t)
                 break;
             count_busy(core, now);
             if (ahead)
-                issue_ahead(t, core, &core->sched[k], &t->wake[c * t->spc + k], now);
+                sched_ahead(t, core, &core->sched[k], &t->wake[c * t->spc + k], now);
         }
         if (d->stopped)
             break;
-        /* The visited cores' wakes are recomputed (their schedulers' wakes moved); any other
-         * core's can only have been lowered, by timing_poke, which keeps it exact. */
-        for (uint32_t v = 0; v < nvisited; v++) {
-            uint32_t c = visited[v];
-            const uint64_t *wake = t->wake + c * t->spc;
-            uint64_t cw = T_NEVER;
-            for (uint32_t k = 0; k < t->spc; k++)
-                cw = min64(cw, wake[k]);
-            t->core_wake[c] = cw;
-        }
+        /* Then each visited core runs ahead what it can. Its wake is recomputed either way
+         * (its schedulers' wakes moved); any other core's can only have been lowered, by
+         * timing_poke, which keeps it exact. */
+        for (uint32_t v = 0; v < nvisited; v++)
+            core_ahead(t, visited[v], ahead ? now + AHEAD_MAX : now + 1);
         for (uint32_t c = 0; c < t->num_cores; c++)
             t->next = min64(t->next, t->core_wake[c]);
         if (t->next == T_NEVER)

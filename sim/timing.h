@@ -30,8 +30,9 @@ bool sim_timed_run(SimDispatch *d, UtilError *err);
  * test hook showing idle cycles are skipped, not stepped. */
 uint64_t sim_timed_debug_iterations(void);
 
-/* Whether schedulers may issue ahead of the cycle loop (timing.c, issue_ahead; on by
- * default): a test hook, so that tests can compare a run with it against one without. */
+/* Whether cores and schedulers may run ahead of the cycle loop (timing.c, core_ahead and
+ * sched_ahead; on by default): a test hook, so that tests can compare a run with it against
+ * one without. */
 void sim_timed_debug_set_ahead(bool on);
 
 #endif

@@ -25,6 +25,14 @@ typedef enum TKind {
     T_BARRIER,
 } TKind;
 
+/* Whether a core may issue an instruction running ahead of the others (timing.c). */
+typedef enum TLocal {
+    T_GLOBAL,            /* device memory, the stack, or it may end its SIMD-group */
+    T_LOCAL_REGS,        /* register work: may also issue ahead of the core's other schedulers */
+    T_LOCAL,             /* waits, barriers */
+    T_LOCAL_IN_BOUNDS,   /* threadgroup memory: local when every active lane is in bounds */
+} TLocal;
+
 /* One instruction as the timing model sees it. */
 typedef struct TInst {
     uint32_t first;      /* its register halves in TimedRun.halves: the written ones first */
@@ -37,8 +45,7 @@ typedef struct TInst {
     uint8_t slot;        /* wait slot (ld_dev, wait) */
     uint8_t elems, esize;/* memory: elements per lane and bytes per element */
     uint8_t get_sr;      /* reads d->tg: that must be this SIMD-group's threadgroup */
-    uint8_t ahead;       /* register work only, and the SIMD-group runs on after it: may
-                          * issue ahead of the other schedulers (timing.c, issue_ahead) */
+    uint8_t local;       /* TLocal */
 } TInst;
 
 struct TSlot;
@@ -48,7 +55,7 @@ typedef struct TGroup {
     uint64_t ready;      /* earliest cycle its next instruction may issue (not counting pipes) */
     uint8_t pipe;        /* pipe of its next instruction */
     uint8_t reason;      /* SimStall: why not before `ready` */
-    uint8_t ahead;       /* TInst.ahead of its next instruction */
+    uint8_t local;       /* TInst.local of its next instruction */
     uint8_t sched;       /* scheduler index within its core */
     uint32_t pos;        /* its TEntry in that scheduler's list */
     uint32_t core;       /* = slot->core, kept here: the hot paths touch no TSlot */
@@ -86,7 +93,7 @@ typedef struct TEntry {
     uint64_t ready;
     TGroup *tg;
     uint8_t pipe;
-    uint8_t ahead;
+    uint8_t local;
 } TEntry;
 
 typedef struct TSched {
@@ -95,6 +102,8 @@ typedef struct TSched {
     size_t cap;
     uint8_t idle_reason; /* reason for the cycles since acct when it last could not issue */
     uint32_t at_barrier; /* its SIMD-groups waiting at a barrier */
+    uint32_t ahead_avg;  /* recent stretches ahead, average length x 16 (timing.c) */
+    uint32_t ahead_probe;
     uint64_t acct;       /* first cycle not yet counted as an issue or a stall */
     uint64_t pipe_free[ISA_CLASS_COUNT];
 } TSched;
@@ -145,6 +154,7 @@ void timing_precompute(TimedRun *t);
 void timing_place(TimedRun *t, uint64_t now);
 void timing_finish_threadgroup(TimedRun *t, TSlot *slot, uint64_t now);
 void timing_resident_change(TCore *core, uint64_t now, int delta);
+bool timing_may_place(const TimedRun *t, const TCore *core);
 void timing_fill_stats(TimedRun *t);
 /* timing.c */
 void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now);

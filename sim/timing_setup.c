@@ -113,8 +113,23 @@ void timing_precompute(TimedRun *t)
         ti->flops = flops_of(op);
         ti->get_sr = op == ISA_OP_GET_SR;
         bool jumps = op == ISA_OP_JMP || op == ISA_OP_JMP_EXEC_ANY || op == ISA_OP_JMP_EXEC_NONE;
-        ti->ahead = kind_of(op) == T_ALU && op != ISA_OP_STOP && i + 1 < p->count &&
-                    (!jumps || t->d->code[i].target < p->count);
+        /* What a core may issue running ahead of the others (timing.c, core_ahead): work
+         * that touches nothing outside its SIMD-group, threadgroup and core, and leaves the
+         * SIMD-group running. Threadgroup accesses only in bounds, checked at the pick: a
+         * fault is recorded in issue order. */
+        bool runs_on = op != ISA_OP_STOP && i + 1 < p->count &&
+                       (!jumps || t->d->code[i].target < p->count);
+        TKind kind = kind_of(op);
+        if (!runs_on)
+            ti->local = T_GLOBAL;
+        else if (kind == T_ALU)
+            ti->local = T_LOCAL_REGS;
+        else if (kind == T_WAIT || kind == T_BARRIER)
+            ti->local = T_LOCAL;
+        else if (kind == T_LD_TG || kind == T_ST_TG || kind == T_ATOM_TG)
+            ti->local = T_LOCAL_IN_BOUNDS;
+        else
+            ti->local = T_GLOBAL;
         if (op == ISA_OP_LD_DEV)
             ti->slot = (uint8_t)(in->opd[3].imm & 1);
         else if (op == ISA_OP_WAIT)
@@ -222,6 +237,13 @@ static bool has_room(const TimedRun *t, const TCore *core, uint32_t threads)
     return core->threads + threads <= t->occ_threads &&
            core->tgs < cfg->max_threadgroups_per_core &&
            core->tg_mem + t->d->tg_mem_bytes <= cfg->tg_memory_per_core;
+}
+
+/* Whether a threadgroup may yet be placed on core: some are waiting, and it has room for
+ * the smallest there can be (one SIMD-group). */
+bool timing_may_place(const TimedRun *t, const TCore *core)
+{
+    return t->next_tg < t->total_tgs && has_room(t, core, W);
 }
 
 void timing_place(TimedRun *t, uint64_t now)
