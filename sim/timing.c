@@ -215,6 +215,32 @@ static uint64_t device_access(TimedRun *t, uint32_t core, const uint64_t *lines,
     return arrival;
 }
 
+/* The bank cycles of one element of a threadgroup access. With power-of-two banks and bank
+ * width they depend only on the active lanes' addresses relative to each other and to the
+ * bank width: moving every word by the same amount (modulo 2^64 too) moves every bank by it,
+ * which changes no bank's count. So each instruction remembers its last pattern (a tile
+ * walked by a loop repeats one), and a repeat costs a comparison, not mem_tg_bank_cycles. */
+static uint32_t bank_cycles(TBankMemo *memo, const uint64_t *addr, uint32_t mask,
+                            uint32_t banks, uint32_t bank_bytes)
+{
+    if (!mask || (banks & (banks - 1)) || (bank_bytes & (bank_bytes - 1)))
+        return mem_tg_bank_cycles(addr, mask, banks, bank_bytes);
+    const uint64_t a0 = addr[__builtin_ctz(mask)];
+    const uint64_t low = a0 & (bank_bytes - 1);
+    uint64_t rel[W], diff = 0;
+    for (int l = 0; l < W; l++) {
+        rel[l] = (addr[l] - a0) & (0 - (uint64_t)(mask >> l & 1));
+        diff |= rel[l] ^ memo->rel[l];
+    }
+    if (diff == 0 && memo->mask == mask && memo->low == low)
+        return memo->cycles;
+    memo->cycles = mem_tg_bank_cycles(addr, mask, banks, bank_bytes);
+    memo->mask = mask;
+    memo->low = low;
+    memcpy(memo->rel, rel, sizeof rel);
+    return memo->cycles;
+}
+
 /* Threadgroup memory: the core's banks serve one SIMD-group access at a time. */
 static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mask,
                           const TInst *ti, uint64_t now)
@@ -223,11 +249,20 @@ static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mas
     uint32_t cycles = 0, ideal = 0;
     uint32_t lanes = (uint32_t)util_popcount32(mask);
     uint32_t banks = cfg->tg_banks ? cfg->tg_banks : 1;
+    uint32_t bank_bytes = cfg->tg_bank_bytes ? cfg->tg_bank_bytes : 4;
+    const bool same_each = ti->esize % bank_bytes == 0 && !(banks & (banks - 1)) &&
+                           !(bank_bytes & (bank_bytes - 1));
+    uint32_t first = 0;
     for (uint32_t k = 0; k < ti->elems; k++) {
         if (k)
             for (uint32_t m = mask; m; m &= m - 1)
                 addr[__builtin_ctz(m)] += ti->esize;
-        uint32_t c = mem_tg_bank_cycles(addr, mask, banks, cfg->tg_bank_bytes ? cfg->tg_bank_bytes : 4);
+        /* Element k's words are element 0's moved by k * esize / bank_bytes when that is
+         * whole: the same cycles (bank_cycles says why). */
+        uint32_t c = k && same_each ? first
+                                    : bank_cycles(&t->memo[ti->memo], addr, mask, banks, bank_bytes);
+        if (!k)
+            first = c;
         cycles += c;
         ideal += (lanes + banks - 1) / banks;
     }

@@ -46,7 +46,16 @@ typedef struct TInst {
     uint8_t elems, esize;/* memory: elements per lane and bytes per element */
     uint8_t get_sr;      /* reads d->tg: that must be this SIMD-group's threadgroup */
     uint8_t local;       /* TLocal */
+    uint16_t memo;       /* threadgroup access: its TBankMemo in TimedRun.memo */
 } TInst;
+
+/* The last lane pattern a threadgroup instruction's access had, and its bank cycles. */
+typedef struct TBankMemo {
+    uint32_t mask;       /* active lanes; 0: nothing remembered yet */
+    uint32_t cycles;
+    uint64_t low;        /* first active lane's address modulo the bank width */
+    uint64_t rel[32];    /* each active lane's address less the first's (0 when inactive) */
+} TBankMemo;
 
 struct TSlot;
 
@@ -123,6 +132,7 @@ typedef struct TimedRun {
     const SimGpuConfig *cfg;
     MemHierarchy *mem;
     TInst *tinst;
+    TBankMemo *memo;               /* one per threadgroup access instruction */
     uint16_t *halves;
     uint32_t num_halves;           /* per SIMD-group scoreboard entries */
     uint32_t spc;                  /* schedulers per core */

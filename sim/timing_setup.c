@@ -171,6 +171,13 @@ void timing_precompute(TimedRun *t)
     if (!t->halves)
         t->halves = util_calloc(1, sizeof *t->halves);
     free(writes);
+    uint32_t nmemo = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        TInst *ti = &t->tinst[i];
+        if (ti->kind >= T_LD_TG && ti->kind <= T_ATOM_TG && nmemo < UINT16_MAX)
+            ti->memo = (uint16_t)++nmemo; /* 0: none */
+    }
+    t->memo = util_calloc(nmemo + 1, sizeof *t->memo);
 }
 
 /* ---- placement ---------------------------------------------------------------------------- */
@@ -440,6 +447,7 @@ static void free_run(TimedRun *t)
     free(t->wake);
     free(t->core_wake);
     free(t->tinst);
+    free(t->memo);
     free(t->halves);
     mem_hierarchy_free(t->mem);
 }

@@ -376,6 +376,7 @@ typedef struct Buffers {
     uint8_t **data;
     uint64_t *size;
     uint64_t instructions;
+    uint64_t conflicts;   /* timed: threadgroup bank-conflict cycles */
     uint64_t stats[128];  /* timed: every counter of the result and its statistics */
     uint32_t nstats;
 } Buffers;
@@ -459,6 +460,7 @@ static bool run_manifest_budget(const char *path, SimMode mode, uint64_t budget,
         memcpy(out->data[i], bound.device->buffers[i].data, out->size[i]);
     }
     out->instructions = r.instructions;
+    out->conflicts = r.stats.tg_bank_conflict_cycles;
     if (mode == SIM_MODE_TIMED)
         keep_stats(out, &r);
     sim_result_free(&r);
@@ -652,6 +654,65 @@ static void test_ahead_is_cycle_exact(void **state)
     remove(kpath);
 }
 
+/* ---- threadgroup banks --------------------------------------------------------------------- */
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* One SIMD-group reads tile[lane * s] for a list of strides s, all through one load
+ * instruction, so that instruction sees its lane pattern change and come back. With the
+ * default 16 banks of 4 bytes, stride s puts 2 * gcd(s, 16) of the 32 distinct words in
+ * each bank it uses: that many cycles, of which 2 are the conflict-free count. */
+static void test_bank_conflicts_per_stride(void **state)
+{
+    (void)state;
+    static const uint32_t strides[] = {1, 32, 2, 16, 4, 8, 32, 1, 3, 6, 12, 16, 6, 1};
+    const uint32_t n = sizeof strides / sizeof strides[0];
+    static const char kernel[] =
+        "#include <metal_stdlib>\n"
+        "using namespace metal;\n"
+        "kernel void strides(device const uint *s [[buffer(0)]], device uint *out [[buffer(1)]],\n"
+        "                    constant uint &n [[buffer(2)]],\n"
+        "                    uint lid [[thread_index_in_threadgroup]])\n"
+        "{\n"
+        "    threadgroup uint tile[1024];\n"
+        "    uint acc = 0;\n"
+        "    for (uint i = 0; i < n; i++)\n"
+        "        acc += tile[(lid * s[i]) & 1023u];\n"
+        "    out[lid] = acc;\n"
+        "}\n";
+    char kpath[] = "/tmp/lockstep_strides_XXXXXX.metal", path[] = "/tmp/lockstep_strides_XXXXXX.yaml";
+    int fd = mkstemps(kpath, 6);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, kernel, strlen(kernel)), (ssize_t)strlen(kernel));
+    close(fd);
+    fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f, "kernel: %s\ngrid: [32]\nthreadgroup: [32]\nargs:\n  s: {type: uint, init: {values: [", kpath);
+    uint64_t expect = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(f, "%s%u", i ? ", " : "", strides[i]);
+        expect += 2 * gcd32(strides[i], 16) - 2;
+    }
+    fprintf(f, "]}}\n  out: {type: uint, count: 32}\n  n: {type: uint, value: %u}\n", n);
+    fclose(f);
+    Buffers b;
+    assert_true(run_manifest(path, SIM_MODE_TIMED, &b));
+    assert_int_equal(b.conflicts, expect);
+    buffers_free(&b);
+    remove(path);
+    remove(kpath);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -663,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_same_answers),
         cmocka_unit_test(test_ahead_is_cycle_exact),
+        cmocka_unit_test(test_bank_conflicts_per_stride),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
