@@ -558,7 +558,9 @@ static inline void count_busy(TCore *core, uint64_t c)
  *    the current cycle, so while it has one waiting, the stretch ends before then;
  *  - observers' turns: with observers attached nothing issues ahead.
  * And register work changes nothing another scheduler reads: the SIMD-group's registers and
- * scoreboard, this scheduler's pipes, and sums (instructions, flops, the last cycle). */
+ * scoreboard, this scheduler's pipes, and sums (instructions, flops, the last cycle).
+ * It tries while its recent stretches averaged 8 cycles or more (otherwise one time in 32,
+ * to notice a change): short ones cost the host more than they save. */
 static void sched_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
 {
     if (s->ahead_avg < 8 * 16 && (++s->ahead_probe & 31))
@@ -566,7 +568,7 @@ static void sched_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uin
     const uint64_t span = s->at_barrier ? max64(t->cfg->barrier_latency, 1) : SCHED_AHEAD_MAX;
     const uint64_t limit = now + min64(span, SCHED_AHEAD_MAX);
     uint64_t c = now;
-    while (c + 1 < limit) {
+    while (c + 1 < limit && !t->d->stopped) { /* never stopped: the budget guard */
         uint64_t soonest;
         const TEntry *pick = scan_entries(s, c + 1, &soonest, false);
         if (!pick || pick->local != T_LOCAL_REGS)
@@ -625,8 +627,8 @@ static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
     TCore *core = &t->cores[c];
     uint64_t *wake = t->wake + c * t->spc;
     const uint32_t spc = t->spc;
-    TGroup *pick[64];
-    uint64_t soon[64];
+    TGroup *pick[T_MAX_SCHEDULERS];
+    uint64_t soon[T_MAX_SCHEDULERS];
     if (timing_may_place(t, core))
         goto out;
     for (;;) {
@@ -670,6 +672,8 @@ static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
             uint32_t k = (uint32_t)__builtin_ctzll(m);
             if (pick[k]) {
                 issue(t, core, &core->sched[k], pick[k], y);
+                if (t->d->stopped) /* never: the budget guard */
+                    goto out;
                 count_busy(core, y);
                 sched_ahead(t, core, &core->sched[k], &wake[k], y);
             }

@@ -14,6 +14,7 @@
 #include "timing.h"
 
 #define T_NEVER UINT64_MAX
+#define T_MAX_SCHEDULERS 64u /* per core: a bit each in core_ahead's masks (as in GPU configs) */
 #define T_MAX_SLOT_LOADS 64u /* cap on wait_slot_loads, so the pending list stays small */
 
 typedef enum TKind {

@@ -455,9 +455,9 @@ static void free_run(TimedRun *t)
 bool sim_timed_run(SimDispatch *d, UtilError *err)
 {
     const SimGpuConfig *cfg = d->launch->gpu ? d->launch->gpu : sim_gpu_default();
-    if (!cfg->cores || !cfg->schedulers_per_core || cfg->schedulers_per_core > 255)
+    if (!cfg->cores || !cfg->schedulers_per_core || cfg->schedulers_per_core > T_MAX_SCHEDULERS)
         return util_fail(err, "GPU config '%s': cores and schedulers_per_core must be at least 1 "
-                              "(schedulers at most 255)", cfg->name);
+                              "(schedulers at most %u)", cfg->name, T_MAX_SCHEDULERS);
     MemHierarchyConfig mcfg = cfg->memory;
     mcfg.cores = cfg->cores;
     UtilError merr;
