@@ -409,6 +409,18 @@ void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
     if (space == MEM_SPACE_THREADGROUP)
         direct = tg_lane_offsets(g, sim_bank(d, g, &in->o[1]), sim_bank(d, g, &in->o[2]), 4, 4,
                                  d->tg_mem_bytes, off) == 0;
+    if (direct && !acc && !cmpxchg && isa->cond == ISA_ATOM_ADD && isa->type != ISA_TYPE_F32) {
+        /* The common case (integer counters in threadgroup memory, nobody watching) without
+         * the per-lane choices below: still one lane at a time, in lane order. */
+        for (; mask; mask &= mask - 1) {
+            uint32_t l = (uint32_t)__builtin_ctz(mask), old;
+            uint8_t *p = d->tg_memory + off[l];
+            memcpy(&old, p, 4);
+            uint32_t nv = old + V[l];
+            memcpy(p, &nv, 4);
+            res[l] = old;
+        }
+    }
     while (mask) {
         uint32_t l = (uint32_t)__builtin_ctz(mask);
         mask &= mask - 1;
