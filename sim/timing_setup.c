@@ -175,7 +175,7 @@ void timing_precompute(TimedRun *t)
     for (uint32_t i = 0; i < p->count; i++) {
         TInst *ti = &t->tinst[i];
         if (ti->kind >= T_LD_TG && ti->kind <= T_ATOM_TG && nmemo < UINT16_MAX)
-            ti->memo = (uint16_t)++nmemo; /* 0: none */
+            ti->memo = (uint16_t)++nmemo; /* past 65535 they share entry 0: still exact */
     }
     t->memo = util_calloc(nmemo + 1, sizeof *t->memo);
 }
