@@ -362,6 +362,22 @@ static inline __attribute__((always_inline)) void issue_tail(TimedRun *t, TCore 
     }
 }
 
+/* Executes g's instruction ti as issued at `now` on scheduler s: false when the budget
+ * stopped it instead. */
+static inline __attribute__((always_inline)) bool exec_issued(TimedRun *t, TCore *core, TSched *s,
+                                                              SimGroup *g, const TInst *ti,
+                                                              uint64_t now)
+{
+    sim_exec_one(t->d, g);
+    if (UTIL_UNLIKELY(t->d->stopped)) {
+        t->stopped_group = g;
+        return false;
+    }
+    core->instructions++;
+    s->pipe_free[ti->pipe] = now + ti->interval;
+    return true;
+}
+
 /* Memory, wait, barrier and stack instructions: kept out of line so the ALU path of issue
  * carries none of their stack arrays or register pressure. */
 static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSched *s,
@@ -378,13 +394,8 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
     else if (ti->kind < T_STACK)
         tg_offsets(d, g, in, ti, addr);
 
-    sim_exec_one(d, g);
-    if (UTIL_UNLIKELY(d->stopped)) {
-        t->stopped_group = g;
+    if (!exec_issued(t, core, s, g, ti, now))
         return;
-    }
-    core->instructions++;
-    s->pipe_free[ti->pipe] = now + ti->interval;
     uint64_t done = now + ti->latency;
     uint8_t mem = 0;
     switch ((TKind)ti->kind) {
@@ -444,13 +455,8 @@ static inline __attribute__((always_inline)) void issue(TimedRun *t, TCore *core
         return;
     }
     const uint32_t mask = g->exec_mask;
-    sim_exec_one(d, g);
-    if (UTIL_UNLIKELY(d->stopped)) {
-        t->stopped_group = g;
+    if (!exec_issued(t, core, s, g, ti, now))
         return;
-    }
-    core->instructions++;
-    s->pipe_free[ti->pipe] = now + ti->interval;
     issue_tail(t, core, s, tg, ti, mask, now + ti->latency, 0, now);
 }
 
