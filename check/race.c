@@ -24,9 +24,10 @@
  * narrower access splits it into four byte cells, exact per byte from then on.
  *
  * Most accesses change nothing but the latest read or write of words no other agent touched
- * since the last barrier: read_fast / write_fast settle those in a few compares (a coalesced
- * access, lane l at base + l * size, walks consecutive cells), and only the rest take the
- * general per-byte path. Both keep exactly the same state.
+ * since the last barrier, or are atomics meeting only atomics: read_fast / write_fast /
+ * atomic_fast settle those in a few compares (a coalesced access, lane l at base + l * size,
+ * walks consecutive cells), and only the rest take the general per-byte path. Both keep
+ * exactly the same state.
  *
  * Findings are gathered here per pair of instructions and reason (a hash table), so a race
  * hit by millions of accesses costs one table probe each; finish hands them to the session,
@@ -190,6 +191,15 @@ static bool need_links(RaceShadow *sh)
     if (!sh->link && !(sh->link = check_shadow_alloc(sh->words, sizeof *sh->link)))
         sh->dead = true;
     return !sh->dead;
+}
+
+/* The arrays the fast path for an access of `kind` writes: an atomic, like the general path,
+ * records itself both as the last write and as the latest read. */
+static bool need_arrays(RaceShadow *sh, uint8_t kind)
+{
+    if (kind == ACC_READ)
+        return need_reads(sh);
+    return need_writes(sh) && (kind != ACC_ATOMIC || need_reads(sh));
 }
 
 static void shadow_release(RaceShadow *sh, bool device)
@@ -393,24 +403,12 @@ RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, 
     return true;
 }
 
-RACE_INLINE bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
-                           RaceAccess now)
+/* What insert_read does to word i for the access `now` (r1 its latest read, m its side
+ * table or NULL), when it can: false, changing nothing, where that needs a side table the
+ * word lacks (the general path makes it). */
+RACE_INLINE bool note_read(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                           RaceAccess now, RaceAccess r1, RaceMore *m)
 {
-    const uint32_t link = a->link ? a->link[i] : 0;
-    if ((link & RACE_SPLIT) || (a->w && a->w[i].serial && !ordered_now(o, a->w[i], tid)))
-        return false;
-    RaceAccess r1 = a->r1[i];
-    /* A word read by several agents since the last barrier (a broadcast: a tile every
-     * SIMD-group reads) has its older reads in a side table, m. Any atomic among the reads
-     * this read is unordered with is a race: the general path reports it. */
-    RaceMore *m = link ? &a->more[link - 1] : NULL;
-    if (r1.serial && acc_kind(r1) == ACC_ATOMIC && !ordered_now(o, r1, tid))
-        return false;
-    if (m && ((m->r2.serial && acc_kind(m->r2) == ACC_ATOMIC && !ordered_now(o, m->r2, tid)) ||
-              (m->rx.serial && acc_kind(m->rx) == ACC_ATOMIC && !ordered_now(o, m->rx, tid))))
-        return false;
-    /* Then exactly insert_read; where that would need a side table the word lacks, the
-     * general path makes it. */
     const uint32_t agent = o->strict ? 0 : 5;
     if (r1.serial && (r1.serial < o->tg_first || r1.serial < o->rel)) {
         if (r1.serial < o->tg_first && !m)
@@ -432,6 +430,55 @@ RACE_INLINE bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, u
         m->r2 = r1;
     }
     a->r1[i] = now;
+    return true;
+}
+
+/* Whether remembered access x is there and unordered with the current one. */
+RACE_INLINE bool unordered(const RaceOrder *o, RaceAccess x, uint32_t tid)
+{
+    return x.serial && !ordered_now(o, x, tid);
+}
+
+RACE_INLINE bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                           RaceAccess now)
+{
+    const uint32_t link = a->link ? a->link[i] : 0;
+    if ((link & RACE_SPLIT) || (a->w && unordered(o, a->w[i], tid)))
+        return false;
+    const RaceAccess r1 = a->r1[i];
+    /* A word read by several agents since the last barrier (a broadcast: a tile every
+     * SIMD-group reads) has its older reads in a side table, m. Any atomic among the reads
+     * this read is unordered with is a race: the general path reports it. */
+    RaceMore *m = link ? &a->more[link - 1] : NULL;
+    if (acc_kind(r1) == ACC_ATOMIC && unordered(o, r1, tid))
+        return false;
+    if (m && ((acc_kind(m->r2) == ACC_ATOMIC && unordered(o, m->r2, tid)) ||
+              (acc_kind(m->rx) == ACC_ATOMIC && unordered(o, m->rx, tid))))
+        return false;
+    return note_read(o, a, i, tid, now, r1, m);
+}
+
+/* An atomic races with the plain accesses it is unordered with: the last write and the
+ * reads since. When there are none, cell_access would record it as the last write and
+ * then as the latest read (insert_read), which is what this does. Needs a->w and a->r1. */
+RACE_INLINE bool atomic_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                             RaceAccess now, uint32_t value)
+{
+    const uint32_t link = a->link ? a->link[i] : 0;
+    if (link & RACE_SPLIT)
+        return false;
+    const RaceAccess w = a->w[i], r1 = a->r1[i];
+    RaceMore *m = link ? &a->more[link - 1] : NULL;
+    if ((acc_kind(w) != ACC_ATOMIC && unordered(o, w, tid)) ||
+        (acc_kind(r1) != ACC_ATOMIC && unordered(o, r1, tid)))
+        return false;
+    if (m && ((acc_kind(m->r2) != ACC_ATOMIC && unordered(o, m->r2, tid)) ||
+              (acc_kind(m->rx) != ACC_ATOMIC && unordered(o, m->rx, tid))))
+        return false;
+    if (!note_read(o, a, i, tid, now, r1, m))
+        return false;
+    a->w[i] = now;
+    a->value[i] = value;
     return true;
 }
 
@@ -480,6 +527,14 @@ static bool fresh_block(const RaceWords *a, uint8_t kind, uint64_t i0)
     return any == 0;
 }
 
+/* write_fast or atomic_fast, by the access's kind */
+RACE_INLINE bool store_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                            RaceAccess now, uint32_t value, uint8_t kind)
+{
+    return kind == ACC_ATOMIC ? atomic_fast(o, a, i, tid, now, value)
+                              : write_fast(o, a, i, tid, now, value);
+}
+
 /* Lanes of `mask` whose word a later lane of `mask` reads too, looking 1, 2, 4, 8 and 16
  * lanes ahead (a row or a column of a tile in a 2D threadgroup); it may miss some. first[]
  * has SIM_SIMD_WIDTH + 16 entries, the ones past the lanes ignored. */
@@ -503,9 +558,10 @@ static uint32_t read_again(const uint64_t *first, uint32_t mask)
     return again;
 }
 
-/* Lanes in `mask` of a plain whole-word access: lane l's words start at word first[l] (at
- * i0 + l * words when first is NULL). Each word goes to read_fast / write_fast, and the ones
- * they decline, in lane order, to the general path. One loop per kind for one-word lanes. */
+/* Lanes in `mask` of a whole-word access: lane l's words start at word first[l] (at
+ * i0 + l * words when first is NULL). Each word goes to read_fast / write_fast /
+ * atomic_fast, and the ones they decline, in lane order, to the general path. One loop per
+ * kind for one-word lanes. */
 RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
                             RaceShadow *sh, uint32_t mask, const uint64_t *first, uint64_t i0)
 {
@@ -513,7 +569,8 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
     const RaceOrder o = race_order(r, b, sgi);
     const uint32_t info0 = RACE_INFO(b->index, 0, b->kind);
     RaceWords a = words_of(sh);
-    if (!first && nwords == 1 && !a.link && fresh_block(&a, b->kind, i0)) {
+    if (!first && nwords == 1 && b->kind != ACC_ATOMIC && !a.link &&
+        fresh_block(&a, b->kind, i0)) {
         /* the first access of each of 32 consecutive words: nothing to conflict with */
         RaceAccess *to = b->kind == ACC_READ ? a.r1 + i0 : a.w + i0;
         for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
@@ -561,7 +618,8 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
             const RaceAccess now = {o.serial, info0 | tid << 2};
             uint32_t v;
             memcpy(&v, acc->data[lane], 4);
-            if (UTIL_LIKELY(write_fast(&o, &a, first ? first[lane] : i0 + lane, tid, now, v)))
+            if (UTIL_LIKELY(store_fast(&o, &a, first ? first[lane] : i0 + lane, tid, now, v,
+                                       b->kind)))
                 continue;
             lane_access(r, sg, b, acc, lane, 0);
             if (sh->dead)
@@ -582,7 +640,7 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
             for (; k < nwords; k++) {
                 uint32_t v;
                 memcpy(&v, acc->data[lane] + 4 * k, 4);
-                if (!write_fast(&o, &a, i + k, tid, now, v))
+                if (!store_fast(&o, &a, i + k, tid, now, v, b->kind))
                     break;
             }
         }
@@ -611,9 +669,10 @@ static __attribute__((noinline)) void lanes_from(Race *r, const SimGroupView *sg
 }
 
 /* One SimMemAccess, lane by lane in lane order (the order decides which access a finding
- * names first). Whole-word plain accesses to one shadow go through read_fast / write_fast,
- * which settle the common cases (a word no other thread touched since the last barrier) in
- * a few compares; everything else, and every word they decline, takes the general path. */
+ * names first). Whole-word accesses to one shadow go through the fast paths, which settle
+ * the common cases (a word no other thread touched since the last barrier, an atomic among
+ * atomics) in a few compares; everything else, and every word they decline, takes the
+ * general path. */
 static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     Race *r = ctx;
@@ -654,15 +713,14 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
                 return;
         }
     }
-    /* The fast paths want whole words of a plain access, every lane in one shadow. */
+    /* The fast paths want whole words, every lane in one shadow. */
     const uint64_t off_mask = sp == SP_DEV ? MEM_MAX_BUFFER_BYTES : ~(uint64_t)0;
-    const bool whole = b.kind != ACC_ATOMIC && bytes && !(bytes & 3);
+    const bool whole = bytes && !(bytes & 3);
     if (whole && mask == 0xffffffffu && coalesced_addresses(acc->addr, bytes)) {
         /* lane l at addr[0] + l * bytes: consecutive words, one bounds check */
         RaceShadow *sh = sp == SP_DEV ? device_shadow(r, acc->addr[0]) : &r->tg;
         const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
-        if (sh && !(off & 3) && end <= sh->words * 4 &&
-            (b.kind == ACC_READ ? need_reads(sh) : need_writes(sh))) {
+        if (sh && !(off & 3) && end <= sh->words * 4 && need_arrays(sh, b.kind)) {
             lanes_from(r, sg, &b, acc, sh, off / 4);
             if (sp == SP_TG && end / 4 > r->tg_hwm)
                 r->tg_hwm = end / 4;
@@ -676,7 +734,7 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
             diff |= acc->addr[__builtin_ctz(m)] ^ a0;
         sh = diff >> MEM_BUFFER_SHIFT ? NULL : device_shadow(r, a0);
     }
-    if (!sh || !whole || !(b.kind == ACC_READ ? need_reads(sh) : need_writes(sh))) {
+    if (!sh || !whole || !need_arrays(sh, b.kind)) {
         for (; mask; mask &= mask - 1)
             lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
         return;

@@ -397,6 +397,7 @@ void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
         acc->kind = SIM_ACCESS_ATOMIC;
         acc->lane_mask = 0;
         acc->bytes = 4;
+        memset(acc->addr, 0, sizeof acc->addr); /* observers may read every lane's */
     }
     uint32_t *dst = sim_bank(d, g, &in->o[0]);
     memcpy(res, dst, sizeof res);

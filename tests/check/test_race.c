@@ -587,6 +587,117 @@ static void test_atomic_vs_plain_in_threadgroup(void **state)
     done(&c);
 }
 
+/* An atomic meeting an unordered plain write: SIMD-group 0's lane 0 stores, then SIMD-group
+ * 1's atomics run with no barrier between. The first of them (thread 32) races with the
+ * store; it then is the last write itself, and the later lanes meet only atomics. */
+static void test_atomic_after_plain_write(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        plain[0] = 7u; // P\n"
+        "    if (lid >= 32)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.local[0], 0);
+    assert_int_equal(f->second.thread.local[0], 32);
+    assert_int_equal(((uint32_t *)h_data(&c.h, 0))[0], 7 + 32);
+    done(&c);
+}
+
+/* An atomic meeting an unordered plain read: the read stays among the reads since the last
+ * plain write (an atomic does not end them, as a plain store would), so each of SIMD-group
+ * 1's 32 atomics races with it. */
+static void test_atomic_after_plain_read(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        out[0] = plain[0]; // P\n"
+        "    if (lid >= 32)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+    assert_int_equal(f->count, 32);
+    assert_int_equal(f->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    done(&c);
+}
+
+/* The word's latest read is plain and its older one atomic (SIMD-groups 0, 1, 2 in turn,
+ * no barrier): SIMD-group 2's atomic races with SIMD-group 1's read, not with the atomic
+ * before it. Two findings: atomic then read, read then atomic. */
+static void test_atomic_after_mixed_reads(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A0\n"
+        "    if (lid == 32)\n"
+        "        out[0] = plain[0]; // P\n"
+        "    if (lid == 64)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A2\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 96, 96);
+    expect_count(&c, 2);
+    const uint32_t a0 = line_of(src, "// A0"), p = line_of(src, "// P"), a2 = line_of(src, "// A2");
+    bool seen_a0_p = false, seen_p_a2 = false;
+    for (uint32_t i = 0; i < c.n; i++) {
+        const CheckFinding *f = &c.f[i];
+        assert_int_equal(f->kind, CHECK_RACE);
+        assert_int_equal(f->count, 1);
+        uint32_t first = line_at(c.h.prog, f->first.pc), second = line_at(c.h.prog, f->second.pc);
+        seen_a0_p |= first == a0 && second == p;
+        seen_p_a2 |= first == p && second == a2;
+    }
+    if (!seen_a0_p || !seen_p_a2) {
+        dump(&c);
+        fail_msg("want races %u -> %u and %u -> %u", a0, p, p, a2);
+    }
+    done(&c);
+}
+
+/* The same accesses with a barrier between: silent, and the atomics still count. */
+static void test_atomic_after_barrier_silent(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        plain[0] = 7u;\n"
+        "    if (lid == 1)\n"
+        "        out[0] = plain[1];\n"
+        "    threadgroup_barrier(mem_flags::mem_device);\n"
+        "    if (lid >= 32) {\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed);\n"
+        "        atomic_fetch_add_explicit(&counter[1], 2u, memory_order_relaxed);\n"
+        "    }\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_silent(&c);
+    const uint32_t *counter = h_data(&c.h, 0);
+    assert_int_equal(counter[0], 7 + 32);
+    assert_int_equal(counter[1], 64);
+    done(&c);
+}
+
 static void test_atomics_only_silent(void **state)
 {
     (void)state;
@@ -875,6 +986,10 @@ int main(void)
         cmocka_unit_test(test_atomic_vs_plain_across_threadgroups),
         cmocka_unit_test(test_atomic_vs_plain_in_threadgroup),
         cmocka_unit_test(test_atomics_only_silent),
+        cmocka_unit_test(test_atomic_after_plain_write),
+        cmocka_unit_test(test_atomic_after_plain_read),
+        cmocka_unit_test(test_atomic_after_mixed_reads),
+        cmocka_unit_test(test_atomic_after_barrier_silent),
         cmocka_unit_test(test_same_value_writes_benign),
         cmocka_unit_test(test_same_instruction_different_values),
         cmocka_unit_test(test_disjoint_indices_silent),
