@@ -220,7 +220,40 @@ static uint64_t device_access(TimedRun *t, uint32_t core, const uint64_t *lines,
  * bank width: moving every word by the same amount (modulo 2^64 too) moves every bank by it,
  * which changes no bank's count. So each instruction remembers its last pattern (a tile
  * walked by a loop repeats one), and a repeat costs a comparison, not mem_tg_bank_cycles. */
-static uint32_t bank_cycles(TBankMemo *memo, const uint64_t *addr, uint32_t mask,
+/* mem_tg_bank_cycles for power-of-two banks (64 at most) and bank widths, with every lane's
+ * word inside threadgroup memory: the most distinct words any bank serves, counted straight
+ * from the definition. A word is new to this access when its bank_seen mark is not this
+ * access's generation, so nothing is cleared between accesses; 0 when a lane's word is
+ * outside (the caller then asks mem_tg_bank_cycles). This is for the patterns the closed
+ * forms miss, such as a histogram's scattered atomics. */
+static uint32_t bank_count(TimedRun *t, const uint64_t *addr, uint32_t mask, uint32_t banks,
+                           uint32_t shift)
+{
+    if (!t->bank_seen) {
+        t->bank_words = ((uint64_t)t->d->tg_mem_bytes >> shift) + 1;
+        t->bank_seen = util_calloc(t->bank_words, sizeof *t->bank_seen);
+    }
+    if (++t->bank_gen == 0) { /* the marks wrapped: start them again */
+        memset(t->bank_seen, 0, t->bank_words * sizeof *t->bank_seen);
+        t->bank_gen = 1;
+    }
+    const uint32_t gen = t->bank_gen;
+    uint8_t count[64] = {0};
+    uint32_t most = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        const uint64_t w = addr[__builtin_ctz(m)] >> shift;
+        if (w >= t->bank_words)
+            return 0;
+        if (t->bank_seen[w] == gen)
+            continue; /* a repeat: served by the first lane's access */
+        t->bank_seen[w] = gen;
+        const uint32_t c = ++count[w & (banks - 1)];
+        most = c > most ? c : most;
+    }
+    return most;
+}
+
+static uint32_t bank_cycles(TimedRun *t, TBankMemo *memo, const uint64_t *addr, uint32_t mask,
                             uint32_t banks, uint32_t bank_bytes)
 {
     if (!mask || (banks & (banks - 1)) || (bank_bytes & (bank_bytes - 1)))
@@ -234,7 +267,9 @@ static uint32_t bank_cycles(TBankMemo *memo, const uint64_t *addr, uint32_t mask
     }
     if (diff == 0 && memo->mask == mask && memo->low == low)
         return memo->cycles;
-    memo->cycles = mem_tg_bank_cycles(addr, mask, banks, bank_bytes);
+    const uint32_t shift = (uint32_t)__builtin_ctz(bank_bytes);
+    const uint32_t c = banks <= 64 ? bank_count(t, addr, mask, banks, shift) : 0;
+    memo->cycles = c ? c : mem_tg_bank_cycles(addr, mask, banks, bank_bytes);
     memo->mask = mask;
     memo->low = low;
     memcpy(memo->rel, rel, sizeof rel);
@@ -260,7 +295,8 @@ static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mas
         /* Element k's words are element 0's moved by k * esize / bank_bytes when that is
          * whole: the same cycles (bank_cycles says why). */
         uint32_t c = k && same_each ? first
-                                    : bank_cycles(&t->memo[ti->memo], addr, mask, banks, bank_bytes);
+                                    : bank_cycles(t, &t->memo[ti->memo], addr, mask, banks,
+                                                  bank_bytes);
         if (!k)
             first = c;
         cycles += c;

@@ -134,6 +134,10 @@ typedef struct TimedRun {
     MemHierarchy *mem;
     TInst *tinst;
     TBankMemo *memo;               /* one per threadgroup access instruction */
+    uint32_t *bank_seen;           /* per bank-width word of threadgroup memory: the last
+                                    * bank_count that met it (timing.c), made on first need */
+    uint64_t bank_words;
+    uint32_t bank_gen;
     uint16_t *halves;
     uint32_t num_halves;           /* per SIMD-group scoreboard entries */
     uint32_t spc;                  /* schedulers per core */

@@ -448,6 +448,7 @@ static void free_run(TimedRun *t)
     free(t->core_wake);
     free(t->tinst);
     free(t->memo);
+    free(t->bank_seen);
     free(t->halves);
     mem_hierarchy_free(t->mem);
 }
