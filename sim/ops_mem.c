@@ -124,9 +124,10 @@ static void store_element(uint8_t *p, IsaMemFormat fmt, uint32_t v)
     }
 }
 
-/* Every lane's threadgroup offset base + index * esize into off[]; returns the active lanes
- * whose `bytes` there are not all inside `size` (0: all in bounds). */
-static uint32_t tg_lane_offsets(const SimGroup *g, const uint32_t *base, const uint32_t *index,
+/* Every lane's offset base + index * esize into off[] (threadgroup memory, or a device buffer
+ * when base holds the low words of addresses in it); returns the active lanes whose `bytes`
+ * there are not all inside `size` (0: all in bounds). */
+static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint32_t *index,
                                 uint32_t esize, uint32_t bytes, uint64_t size, uint64_t *off)
 {
     uint32_t bad = 0;
@@ -235,7 +236,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
             off[l] = (uint64_t)(o + (int64_t)(int32_t)index[l] * (int64_t)esize);
     } else {
         /* only threadgroup memory with a per-lane base gets here */
-        if (tg_lane_offsets(g, base, index, esize, bytes, region_size, off))
+        if (lane_offsets(g, base, index, esize, bytes, region_size, off))
             return false;
     }
     const IsaOperand *data = &isa->opd[0];
@@ -381,6 +382,31 @@ static uint32_t atomic_apply(IsaAtomicOp op, IsaType type, uint32_t old, uint32_
     }
 }
 
+/* The lanes of `mask` of an atomic whose every lane is in bounds of `region`, in lane order;
+ * inlined once per common op, so the op's switch folds away. */
+static inline __attribute__((always_inline)) void atomic_lanes(IsaAtomicOp op, IsaType type,
+                                                               uint8_t *region,
+                                                               const uint64_t *off,
+                                                               uint64_t address_base,
+                                                               const uint32_t *V, uint32_t mask,
+                                                               uint32_t *res, SimMemAccess *acc)
+{
+    if (acc)
+        acc->lane_mask = mask;
+    for (; mask; mask &= mask - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask), old;
+        uint8_t *p = region + off[l];
+        memcpy(&old, p, 4);
+        uint32_t nv = atomic_apply(op, type, old, V[l]);
+        memcpy(p, &nv, 4);
+        res[l] = old;
+        if (acc) {
+            acc->addr[l] = address_base + off[l];
+            memcpy(acc->data[l], &nv, 4);
+        }
+    }
+}
+
 void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
 {
     const IsaInst *isa = in->isa;
@@ -402,31 +428,57 @@ void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
     uint32_t *dst = sim_bank(d, g, &in->o[0]);
     memcpy(res, dst, sizeof res);
     uint32_t mask = g->exec_mask;
-    /* Threadgroup memory with every active lane in bounds (tested for all lanes at once, as
-     * in memory_fast_path): the offsets come straight from the operands, without resolve's
-     * per-lane calls. The lanes still go one at a time, in lane order. */
-    uint64_t off[W];
+    /* Every active lane in bounds of threadgroup memory, or of the one device buffer a
+     * buffer argument names (tested for all lanes at once, as in memory_fast_path): the
+     * offsets come straight from the operands, without resolve's per-lane calls. The lanes
+     * still go one at a time, in lane order. */
+    const uint32_t *base = sim_bank(d, g, &in->o[1]), *index = sim_bank(d, g, &in->o[2]);
+    uint64_t off[W], address_base = 0;
+    uint8_t *region = NULL;
     bool direct = false;
-    if (space == MEM_SPACE_THREADGROUP)
-        direct = tg_lane_offsets(g, sim_bank(d, g, &in->o[1]), sim_bank(d, g, &in->o[2]), 4, 4,
-                                 d->tg_mem_bytes, off) == 0;
-    if (direct && !acc && !cmpxchg && isa->cond == ISA_ATOM_ADD && isa->type != ISA_TYPE_F32) {
-        /* The common case (integer counters in threadgroup memory, nobody watching) without
-         * the per-lane choices below: still one lane at a time, in lane order. */
-        for (; mask; mask &= mask - 1) {
-            uint32_t l = (uint32_t)__builtin_ctz(mask), old;
-            uint8_t *p = d->tg_memory + off[l];
-            memcpy(&old, p, 4);
-            uint32_t nv = old + V[l];
-            memcpy(p, &nv, 4);
-            res[l] = old;
+    if (space == MEM_SPACE_THREADGROUP) {
+        region = d->tg_memory;
+        direct = lane_offsets(g, base, index, 4, 4, d->tg_mem_bytes, off) == 0;
+    } else if (space == MEM_SPACE_DEVICE && mask) {
+        /* a pointer per lane (base[W + l] its high word: the buffer), or a buffer argument's */
+        const uint32_t stride = in->o[1].bank == SIM_BANK_CONSTS ? 0 : 1;
+        const uint32_t lead = (uint32_t)__builtin_ctz(mask), high = base[W + lead * stride];
+        uint32_t other = 0;
+        for (int l = 0; l < W; l++)
+            other |= (base[W + (uint32_t)l * stride] ^ high) & g->lane_select[l];
+        const uint64_t at = (uint64_t)high << 32 | base[lead * stride];
+        const MemBuffer *b = other ? NULL : mem_device_buffer_at(d->device, at);
+        if (b && b->space != MEM_SPACE_CONSTANT) {
+            region = b->data;
+            address_base = at & ~MEM_MAX_BUFFER_BYTES;
+            direct = lane_offsets(g, base, index, 4, 4, b->size, off) == 0;
         }
+    }
+    if (direct && !cmpxchg && isa->type != ISA_TYPE_F32) {
+        /* The common integer ops without the per-lane choices below. */
+        const IsaType type = (IsaType)isa->type;
+        switch ((IsaAtomicOp)isa->cond) {
+        case ISA_ATOM_ADD:
+            atomic_lanes(ISA_ATOM_ADD, type, region, off, address_base, V, mask, res, acc);
+            break;
+        case ISA_ATOM_XCHG:
+            atomic_lanes(ISA_ATOM_XCHG, type, region, off, address_base, V, mask, res, acc);
+            break;
+        case ISA_ATOM_OR:
+            atomic_lanes(ISA_ATOM_OR, type, region, off, address_base, V, mask, res, acc);
+            break;
+        default:
+            atomic_lanes((IsaAtomicOp)isa->cond, type, region, off, address_base, V, mask, res,
+                         acc);
+            break;
+        }
+        mask = 0;
     }
     while (mask) {
         uint32_t l = (uint32_t)__builtin_ctz(mask);
         mask &= mask - 1;
-        uint64_t addr = direct ? off[l] : 0;
-        uint8_t *p = direct ? d->tg_memory + off[l] : resolve(d, g, in, space, true, l, 4, 4, &addr);
+        uint64_t addr = direct ? address_base + off[l] : 0;
+        uint8_t *p = direct ? region + off[l] : resolve(d, g, in, space, true, l, 4, 4, &addr);
         if (!p) {
             res[l] = 0;
             continue;

@@ -519,6 +519,113 @@ static void test_atomics(void **state)
     }
 }
 
+/* Device atomics through a pointer per lane (as compiled code makes them), against C:
+ *  1. into one buffer, a (40 words, a[i] = 50 + i): threads 40..47 fault, the rest add i + 1;
+ *  2. into a (i % 3 == 0: a[i]) or b (b[i / 2], two threads a word), one instruction;
+ *  3. xchg then or into c[i];
+ *  4. into a constant buffer: every thread faults, nothing changes.
+ * Old values within a SIMD-group follow lane order. */
+static void test_device_atomic_pointers(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel dap\n.regs 14\n.arg a, device, u0\n.arg b, device, u2\n.arg c, device, u4\n"
+        ".arg kc, constant, u6\n.arg olds, device, u8\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    iadd r2, r1, 1\n"
+        "    imul r3, r1, 4\n"
+        "    cvt.s64.s32 r4, r3\n"
+        "    iadd64 r6, u0, r4\n"
+        "    atom_dev.add.u32 r8, r6, 0, r2\n"
+        "    mov r12, r3\n"
+        "    st_dev.b32 r8, u8, r12\n"
+        "    urem r9, r1, 3\n"
+        "    if_icmp.eq 1, r9, 0\n"
+        "    iadd64 r6, u0, r4\n"
+        "    else_icmp.eq 1, 0, 0\n"
+        "    lsr r9, r1, 1\n"
+        "    imul r9, r9, 4\n"
+        "    cvt.s64.s32 r10, r9\n"
+        "    iadd64 r6, u2, r10\n"
+        "    pop_exec 1\n"
+        "    atom_dev.add.u32 r8, r6, 0, r2\n"
+        "    iadd r12, r12, 1\n"
+        "    st_dev.b32 r8, u8, r12\n"
+        "    iadd64 r6, u4, r4\n"
+        "    imul r13, r1, 7\n"
+        "    atom_dev.xchg.u32 r8, r6, 0, r13\n"
+        "    iadd r12, r12, 1\n"
+        "    st_dev.b32 r8, u8, r12\n"
+        "    mov r13, 0x100\n"
+        "    atom_dev.or.u32 r8, r6, 0, r13\n"
+        "    iadd r12, r12, 1\n"
+        "    st_dev.b32 r8, u8, r12\n"
+        "    iadd64 r6, u6, r4\n"
+        "    atom_dev.add.u32 r8, r6, 0, r2\n"
+        "    stop\n";
+    enum { N = 48, NA = 40 };
+    Harness h;
+    h_init(&h, k);
+    uint32_t *a = h_buffer(&h, 0, "a", NA * 4, MEM_SPACE_DEVICE);
+    uint32_t *b = h_buffer(&h, 1, "b", N / 2 * 4, MEM_SPACE_DEVICE);
+    uint32_t *c = h_buffer(&h, 2, "c", N * 4, MEM_SPACE_DEVICE);
+    uint32_t *kc = h_buffer(&h, 3, "kc", N * 4, MEM_SPACE_CONSTANT);
+    uint32_t *olds = h_buffer(&h, 4, "olds", N * 16, MEM_SPACE_DEVICE);
+    for (uint32_t i = 0; i < N; i++) {
+        c[i] = 1000 + i;
+        if (i < NA)
+            a[i] = 50 + i;
+    }
+    h_grid(&h, false, N, 1, 1, N, 1, 1);
+    h.launch.max_faults = 100;
+    h_run(&h);
+    uint32_t want_a[NA] = {0}, want_b[N / 2] = {0}, old1[N] = {0}, old2[N] = {0};
+    for (uint32_t i = 0; i < NA; i++) { /* step 1 */
+        old1[i] = 50 + i;
+        want_a[i] = 50 + i + i + 1;
+    }
+    for (uint32_t i = 0; i < N; i++) { /* step 2, in lane (= thread) order */
+        uint32_t *word = i % 3 == 0 ? (i < NA ? &want_a[i] : NULL) : &want_b[i / 2];
+        if (!word)
+            continue;
+        old2[i] = *word;
+        *word += i + 1;
+    }
+    for (uint32_t i = 0; i < NA; i++)
+        assert_int_equal(a[i], want_a[i]);
+    for (uint32_t j = 0; j < N / 2; j++)
+        assert_int_equal(b[j], want_b[j]);
+    for (uint32_t i = 0; i < N; i++) {
+        assert_int_equal(olds[4 * i], old1[i]);
+        assert_int_equal(olds[4 * i + 1], old2[i]);
+        assert_int_equal(olds[4 * i + 2], 1000 + i);
+        assert_int_equal(olds[4 * i + 3], 7 * i);
+        assert_int_equal(c[i], 7 * i | 0x100);
+        assert_int_equal(kc[i], 0);
+    }
+    /* 8 (step 1) + 2 (step 2: threads 42, 45) + 48 (step 4) */
+    assert_int_equal(h.res.total_faults, 8 + 2 + N);
+    uint32_t oob = 0, cw = 0;
+    for (uint32_t j = 0; j < h.res.num_faults; j++) {
+        const SimFault *f = &h.res.faults[j];
+        const uint32_t t = f->thread.grid[0];
+        assert_true(f->is_write);
+        assert_int_equal(f->offset, 4ull * t);
+        if (f->kind == SIM_FAULT_OUT_OF_BOUNDS) {
+            oob++;
+            assert_string_equal(f->buffer, "a");
+            assert_true(t >= NA);
+        } else {
+            cw++;
+            assert_int_equal(f->kind, SIM_FAULT_CONSTANT_WRITE);
+            assert_string_equal(f->buffer, "kc");
+        }
+    }
+    assert_int_equal(oob, 10);
+    assert_int_equal(cw, N);
+    h_free(&h);
+}
+
 static void test_cmpxchg(void **state)
 {
     (void)state;
@@ -563,7 +670,7 @@ int main(void)
         cmocka_unit_test(test_partial_coalesced),
         cmocka_unit_test(test_tg_atomic_bounds),
         cmocka_unit_test(test_constant_writes_fault), cmocka_unit_test(test_tg_stack_out_of_bounds),
-        cmocka_unit_test(test_atomics),              cmocka_unit_test(test_cmpxchg),
+        cmocka_unit_test(test_atomics), cmocka_unit_test(test_device_atomic_pointers),              cmocka_unit_test(test_cmpxchg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
