@@ -415,19 +415,22 @@ static inline __attribute__((always_inline)) bool exec_issued(TimedRun *t, TCore
 }
 
 /* Memory, wait, barrier and stack instructions: kept out of line so the ALU path of issue
- * carries none of their stack arrays or register pressure. */
+ * carries none of their stack arrays or register pressure. `tg_addr`: a threadgroup
+ * access's offsets when the caller has them already (tg_in_bounds), or NULL. */
 static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSched *s,
-                                                  TGroup *tg, const TInst *ti, uint64_t now)
+                                                  TGroup *tg, const TInst *ti, uint64_t now,
+                                                  uint64_t *tg_addr)
 {
     SimDispatch *d = t->d;
     SimGroup *g = tg->g;
     const SimInst *in = &d->code[g->pc];
     const uint32_t mask = g->exec_mask;
-    uint64_t addr[W], lines[2 * W];
+    uint64_t own[W], lines[2 * W];
+    uint64_t *addr = tg_addr ? tg_addr : own;
     uint32_t nlines = 0;
     if (ti->kind < T_LD_TG)
         nlines = device_lines(t, d, g, in, ti, mask, lines);
-    else if (ti->kind < T_STACK)
+    else if (ti->kind < T_STACK && !tg_addr)
         tg_offsets(d, g, in, ti, addr);
 
     if (!exec_issued(t, core, s, g, ti, now))
@@ -475,7 +478,8 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
 }
 
 static inline __attribute__((always_inline)) void issue(TimedRun *t, TCore *core, TSched *s,
-                                                        TGroup *tg, uint64_t now)
+                                                        TGroup *tg, uint64_t now,
+                                                        uint64_t *tg_addr)
 {
     SimDispatch *d = t->d;
     SimGroup *g = tg->g;
@@ -487,7 +491,7 @@ static inline __attribute__((always_inline)) void issue(TimedRun *t, TCore *core
         t->current = slot;
     }
     if (UTIL_UNLIKELY(ti->kind != T_ALU)) {
-        issue_other(t, core, s, tg, ti, now);
+        issue_other(t, core, s, tg, ti, now, tg_addr);
         return;
     }
     const uint32_t mask = g->exec_mask;
@@ -602,11 +606,10 @@ static inline void count_busy(TCore *core, uint64_t c)
  * And register work changes nothing another scheduler reads: the SIMD-group's registers and
  * scoreboard, this scheduler's pipes, and sums (instructions, flops, the last cycle).
  * It tries while its recent stretches averaged 8 cycles or more (otherwise one time in 32,
- * to notice a change): short ones cost the host more than they save. */
-static void sched_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uint64_t now)
+ * to notice a change; see try_ahead): short ones cost the host more than they save. */
+static __attribute__((noinline)) void sched_ahead(TimedRun *t, TCore *core, TSched *s,
+                                                  uint64_t *wake, uint64_t now)
 {
-    if (s->ahead_avg < 8 * 16 && (++s->ahead_probe & 31))
-        return;
     const uint64_t span = s->at_barrier ? max64(t->cfg->barrier_latency, 1) : SCHED_AHEAD_MAX;
     const uint64_t limit = now + min64(span, SCHED_AHEAD_MAX);
     uint64_t c = now;
@@ -615,7 +618,7 @@ static void sched_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uin
         const TEntry *pick = scan_entries(s, c + 1, &soonest, false);
         if (!pick || pick->local != T_LOCAL_REGS)
             break;
-        issue(t, core, s, pick->tg, ++c);
+        issue(t, core, s, pick->tg, ++c, NULL);
         count_busy(core, c);
     }
     if (c > now) {
@@ -625,26 +628,29 @@ static void sched_ahead(TimedRun *t, TCore *core, TSched *s, uint64_t *wake, uin
     s->ahead_avg = s->ahead_avg - s->ahead_avg / 8 + (uint32_t)(c - now) * 2;
 }
 
+/* Whether scheduler s should try sched_ahead now: inlined, as it mostly says no. */
+static inline bool try_ahead(TSched *s)
+{
+    return s->ahead_avg >= 8 * 16 || !(++s->ahead_probe & 31);
+}
+
 /* ---- cores running ahead ------------------------------------------------------------------ */
 
 /* Whether every active lane of tg's next instruction, a threadgroup access, is in bounds:
- * the test ops_mem.c makes before it records a fault. */
-static bool tg_in_bounds(const TimedRun *t, const TGroup *tg)
+ * the test ops_mem.c makes before it records a fault. Its offsets are left in addr[] for
+ * the issue. (A negative offset wraps to a huge one: the first compare catches it.) */
+static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr)
 {
     SimDispatch *d = t->d;
     SimGroup *g = tg->g;
-    const SimInst *in = &d->code[g->pc];
     const TInst *ti = &t->tinst[g->pc];
-    const uint32_t *base = sim_bank(d, g, &in->o[1]);
-    const uint32_t *index = sim_bank(d, g, &in->o[2]);
-    const int64_t esize = ti->esize, bytes = (int64_t)ti->elems * ti->esize;
-    const int64_t size = d->tg_mem_bytes;
+    tg_offsets(d, g, &d->code[g->pc], ti, addr);
+    const uint64_t bytes = (uint64_t)ti->elems * ti->esize, size = d->tg_mem_bytes;
     uint32_t bad = 0;
-    for (int l = 0; l < W; l++) {
-        int64_t off = (int64_t)base[l] + (int64_t)(int32_t)index[l] * esize;
-        bad |= (uint32_t)((off < 0) | (off + bytes > size)) << l;
-    }
-    return !(bad & g->exec_mask);
+    for (int l = 0; l < W; l++)
+        bad |= ((uint32_t)(addr[l] > size) | (uint32_t)(addr[l] + bytes > size)) &
+               g->lane_select[l];
+    return !bad;
 }
 
 /* After the cycle loop has issued at `now`, core c goes on by itself, a cycle at a time,
@@ -671,6 +677,7 @@ static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
     const uint32_t spc = t->spc;
     TGroup *pick[T_MAX_SCHEDULERS];
     uint64_t soon[T_MAX_SCHEDULERS];
+    uint64_t *tg_addr = t->pick_addr; /* per scheduler: its pick's threadgroup offsets */
     if (timing_may_place(t, core))
         goto out;
     for (;;) {
@@ -680,7 +687,7 @@ static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
         if (y >= limit)
             break;
         /* Every due scheduler's pick, changing nothing until all are known to be local. */
-        uint64_t due = 0;
+        uint64_t due = 0, have_addr = 0;
         for (uint32_t k = 0; k < spc; k++) {
             if (wake[k] > y)
                 continue;
@@ -691,9 +698,13 @@ static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
             due |= 1ull << k;
             const TEntry *e = scan_entries(&core->sched[k], y, &soon[k], false);
             pick[k] = e ? e->tg : NULL;
-            if (e && (e->local == T_GLOBAL ||
-                      (e->local == T_LOCAL_IN_BOUNDS && !tg_in_bounds(t, e->tg))))
+            if (e && e->local == T_GLOBAL)
                 goto out;
+            if (e && e->local == T_LOCAL_IN_BOUNDS) {
+                if (!tg_in_bounds(t, e->tg, tg_addr + k * W))
+                    goto out;
+                have_addr |= 1ull << k;
+            }
         }
         for (uint64_t m = due; m; m &= m - 1) {
             uint32_t k = (uint32_t)__builtin_ctzll(m);
@@ -713,11 +724,13 @@ static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
         for (uint64_t m = due; m; m &= m - 1) {
             uint32_t k = (uint32_t)__builtin_ctzll(m);
             if (pick[k]) {
-                issue(t, core, &core->sched[k], pick[k], y);
+                issue(t, core, &core->sched[k], pick[k], y,
+                      have_addr >> k & 1 ? tg_addr + k * W : NULL);
                 if (t->d->stopped) /* never: the budget guard */
                     goto out;
                 count_busy(core, y);
-                sched_ahead(t, core, &core->sched[k], &wake[k], y);
+                if (try_ahead(&core->sched[k]))
+                    sched_ahead(t, core, &core->sched[k], &wake[k], y);
             }
         }
     }
@@ -790,11 +803,11 @@ void timing_loop(TimedRun *t)
         for (uint32_t i = 0; i < npicks && !d->stopped; i++) {
             uint32_t c = pick_at[i] >> 8, k = pick_at[i] & 255;
             TCore *core = &t->cores[c];
-            issue(t, core, &core->sched[k], picks[i], now);
+            issue(t, core, &core->sched[k], picks[i], now, NULL);
             if (d->stopped)
                 break;
             count_busy(core, now);
-            if (ahead)
+            if (ahead && try_ahead(&core->sched[k]))
                 sched_ahead(t, core, &core->sched[k], &t->wake[c * t->spc + k], now);
         }
         if (d->stopped)

@@ -134,6 +134,7 @@ typedef struct TimedRun {
     MemHierarchy *mem;
     TInst *tinst;
     TBankMemo *memo;               /* one per threadgroup access instruction */
+    uint64_t *pick_addr;           /* [spc][W]: core_ahead's threadgroup offsets per pick */
     uint32_t *bank_seen;           /* per bank-width word of threadgroup memory: the last
                                     * bank_count that met it (timing.c), made on first need */
     uint64_t bank_words;

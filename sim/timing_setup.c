@@ -446,6 +446,7 @@ static void free_run(TimedRun *t)
     free(t->cores);
     free(t->wake);
     free(t->core_wake);
+    free(t->pick_addr);
     free(t->tinst);
     free(t->memo);
     free(t->bank_seen);
@@ -480,6 +481,7 @@ bool sim_timed_run(SimDispatch *d, UtilError *err)
     t.cores = util_calloc(t.num_cores, sizeof *t.cores);
     t.wake = util_calloc((size_t)t.num_cores * t.spc, sizeof *t.wake);
     t.core_wake = util_calloc(t.num_cores, sizeof *t.core_wake);
+    t.pick_addr = util_calloc((size_t)t.spc * W, sizeof *t.pick_addr);
     for (size_t i = 0; i < (size_t)t.num_cores * t.spc; i++)
         t.wake[i] = T_NEVER;
     for (uint32_t c = 0; c < t.num_cores; c++)
