@@ -269,18 +269,22 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
     if (fmt == ISA_FMT_B32) {
         for (uint32_t k = 0; k < n; k++) {
             uint32_t *reg = g->regs + (data->index + k) * W;
-            if (is_write) {
-                for (int l = 0; l < W; l++)
-                    if (full || (g->exec_mask >> l) & 1)
+            if (full) {
+                if (is_write)
+                    for (int l = 0; l < W; l++)
                         memcpy(region + off[l] + 4 * k, &reg[l], 4);
-            } else if (full) {
-                for (int l = 0; l < W; l++)
-                    memcpy(&reg[l], region + off[l] + 4 * k, 4);
-            } else {
-                /* Inactive lanes' offsets were not bounds-checked: never touch them. */
-                for (int l = 0; l < W; l++)
-                    if ((g->exec_mask >> l) & 1)
+                else
+                    for (int l = 0; l < W; l++)
                         memcpy(&reg[l], region + off[l] + 4 * k, 4);
+                continue;
+            }
+            /* Inactive lanes' offsets were not bounds-checked: never touch them. */
+            for (uint32_t m = g->exec_mask; m; m &= m - 1) {
+                const uint32_t l = (uint32_t)__builtin_ctz(m);
+                if (is_write)
+                    memcpy(region + off[l] + 4 * k, &reg[l], 4);
+                else
+                    memcpy(&reg[l], region + off[l] + 4 * k, 4);
             }
         }
         return true;
@@ -314,6 +318,8 @@ void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in)
     const bool observed = d->launch->num_observers != 0;
     if (op == ISA_OP_LD_DEV)
         g->pending_loads[isa->opd[3].imm & 1]++;
+    if (!g->exec_mask)
+        return; /* no lane: nothing is read, written or seen (a tree's idle SIMD-groups) */
     SimMemAccess local_acc;
     SimMemAccess *acc = NULL;
     if (observed) {

@@ -405,6 +405,42 @@ static void test_tg_atomic_bounds(void **state)
     h_free(&h);
 }
 
+/* With every lane off, a memory instruction reads, writes and faults nothing, whatever its
+ * addresses: out-of-bounds threadgroup, device and atomic accesses under a false `if` leave
+ * the registers and buffers as they were and record no fault. */
+static void test_no_lane_memory(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel nl\n.regs 6\n.tgmem 16\n.arg a, device, u0\n.arg out, device, u2\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    mov r2, 7\n"
+        "    mov r3, 9\n"
+        "    mov r4, 100000\n"
+        "    if_icmp.ult 1, r1, 0\n"        /* no lane */
+        "      ld_tg.b32 r2, 0, r4\n"
+        "      st_tg.b32 r1, 0, r4\n"
+        "      ld_dev.b32 r3, u0, r4, 0\n"
+        "      wait 0\n"
+        "      st_dev.b32 r1, u0, r4\n"
+        "      atom_tg.add.u32 r5, 0, r4, r1\n"
+        "    pop_exec 1\n"
+        "    iadd r2, r2, r3\n"
+        "    st_dev.b32 r2, u2, r1\n"
+        "    stop\n";
+    Harness h;
+    h_init(&h, k);
+    uint32_t *a = h_buffer(&h, 0, "a", 16, MEM_SPACE_DEVICE);
+    uint32_t *out = h_buffer(&h, 1, "out", 40 * 4, MEM_SPACE_DEVICE);
+    h_run1(&h, 40, 40);
+    h_expect_no_faults(&h);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(out[i], 16u);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(a[i], 0u);
+    h_free(&h);
+}
+
 /* ---- atomics ------------------------------------------------------------------------------ */
 
 static uint32_t apply_atom(const char *op, const char *type, uint32_t old, uint32_t v)
@@ -670,7 +706,7 @@ int main(void)
         cmocka_unit_test(test_partial_coalesced),
         cmocka_unit_test(test_tg_atomic_bounds),
         cmocka_unit_test(test_constant_writes_fault), cmocka_unit_test(test_tg_stack_out_of_bounds),
-        cmocka_unit_test(test_atomics), cmocka_unit_test(test_device_atomic_pointers),              cmocka_unit_test(test_cmpxchg),
+        cmocka_unit_test(test_atomics), cmocka_unit_test(test_no_lane_memory), cmocka_unit_test(test_device_atomic_pointers),              cmocka_unit_test(test_cmpxchg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
