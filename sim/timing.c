@@ -281,6 +281,11 @@ static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mas
                           const TInst *ti, uint64_t now)
 {
     const SimGpuConfig *cfg = t->cfg;
+    if (!mask) { /* what the loop below comes to with no lane: no bank busy */
+        t->tg_accesses += ti->elems;
+        core->tg_port_free = max64(now, core->tg_port_free);
+        return core->tg_port_free + cfg->tg_latency;
+    }
     uint32_t cycles = 0, ideal = 0;
     uint32_t lanes = (uint32_t)util_popcount32(mask);
     uint32_t banks = cfg->tg_banks ? cfg->tg_banks : 1;
@@ -430,7 +435,7 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
     uint32_t nlines = 0;
     if (ti->kind < T_LD_TG)
         nlines = device_lines(t, d, g, in, ti, mask, lines);
-    else if (ti->kind < T_STACK && !tg_addr)
+    else if (ti->kind < T_STACK && !tg_addr && mask)
         tg_offsets(d, g, in, ti, addr);
 
     if (!exec_issued(t, core, s, g, ti, now))
@@ -643,6 +648,8 @@ static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr)
 {
     SimDispatch *d = t->d;
     SimGroup *g = tg->g;
+    if (!g->exec_mask)
+        return true; /* nothing to check, and tg_access needs no offsets */
     const TInst *ti = &t->tinst[g->pc];
     tg_offsets(d, g, &d->code[g->pc], ti, addr);
     const uint64_t bytes = (uint64_t)ti->elems * ti->esize, size = d->tg_mem_bytes;
