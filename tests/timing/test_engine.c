@@ -263,6 +263,49 @@ static void test_barrier_release(void **state)
 
 /* ---- occupancy ---------------------------------------------------------------------------- */
 
+/* A threadgroup store of 32 words `stride` words apart, then a load with no lane active
+ * whose result a chain depends on. */
+static char *port_kernel(uint32_t stride)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel port\n.regs 8\n.tgmem 4096\n.arg out, device, u0\n");
+    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n    imul r5, r1, %u\n", stride);
+    grow(&t, &len, &cap, "    mov r3, 0\n    st_tg.b32 r1, 0, r5\n");
+    grow(&t, &len, &cap, "    if_icmp.ult 1, r1, 0\n    ld_tg.b32 r3, 0, r1\n    pop_exec 1\n");
+    for (int i = 0; i < 40; i++)
+        grow(&t, &len, &cap, "    iadd r3, r3, 1\n");
+    grow(&t, &len, &cap, "    st_dev.b32 r3, u0, r1\n    stop\n");
+    return t;
+}
+
+/* The banks serve one access at a time, even one with no lane active: it starts when the
+ * store before it is done with the banks. A stride of 16 words puts all 32 words in one of
+ * the 16 banks (32 cycles); a stride of 1 spreads them two to a bank (2 cycles). So the
+ * load, and the chain and store after it, finish 30 cycles later, less the 2 or so cycles
+ * between the store's issue and the load's. */
+static void test_tg_port_without_lanes(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.tg_banks = 16;
+    gpu.tg_bank_bytes = 4;
+    char *ta = port_kernel(16), *tb = port_kernel(1);
+    Run a, b;
+    run_kernel(&a, ta, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    run_kernel(&b, tb, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    const int64_t diff = (int64_t)a.res.stats.cycles - (int64_t)b.res.stats.cycles;
+    if (diff < 27 || diff > 30)
+        fail_msg("cycles %llu vs %llu: want 27..30 more with the conflicting store",
+                 (unsigned long long)a.res.stats.cycles, (unsigned long long)b.res.stats.cycles);
+    assert_int_equal(a.res.stats.tg_bank_conflict_cycles - b.res.stats.tg_bank_conflict_cycles, 30);
+    check_accounting(&a, &gpu);
+    run_free(&a);
+    run_free(&b);
+    free(ta);
+    free(tb);
+}
+
 static char *occupancy_kernel(uint32_t regs)
 {
     char *t = NULL;
@@ -784,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_wait_and_idle_skip),
         cmocka_unit_test(test_barrier_release),
+        cmocka_unit_test(test_tg_port_without_lanes),
         cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_same_answers),
