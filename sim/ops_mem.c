@@ -128,7 +128,7 @@ static void store_element(uint8_t *p, IsaMemFormat fmt, uint32_t v)
  * when base holds the low words of addresses in it); returns the active lanes whose `bytes`
  * there are not all inside `size` (0: all in bounds). */
 static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint32_t *index,
-                                uint32_t esize, uint32_t bytes, uint64_t size, uint64_t *off)
+                             uint32_t esize, uint32_t bytes, uint64_t size, uint64_t *off)
 {
     uint32_t bad = 0;
     for (int l = 0; l < W; l++) {

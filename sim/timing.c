@@ -215,11 +215,6 @@ static uint64_t device_access(TimedRun *t, uint32_t core, const uint64_t *lines,
     return arrival;
 }
 
-/* The bank cycles of one element of a threadgroup access. With power-of-two banks and bank
- * width they depend only on the active lanes' addresses relative to each other and to the
- * bank width: moving every word by the same amount (modulo 2^64 too) moves every bank by it,
- * which changes no bank's count. So each instruction remembers its last pattern (a tile
- * walked by a loop repeats one), and a repeat costs a comparison, not mem_tg_bank_cycles. */
 /* mem_tg_bank_cycles for power-of-two banks (64 at most) and bank widths, with every lane's
  * word inside threadgroup memory: the most distinct words any bank serves, counted straight
  * from the definition. A word is new to this access when its bank_seen mark is not this
@@ -253,6 +248,12 @@ static uint32_t bank_count(TimedRun *t, const uint64_t *addr, uint32_t mask, uin
     return most;
 }
 
+/* The bank cycles of one element of a threadgroup access. With power-of-two banks and bank
+ * width they depend only on the active lanes' addresses relative to each other and to the
+ * bank width: moving every word by the same amount (modulo 2^64 too) moves every bank by it,
+ * which changes no bank's count. So each instruction remembers its last pattern (a tile
+ * walked by a loop repeats one), and a repeat costs a comparison, not a count (bank_count, or
+ * mem_tg_bank_cycles for other banks). */
 static uint32_t bank_cycles(TimedRun *t, TBankMemo *memo, const uint64_t *addr, uint32_t mask,
                             uint32_t banks, uint32_t bank_bytes)
 {
