@@ -124,17 +124,43 @@ static uint64_t read_width(SimDispatch *d, SimGroup *g, const SimOpd *o, const I
     }
 }
 
+static bool int_type(IsaType t) { return t <= ISA_TYPE_S64; }
+
+static bool signed_type(IsaType t)
+{
+    return t == ISA_TYPE_S8 || t == ISA_TYPE_S16 || t == ISA_TYPE_S32 || t == ISA_TYPE_S64;
+}
+
 void sim_exec_convert(SimDispatch *d, SimGroup *g, const SimInst *in)
 {
     const IsaInst *isa = in->isa;
     IsaType src = (IsaType)isa->src_type, dst = (IsaType)isa->type;
     unsigned src_bytes = isa_type_size(src);
     uint64_t out[W];
-    for (int l = 0; l < W; l++) {
-        uint64_t v = read_width(d, g, &in->o[1], &isa->opd[1], l);
-        if (src_bytes < 8)
-            v &= src_bytes == 4 ? 0xffffffffull : src_bytes == 2 ? 0xffffull : 0xffull;
-        out[l] = util_convert(v, src, dst, (IsaRound)isa->round);
+    if (int_type(src) && int_type(dst)) {
+        /* Integer to integer (pointer arithmetic's s32 -> s64, above all): extend from the
+         * source's width, then wrap to the destination's, as util_convert does, without a
+         * call per lane. Narrow signed results are sign-extended to 32 bits. */
+        const unsigned sb = 8 * src_bytes, db = 8 * isa_type_size(dst);
+        const uint64_t smask = sb < 64 ? (UINT64_C(1) << sb) - 1 : ~UINT64_C(0);
+        const uint64_t dmask = db < 64 ? (UINT64_C(1) << db) - 1 : ~UINT64_C(0);
+        const bool sext = signed_type(src) && sb < 64, narrow = signed_type(dst) && db < 32;
+        for (int l = 0; l < W; l++) {
+            uint64_t v = read_width(d, g, &in->o[1], &isa->opd[1], l) & smask;
+            if (sext && (v >> (sb - 1) & 1))
+                v |= ~smask;
+            v &= dmask;
+            if (narrow && (v >> (db - 1) & 1))
+                v |= UINT64_C(0xffffffff) & ~dmask;
+            out[l] = v;
+        }
+    } else {
+        for (int l = 0; l < W; l++) {
+            uint64_t v = read_width(d, g, &in->o[1], &isa->opd[1], l);
+            if (src_bytes < 8)
+                v &= src_bytes == 4 ? 0xffffffffull : src_bytes == 2 ? 0xffffull : 0xffull;
+            out[l] = util_convert(v, src, dst, (IsaRound)isa->round);
+        }
     }
     switch ((IsaOperandKind)isa->opd[0].kind) {
     case ISA_OPD_R16: {

@@ -658,6 +658,10 @@ static void test_cvt(void **state)
         {"s32.s8", 0xff, 0xffffffff}, {"u32.u8", 0x1ff, 0xff}, {"s32.s16", 0x8000, 0xffff8000},
         {"s64.s32", 0xfffffffb, 0xfffffffffffffffbull}, {"u64.u32", 0xfffffffb, 0xfffffffbull},
         {"s32.s64", 0x123456789ull, 0x23456789}, {"u8.u32", 0x1234, 0x34}, {"s8.u32", 0x80, 0xffffff80},
+        {"s64.s16", 0x18000, 0xffffffffffff8000ull}, {"u64.s8", 0x80, 0xffffffffffffff80ull},
+        {"s64.u16", 0xffff8000, 0x8000}, {"u16.s32", 0xfffe1234, 0x1234}, {"s16.u64", 0x1234567890abcdefull, 0xffffcdef},
+        {"u32.s64", 0xfedcba9876543210ull, 0x76543210}, {"s64.s64", 0x8000000000000001ull, 0x8000000000000001ull},
+        {"s32.u32", 0x80000000, 0x80000000}, {"s64.s32", 0x7fffffff, 0x7fffffff},
     };
 #undef F
     enum { N = sizeof cases / sizeof cases[0] };
