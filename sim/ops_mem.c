@@ -232,6 +232,28 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
                 return true;
             }
         }
+        if (fmt == ISA_FMT_B32 && n == 1 && !acc) {
+            /* Words gathered or scattered (a tile's column, a row every lane reads) with
+             * nobody watching: each lane's word straight from its index, in lane order. */
+            uint32_t *reg = g->regs + isa->opd[0].index * W;
+            if (g->exec_mask == SIM_FULL_MASK && !is_write) {
+                for (int l = 0; l < W; l++)
+                    memcpy(&reg[l], region + (o + (int64_t)(int32_t)index[l] * 4), 4);
+            } else if (g->exec_mask == SIM_FULL_MASK) {
+                for (int l = 0; l < W; l++)
+                    memcpy(region + (o + (int64_t)(int32_t)index[l] * 4), &reg[l], 4);
+            } else {
+                for (uint32_t m = g->exec_mask; m; m &= m - 1) {
+                    const uint32_t l = (uint32_t)__builtin_ctz(m);
+                    uint8_t *p = region + (o + (int64_t)(int32_t)index[l] * 4);
+                    if (is_write)
+                        memcpy(p, &reg[l], 4);
+                    else
+                        memcpy(&reg[l], p, 4);
+                }
+            }
+            return true;
+        }
         for (int l = 0; l < W; l++)
             off[l] = (uint64_t)(o + (int64_t)(int32_t)index[l] * (int64_t)esize);
     } else {
