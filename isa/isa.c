@@ -66,15 +66,6 @@ IsaOpcode isa_lookup_op(const char *mnemonic, size_t len)
     return ISA_OP_COUNT;
 }
 
-unsigned isa_fmt_size(IsaMemFormat f)
-{
-    switch (f) {
-    case ISA_FMT_U8: case ISA_FMT_S8: return 1;
-    case ISA_FMT_U16: case ISA_FMT_S16: case ISA_FMT_H16: return 2;
-    default: return 4;
-    }
-}
-
 unsigned isa_type_size(IsaType t)
 {
     switch (t) {

@@ -182,7 +182,15 @@ extern const char *const isa_fmt_names[ISA_FMT_COUNT];
 extern const char *const isa_atomic_names[ISA_ATOM_COUNT];
 extern const char *const isa_reduce_names[ISA_RED_COUNT];
 /* Bytes of one element of a memory format. */
-unsigned isa_fmt_size(IsaMemFormat f);
+/* Bytes per element of a memory format (inline: every memory instruction asks). */
+static inline unsigned isa_fmt_size(IsaMemFormat f)
+{
+    switch (f) {
+    case ISA_FMT_U8: case ISA_FMT_S8: return 1;
+    case ISA_FMT_U16: case ISA_FMT_S16: case ISA_FMT_H16: return 2;
+    default: return 4;
+    }
+}
 /* Bytes of a scalar type. */
 unsigned isa_type_size(IsaType t);
 
