@@ -644,7 +644,7 @@ static inline bool try_ahead(TSched *s)
 
 /* Whether every active lane of tg's next instruction, a threadgroup access, is in bounds:
  * the test ops_mem.c makes before it records a fault. Its offsets are left in addr[] for
- * the issue. (A negative offset wraps to a huge one: the first compare catches it.) */
+ * the issue. (A negative offset wraps to a huge one, beyond the last.) */
 static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr)
 {
     SimDispatch *d = t->d;
@@ -654,10 +654,12 @@ static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr)
     const TInst *ti = &t->tinst[g->pc];
     tg_offsets(d, g, &d->code[g->pc], ti, addr);
     const uint64_t bytes = (uint64_t)ti->elems * ti->esize, size = d->tg_mem_bytes;
+    if (bytes > size)
+        return false; /* some lane is active, and none fits */
+    const uint64_t last = size - bytes; /* the last offset in bounds */
     uint32_t bad = 0;
     for (int l = 0; l < W; l++)
-        bad |= ((uint32_t)(addr[l] > size) | (uint32_t)(addr[l] + bytes > size)) &
-               g->lane_select[l];
+        bad |= (uint32_t)(addr[l] > last) & g->lane_select[l];
     return !bad;
 }
 
