@@ -232,10 +232,20 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
                 return true;
             }
         }
-        if (fmt == ISA_FMT_B32 && n == 1 && !acc) {
-            /* Words gathered or scattered (a tile's column, a row every lane reads) with
-             * nobody watching: each lane's word straight from its index, in lane order. */
+        if (fmt == ISA_FMT_B32 && n == 1) {
+            /* Words gathered or scattered (a tile's column, a row every lane reads): each
+             * lane's word straight from its index, in lane order. Observers see every
+             * lane's address, and for stores every lane's word (they read only the active
+             * lanes'). */
             uint32_t *reg = g->regs + isa->opd[0].index * W;
+            if (acc) {
+                acc->lane_mask = g->exec_mask;
+                for (int l = 0; l < W; l++)
+                    acc->addr[l] = address_base + (uint64_t)(o + (int64_t)(int32_t)index[l] * 4);
+                if (is_write)
+                    for (int l = 0; l < W; l++)
+                        memcpy(acc->data[l], &reg[l], 4);
+            }
             if (g->exec_mask == SIM_FULL_MASK && !is_write) {
                 for (int l = 0; l < W; l++)
                     memcpy(&reg[l], region + (o + (int64_t)(int32_t)index[l] * 4), 4);
