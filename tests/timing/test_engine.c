@@ -709,29 +709,27 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
     return a;
 }
 
-/* One SIMD-group reads tile[lane * s] for a list of strides s, all through one load
- * instruction, so that instruction sees its lane pattern change and come back. With the
- * default 16 banks of 4 bytes, stride s puts 2 * gcd(s, 16) of the 32 distinct words in
- * each bank it uses: that many cycles, of which 2 are the conflict-free count. */
-static void test_bank_conflicts_per_stride(void **state)
+/* Runs one SIMD-group of a kernel that reads threadgroup word `tile[INDEX & 1023]` once per
+ * value list entry (s[i] the i-th of n values) and returns the bank-conflict cycles. */
+static uint64_t tile_conflicts(const char *index, const uint32_t *values, uint32_t n,
+                               uint32_t rounds)
 {
-    (void)state;
-    static const uint32_t strides[] = {1, 32, 2, 16, 4, 8, 32, 1, 3, 6, 12, 16, 6, 1};
-    const uint32_t n = sizeof strides / sizeof strides[0];
-    static const char kernel[] =
-        "#include <metal_stdlib>\n"
-        "using namespace metal;\n"
-        "kernel void strides(device const uint *s [[buffer(0)]], device uint *out [[buffer(1)]],\n"
-        "                    constant uint &n [[buffer(2)]],\n"
-        "                    uint lid [[thread_index_in_threadgroup]])\n"
-        "{\n"
-        "    threadgroup uint tile[1024];\n"
-        "    uint acc = 0;\n"
-        "    for (uint i = 0; i < n; i++)\n"
-        "        acc += tile[(lid * s[i]) & 1023u];\n"
-        "    out[lid] = acc;\n"
-        "}\n";
-    char kpath[] = "/tmp/lockstep_strides_XXXXXX.metal", path[] = "/tmp/lockstep_strides_XXXXXX.yaml";
+    char kernel[1024];
+    snprintf(kernel, sizeof kernel,
+             "#include <metal_stdlib>\n"
+             "using namespace metal;\n"
+             "kernel void tiles(device const uint *s [[buffer(0)]], device uint *out [[buffer(1)]],\n"
+             "                  constant uint &n [[buffer(2)]],\n"
+             "                  uint lid [[thread_index_in_threadgroup]])\n"
+             "{\n"
+             "    threadgroup uint tile[1024];\n"
+             "    uint acc = 0;\n"
+             "    for (uint i = 0; i < n; i++)\n"
+             "        acc += tile[(%s) & 1023u];\n"
+             "    out[lid] = acc;\n"
+             "}\n",
+             index);
+    char kpath[] = "/tmp/lockstep_tiles_XXXXXX.metal", path[] = "/tmp/lockstep_tiles_XXXXXX.yaml";
     int fd = mkstemps(kpath, 6);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, kernel, strlen(kernel)), (ssize_t)strlen(kernel));
@@ -741,19 +739,32 @@ static void test_bank_conflicts_per_stride(void **state)
     FILE *f = fdopen(fd, "w");
     assert_non_null(f);
     fprintf(f, "kernel: %s\ngrid: [32]\nthreadgroup: [32]\nargs:\n  s: {type: uint, init: {values: [", kpath);
-    uint64_t expect = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        fprintf(f, "%s%u", i ? ", " : "", strides[i]);
-        expect += 2 * gcd32(strides[i], 16) - 2;
-    }
-    fprintf(f, "]}}\n  out: {type: uint, count: 32}\n  n: {type: uint, value: %u}\n", n);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "%s%u", i ? ", " : "", values[i]);
+    fprintf(f, "]}}\n  out: {type: uint, count: 32}\n  n: {type: uint, value: %u}\n", rounds);
     fclose(f);
     Buffers b;
     assert_true(run_manifest(path, SIM_MODE_TIMED, &b));
-    assert_int_equal(b.conflicts, expect);
+    const uint64_t conflicts = b.conflicts;
     buffers_free(&b);
     remove(path);
     remove(kpath);
+    return conflicts;
+}
+
+/* One SIMD-group reads tile[lane * s] for a list of strides s, all through one load
+ * instruction, so that instruction sees its lane pattern change and come back. With the
+ * default 16 banks of 4 bytes, stride s puts 2 * gcd(s, 16) of the 32 distinct words in
+ * each bank it uses: that many cycles, of which 2 are the conflict-free count. */
+static void test_bank_conflicts_per_stride(void **state)
+{
+    (void)state;
+    static const uint32_t strides[] = {1, 32, 2, 16, 4, 8, 32, 1, 3, 6, 12, 16, 6, 1};
+    const uint32_t n = sizeof strides / sizeof strides[0];
+    uint64_t expect = 0;
+    for (uint32_t i = 0; i < n; i++)
+        expect += 2 * gcd32(strides[i], 16) - 2;
+    assert_int_equal(tile_conflicts("lid * s[i]", strides, n, n), expect);
 }
 
 /* Scattered threadgroup reads (the histogram's pattern, which no closed form covers): each
@@ -764,38 +775,15 @@ static void test_bank_conflicts_scattered(void **state)
 {
     (void)state;
     enum { ROUNDS = 24 };
-    static const char kernel[] =
-        "#include <metal_stdlib>\n"
-        "using namespace metal;\n"
-        "kernel void scatter(device const uint *idx [[buffer(0)]], device uint *out [[buffer(1)]],\n"
-        "                    constant uint &n [[buffer(2)]],\n"
-        "                    uint lid [[thread_index_in_threadgroup]])\n"
-        "{\n"
-        "    threadgroup uint tile[1024];\n"
-        "    uint acc = 0;\n"
-        "    for (uint i = 0; i < n; i++)\n"
-        "        acc += tile[idx[i * 32u + lid] & 1023u];\n"
-        "    out[lid] = acc;\n"
-        "}\n";
-    char kpath[] = "/tmp/lockstep_scatter_XXXXXX.metal", path[] = "/tmp/lockstep_scatter_XXXXXX.yaml";
-    int fd = mkstemps(kpath, 6);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, kernel, strlen(kernel)), (ssize_t)strlen(kernel));
-    close(fd);
-    fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    fprintf(f, "kernel: %s\ngrid: [32]\nthreadgroup: [32]\nargs:\n  idx: {type: uint, init: {values: [", kpath);
+    uint32_t word[ROUNDS * 32];
     uint32_t seed = 12345;
     uint64_t expect = 0;
     for (uint32_t r = 0; r < ROUNDS; r++) {
-        uint32_t word[32];
+        uint32_t *w = word + r * 32;
         for (uint32_t l = 0; l < 32; l++) {
             seed = seed * 1664525u + 1013904223u;
             /* rounds alternate: anywhere in the tile, or few words (repeats and bank mates) */
-            word[l] = r % 2 ? (seed >> 8) & 1023u : ((seed >> 8) % 6u) * 48u;
-            fprintf(f, "%s%u", r || l ? ", " : "", word[l]);
+            w[l] = r % 2 ? (seed >> 8) & 1023u : ((seed >> 8) % 6u) * 48u;
         }
         uint32_t most = 0;
         for (uint32_t bank = 0; bank < 16; bank++) {
@@ -803,21 +791,14 @@ static void test_bank_conflicts_scattered(void **state)
             for (uint32_t l = 0; l < 32; l++) {
                 bool earlier = false;
                 for (uint32_t j = 0; j < l; j++)
-                    earlier |= word[j] == word[l];
-                distinct += word[l] % 16 == bank && !earlier;
+                    earlier |= w[j] == w[l];
+                distinct += w[l] % 16 == bank && !earlier;
             }
             most = distinct > most ? distinct : most;
         }
         expect += most > 2 ? most - 2 : 0;
     }
-    fprintf(f, "]}}\n  out: {type: uint, count: 32}\n  n: {type: uint, value: %u}\n", ROUNDS);
-    fclose(f);
-    Buffers b;
-    assert_true(run_manifest(path, SIM_MODE_TIMED, &b));
-    assert_int_equal(b.conflicts, expect);
-    buffers_free(&b);
-    remove(path);
-    remove(kpath);
+    assert_int_equal(tile_conflicts("s[i * 32u + lid]", word, ROUNDS * 32, ROUNDS), expect);
 }
 
 int main(void)
