@@ -538,16 +538,16 @@ RACE_INLINE bool store_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, 
 /* Lanes of `mask` whose word a later lane of `mask` reads too, looking 1, 2, 4, 8 and 16
  * lanes ahead (a row or a column of a tile in a 2D threadgroup); it may miss some. first[]
  * has SIM_SIMD_WIDTH + 16 entries, the ones past the lanes ignored. */
-static uint32_t read_again(const uint64_t *first, uint32_t mask)
+static uint32_t read_again(const uint32_t *first, uint32_t mask)
 {
     uint32_t again = 0;
     for (uint32_t d = 1; d < SIM_SIMD_WIDTH; d *= 2) {
         uint32_t eq = 0;
 #if defined(__AVX2__)
-        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l += 4) {
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l += 8) {
             __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(first + l));
             __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(first + l + d));
-            eq |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(x, y))) << l;
+            eq |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, y))) << l;
         }
 #else
         for (uint32_t l = 0; l + d < SIM_SIMD_WIDTH; l++)
@@ -563,7 +563,7 @@ static uint32_t read_again(const uint64_t *first, uint32_t mask)
  * atomic_fast, and the ones they decline, in lane order, to the general path. One loop per
  * kind for one-word lanes. */
 RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
-                            RaceShadow *sh, uint32_t mask, const uint64_t *first, uint64_t i0)
+                            RaceShadow *sh, uint32_t mask, const uint32_t *first, uint64_t i0)
 {
     const uint32_t sgi = sg->simdgroup, tid0 = sgi * SIM_SIMD_WIDTH, nwords = acc->bytes / 4;
     const RaceOrder o = race_order(r, b, sgi);
@@ -656,7 +656,7 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
 /* fast_lanes compiled for each way of finding a lane's words */
 static __attribute__((noinline)) void lanes_at(Race *r, const SimGroupView *sg, RaceCur *b,
                                                const SimMemAccess *acc, RaceShadow *sh,
-                                               uint32_t mask, const uint64_t *first)
+                                               uint32_t mask, const uint32_t *first)
 {
     fast_lanes(r, sg, b, acc, sh, mask, first, 0);
 }
@@ -740,10 +740,11 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         return;
     }
     const uint64_t limit = sh->words * 4;
-    uint64_t *first = r->lane_word, hwm = 0;
+    uint32_t *first = r->lane_word;
+    uint64_t hwm = 0;
     /* every lane, without a branch (lanes outside mask are computed and dropped) */
     for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
-        first[lane] = (acc->addr[lane] & off_mask) / 4;
+        first[lane] = (uint32_t)((acc->addr[lane] & off_mask) / 4);
     const CheckSpan span = check_lane_span(acc->addr, mask, off_mask);
     if (check_span_words_in(span, bytes, limit)) {
         lanes_at(r, sg, &b, acc, sh, mask, first);

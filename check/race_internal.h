@@ -113,9 +113,10 @@ typedef struct Race {
     size_t num_found, found_cap;
     uint32_t *table;         /* open addressing: 1 + index into found; 0 empty */
     size_t table_size;
-    /* scratch for on_mem_access: each lane's first word; the 16 past the lanes stay 0 (they
-     * are compared and ignored: see read_again) */
-    uint64_t lane_word[SIM_SIMD_WIDTH + 16];
+    /* scratch for on_mem_access: each lane's first word, exact for every lane a fast path
+     * reads (in bounds: shadows hold at most 2^30 words) and truncated, unread, for the
+     * rest; the 16 past the lanes stay 0 (they are compared and ignored: see read_again) */
+    uint32_t lane_word[SIM_SIMD_WIDTH + 16];
 } Race;
 
 
