@@ -181,7 +181,6 @@ extern const char *const isa_type_names[ISA_TYPE_COUNT];
 extern const char *const isa_fmt_names[ISA_FMT_COUNT];
 extern const char *const isa_atomic_names[ISA_ATOM_COUNT];
 extern const char *const isa_reduce_names[ISA_RED_COUNT];
-/* Bytes of one element of a memory format. */
 /* Bytes per element of a memory format (inline: every memory instruction asks). */
 static inline unsigned isa_fmt_size(IsaMemFormat f)
 {

@@ -124,7 +124,7 @@ static uint64_t read_width(SimDispatch *d, SimGroup *g, const SimOpd *o, const I
     }
 }
 
-static bool int_type(IsaType t) { return t <= ISA_TYPE_S64; }
+static bool int_type(IsaType t) { return t <= ISA_TYPE_S64; } /* IsaType lists them first */
 
 static bool signed_type(IsaType t)
 {
