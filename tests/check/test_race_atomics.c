@@ -1,0 +1,225 @@
+/*
+ * test_race_atomics.c — the data-race detector on atomics: atomics meet only plain accesses
+ * they are unordered with (an earlier threadgroup's load, a store with no barrier between,
+ * reads by other SIMD-groups), never other atomics, and a barrier orders them like any
+ * access. Each case is found with its message, lines, threads and count, or stays silent.
+ *
+ * Expected lines come from markers in the kernel text, expected counts from reasoning about
+ * the simulator's documented schedule (threadgroups one at a time; within one, SIMD-groups in
+ * index order, each to its next barrier) and the detector's documented memory (the last
+ * write, and the reads since the last plain write).
+ */
+#include "race_harness.h"
+
+/* ---- atomics -------------------------------------------------------------------------------- */
+
+#define ATOMIC_ARGS                                                                              \
+    "kernel void k(device atomic_uint *counter [[buffer(0)]], device uint *plain [[buffer(1)]],\n" \
+    "              device uint *out [[buffer(2)]], uint lid [[thread_index_in_threadgroup]],\n"     \
+    "              uint tg [[threadgroup_position_in_grid]]) {\n"
+
+/* plain aliases counter: both arguments are bound to the one buffer. */
+static void setup_aliased(Checked *c, const char *src)
+{
+    setup(c, src, 64);
+    c->h.bind[1].buffer = c->h.bind[0].buffer;
+}
+
+/* Threadgroup 0's lane 0 loads the counter plainly; each of threadgroup 1's 32 atomics races
+ * with that load (threadgroups never synchronize, and atomics do not end a plain read's
+ * reach as a plain store would). */
+static void test_atomic_vs_plain_across_threadgroups(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "    if (lid == 0)\n"
+        "        out[tg] = plain[0]; // P\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 32);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+    assert_int_equal(f->count, 32);
+    assert_int_equal(f->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.grid[0], 0);
+    assert_int_equal(f->second.thread.grid[0], 32);
+    expect_fix(&c, f, "threadgroups cannot synchronize: use atomics for every access to counter[0], "
+                      "or separate dispatches");
+    uint32_t *out = h_data(&c.h, 2);
+    assert_int_equal(out[0], 32);
+    assert_int_equal(out[1], 64);
+    done(&c);
+}
+
+/* Within one threadgroup: both SIMD-groups add atomically, then thread 40 stores plainly with
+ * no barrier; SIMD-group 0's atomics are unordered with that store. */
+static void test_atomic_vs_plain_in_threadgroup(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "    if (lid == 40)\n"
+        "        plain[0] = 0; // P\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    uint32_t a = line_of(src, "// A"), p = line_of(src, "// P");
+    expect_lines(&c, f, a, p);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.simdgroup, 0);
+    assert_int_equal(f->second.thread.local[0], 40);
+    expect_fix(&c, f, fmt("no threadgroup_barrier(mem_device) between line %u and line %u, or use "
+                          "atomics for every access", a, p));
+    done(&c);
+}
+
+/* An atomic meeting an unordered plain write: SIMD-group 0's lane 0 stores, then SIMD-group
+ * 1's atomics run with no barrier between. The first of them (thread 32) races with the
+ * store; it then is the last write itself, and the later lanes meet only atomics. */
+static void test_atomic_after_plain_write(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        plain[0] = 7u; // P\n"
+        "    if (lid >= 32)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.local[0], 0);
+    assert_int_equal(f->second.thread.local[0], 32);
+    assert_int_equal(((uint32_t *)h_data(&c.h, 0))[0], 7 + 32);
+    done(&c);
+}
+
+/* An atomic meeting an unordered plain read: the read stays among the reads since the last
+ * plain write (an atomic does not end them, as a plain store would), so each of SIMD-group
+ * 1's 32 atomics races with it. */
+static void test_atomic_after_plain_read(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        out[0] = plain[0]; // P\n"
+        "    if (lid >= 32)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+    assert_int_equal(f->count, 32);
+    assert_int_equal(f->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    done(&c);
+}
+
+/* The word's latest read is plain and its older one atomic (SIMD-groups 0, 1, 2 in turn,
+ * no barrier): SIMD-group 2's atomic races with SIMD-group 1's read, not with the atomic
+ * before it. Two findings: atomic then read, read then atomic. */
+static void test_atomic_after_mixed_reads(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A0\n"
+        "    if (lid == 32)\n"
+        "        out[0] = plain[0]; // P\n"
+        "    if (lid == 64)\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed); // A2\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 96, 96);
+    expect_count(&c, 2);
+    const uint32_t a0 = line_of(src, "// A0"), p = line_of(src, "// P"), a2 = line_of(src, "// A2");
+    bool seen_a0_p = false, seen_p_a2 = false;
+    for (uint32_t i = 0; i < c.n; i++) {
+        const CheckFinding *f = &c.f[i];
+        assert_int_equal(f->kind, CHECK_RACE);
+        assert_int_equal(f->count, 1);
+        uint32_t first = line_at(c.h.prog, f->first.pc), second = line_at(c.h.prog, f->second.pc);
+        seen_a0_p |= first == a0 && second == p;
+        seen_p_a2 |= first == p && second == a2;
+    }
+    if (!seen_a0_p || !seen_p_a2) {
+        dump(&c);
+        fail_msg("want races %u -> %u and %u -> %u", a0, p, p, a2);
+    }
+    done(&c);
+}
+
+/* The same accesses with a barrier between: silent, and the atomics still count. */
+static void test_atomic_after_barrier_silent(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    if (lid == 0)\n"
+        "        plain[0] = 7u;\n"
+        "    if (lid == 1)\n"
+        "        out[0] = plain[1];\n"
+        "    threadgroup_barrier(mem_flags::mem_device);\n"
+        "    if (lid >= 32) {\n"
+        "        atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed);\n"
+        "        atomic_fetch_add_explicit(&counter[1], 2u, memory_order_relaxed);\n"
+        "    }\n"
+        "}\n";
+    Checked c;
+    setup_aliased(&c, src);
+    run(&c, 64, 64);
+    expect_silent(&c);
+    const uint32_t *counter = h_data(&c.h, 0);
+    assert_int_equal(counter[0], 7 + 32);
+    assert_int_equal(counter[1], 64);
+    done(&c);
+}
+
+static void test_atomics_only_silent(void **state)
+{
+    (void)state;
+    const char *src = ATOMIC_ARGS
+        "    atomic_fetch_add_explicit(&counter[0], 1u, memory_order_relaxed);\n"
+        "    atomic_fetch_max_explicit(&counter[1], lid, memory_order_relaxed);\n"
+        "    out[tg * 64 + lid] = atomic_load_explicit(&counter[2], memory_order_relaxed);\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 4096);
+    run(&c, 256, 64);
+    expect_silent(&c);
+    uint32_t *counter = h_data(&c.h, 0);
+    assert_int_equal(counter[0], 256);
+    assert_int_equal(counter[1], 63);
+    done(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_atomic_vs_plain_across_threadgroups),
+        cmocka_unit_test(test_atomic_vs_plain_in_threadgroup),
+        cmocka_unit_test(test_atomic_after_plain_write),
+        cmocka_unit_test(test_atomic_after_plain_read),
+        cmocka_unit_test(test_atomic_after_mixed_reads),
+        cmocka_unit_test(test_atomic_after_barrier_silent),
+        cmocka_unit_test(test_atomics_only_silent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
