@@ -11,6 +11,10 @@
 #include "../util/fp.h"
 #include "sim_internal.h"
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 static void notify_access(SimDispatch *d, SimGroup *g, const SimMemAccess *acc)
 {
     g->view.exec_mask = g->exec_mask;
@@ -140,6 +144,31 @@ static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint
     return bad;
 }
 
+/* reg[l] = the 32-bit word at base + 4 * index[l] for every lane whose select[] is all ones
+ * (those lanes' words are in bounds; the others are neither read nor changed). */
+static inline void gather_words(uint32_t *reg, const uint8_t *base, const uint32_t *index,
+                                const uint32_t *select, bool full)
+{
+#if defined(__AVX2__)
+    for (int l = 0; l < W; l += 8) {
+        __m256i i = _mm256_loadu_si256((const __m256i *)(index + l));
+        __m256i v;
+        if (full) {
+            v = _mm256_i32gather_epi32((const int *)base, i, 4);
+        } else {
+            __m256i old = _mm256_loadu_si256((const __m256i *)(reg + l));
+            __m256i m = _mm256_loadu_si256((const __m256i *)(select + l));
+            v = _mm256_mask_i32gather_epi32(old, (const int *)base, i, m, 4);
+        }
+        _mm256_storeu_si256((__m256i *)(reg + l), v);
+    }
+#else
+    for (int l = 0; l < W; l++)
+        if (full || select[l])
+            memcpy(&reg[l], base + (int64_t)(int32_t)index[l] * 4, 4);
+#endif
+}
+
 /* The common case, done without per-lane function calls: no observer, and every active
  * lane's access lies inside one region known up front (threadgroup memory, or one device
  * buffer named by a uniform base). Returns false to leave it to the general path, which
@@ -246,20 +275,16 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
                     for (int l = 0; l < W; l++)
                         memcpy(acc->data[l], &reg[l], 4);
             }
-            if (g->exec_mask == SIM_FULL_MASK && !is_write) {
-                for (int l = 0; l < W; l++)
-                    memcpy(&reg[l], region + (o + (int64_t)(int32_t)index[l] * 4), 4);
+            if (!is_write) {
+                gather_words(reg, region + o, index, g->lane_select,
+                             g->exec_mask == SIM_FULL_MASK);
             } else if (g->exec_mask == SIM_FULL_MASK) {
                 for (int l = 0; l < W; l++)
                     memcpy(region + (o + (int64_t)(int32_t)index[l] * 4), &reg[l], 4);
             } else {
                 for (uint32_t m = g->exec_mask; m; m &= m - 1) {
                     const uint32_t l = (uint32_t)__builtin_ctz(m);
-                    uint8_t *p = region + (o + (int64_t)(int32_t)index[l] * 4);
-                    if (is_write)
-                        memcpy(p, &reg[l], 4);
-                    else
-                        memcpy(&reg[l], p, 4);
+                    memcpy(region + (o + (int64_t)(int32_t)index[l] * 4), &reg[l], 4);
                 }
             }
             return true;

@@ -369,6 +369,66 @@ static void test_partial_coalesced(void **state)
     h_free(&h);
 }
 
+/* Word gathers (every lane's own index, not consecutive) with all lanes active and with
+ * some: a permutation with repeats from threadgroup memory and from a device buffer. Lanes
+ * left out keep their register, and their indices, far outside both, are never read. */
+static void test_word_gathers(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel gather\n.regs 10\n.tgmem 256\n"
+        ".arg in, device, u0\n.arg out, device, u2\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    ld_dev.b32 r2, u0, r1, 0\n"
+        "    wait 0\n"
+        "    st_tg.b32 r2, 0, r1\n"           /* tg word l = in[l] */
+        "    imul r3, r1, 7\n"
+        "    and r3, r3, 31\n"
+        "    lsr r4, r1, 3\n"
+        "    iadd r3, r3, r4\n"               /* (7l mod 32) + l / 8: repeats, any order */
+        "    ld_tg.b32 r5, 0, r3\n"           /* every lane */
+        "    ld_dev.b32 r6, u0, r3, 0\n"
+        "    wait 0\n"
+        "    mov r7, 0x1234\n    mov r8, 0x5678\n"
+        "    and r9, r1, 3\n"
+        "    if_icmp.ne 1, r9, 0\n"           /* lanes not a multiple of 4 */
+        "      ld_tg.b32 r7, 0, r3\n"
+        "      ld_dev.b32 r8, u0, r3, 0\n"
+        "      wait 0\n"
+        "    pop_exec 1\n"
+        "    if_icmp.eq 1, r9, 0\n"           /* the others: indices far out, then unused */
+        "      mov r3, 0x40000000\n"
+        "    pop_exec 1\n"
+        "    if_icmp.ne 1, r9, 0\n"
+        "      ld_tg.b32 r7, 0, r3\n"
+        "      ld_dev.b32 r8, u0, r3, 0\n"
+        "      wait 0\n"
+        "    pop_exec 1\n"
+        "    st_dev.b32 r5, u2, r1\n"
+        "    iadd r4, r1, 32\n    st_dev.b32 r6, u2, r4\n"
+        "    iadd r4, r1, 64\n    st_dev.b32 r7, u2, r4\n"
+        "    iadd r4, r1, 96\n    st_dev.b32 r8, u2, r4\n"
+        "    stop\n";
+    Harness h;
+    h_init(&h, k);
+    uint32_t *in = h_buffer(&h, 0, "in", 64 * 4, MEM_SPACE_DEVICE);
+    uint32_t *out = h_buffer(&h, 1, "out", 128 * 4, MEM_SPACE_DEVICE);
+    for (uint32_t i = 0; i < 64; i++)
+        in[i] = 0xc0de0000u + i * 13;
+    h_run1(&h, 32, 32);
+    h_expect_no_faults(&h);
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t j = (7 * l) % 32 + l / 8;
+        uint32_t tg = j < 32 ? in[j] : 0; /* tg words past 31 were never written: zero */
+        bool on = l % 4 != 0;
+        assert_int_equal(out[l], tg);
+        assert_int_equal(out[32 + l], in[j]);
+        assert_int_equal(out[64 + l], on ? tg : 0x1234u);
+        assert_int_equal(out[96 + l], on ? in[j] : 0x5678u);
+    }
+    h_free(&h);
+}
+
 /* Threadgroup atomics: lanes past the end fault and leave memory alone while the others
  * add; lanes past the end that are inactive do not fault. */
 static void test_tg_atomic_bounds(void **state)
@@ -703,7 +763,7 @@ int main(void)
         cmocka_unit_test(test_formats_device),       cmocka_unit_test(test_formats_constant),
         cmocka_unit_test(test_formats_threadgroup),  cmocka_unit_test(test_formats_stack),
         cmocka_unit_test(test_device_out_of_bounds), cmocka_unit_test(test_partial_vector_and_no_buffer),
-        cmocka_unit_test(test_partial_coalesced),
+        cmocka_unit_test(test_partial_coalesced), cmocka_unit_test(test_word_gathers),
         cmocka_unit_test(test_tg_atomic_bounds),
         cmocka_unit_test(test_constant_writes_fault), cmocka_unit_test(test_tg_stack_out_of_bounds),
         cmocka_unit_test(test_atomics), cmocka_unit_test(test_no_lane_memory), cmocka_unit_test(test_device_atomic_pointers),              cmocka_unit_test(test_cmpxchg),
