@@ -135,8 +135,10 @@ static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint
                              uint32_t esize, uint32_t bytes, uint64_t size, uint64_t *off)
 {
     uint32_t bad = 0;
+    /* esize is 1, 2 or 4: a shift, which vectorizes where a 64-bit multiply does not */
+    const uint32_t k = esize == 4 ? 2 : esize == 2 ? 1 : 0;
     for (int l = 0; l < W; l++) {
-        off[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * (int64_t)esize);
+        off[l] = (uint64_t)(int64_t)base[l] + ((uint64_t)(int64_t)(int32_t)index[l] << k);
         /* A negative offset wraps to a huge value: the first compare catches it (bitwise |,
          * not ||, so the loop stays branch-free). */
         bad |= ((uint32_t)(off[l] > size) | (uint32_t)(off[l] + bytes > size)) & g->lane_select[l];

@@ -199,9 +199,10 @@ static void tg_offsets(SimDispatch *d, SimGroup *g, const SimInst *in, const TIn
 {
     const uint32_t *base = sim_bank(d, g, &in->o[1]);
     const uint32_t *index = sim_bank(d, g, &in->o[2]);
-    const int64_t esize = ti->esize;
+    /* esize is 1, 2 or 4: a shift, which vectorizes where a 64-bit multiply does not */
+    const uint32_t k = ti->esize == 4 ? 2 : ti->esize == 2 ? 1 : 0;
     for (int l = 0; l < W; l++)
-        addr[l] = (uint64_t)((int64_t)base[l] + (int64_t)(int32_t)index[l] * esize);
+        addr[l] = (uint64_t)(int64_t)base[l] + ((uint64_t)(int64_t)(int32_t)index[l] << k);
 }
 
 /* Requests every line; returns the last arrival. */
