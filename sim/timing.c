@@ -288,12 +288,13 @@ static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mas
         core->tg_port_free = max64(now, core->tg_port_free);
         return core->tg_port_free + cfg->tg_latency;
     }
-    uint32_t cycles = 0, ideal = 0;
-    uint32_t lanes = (uint32_t)util_popcount32(mask);
-    uint32_t banks = cfg->tg_banks ? cfg->tg_banks : 1;
-    uint32_t bank_bytes = cfg->tg_bank_bytes ? cfg->tg_bank_bytes : 4;
-    const bool same_each = ti->esize % bank_bytes == 0 && !(banks & (banks - 1)) &&
-                           !(bank_bytes & (bank_bytes - 1));
+    uint32_t cycles = 0;
+    const uint32_t lanes = (uint32_t)util_popcount32(mask);
+    const uint32_t banks = t->tg_banks, bank_bytes = t->tg_bank_bytes;
+    /* no division on this path when the geometry is powers of two (every shipped config) */
+    const bool same_each = t->tg_banks_pow2 && (ti->esize & (bank_bytes - 1)) == 0;
+    const uint32_t ideal_each = t->tg_banks_pow2 ? (lanes + banks - 1) >> t->tg_banks_shift
+                                                 : (lanes + banks - 1) / banks;
     uint32_t first = 0;
     for (uint32_t k = 0; k < ti->elems; k++) {
         if (k)
@@ -307,8 +308,8 @@ static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mas
         if (!k)
             first = c;
         cycles += c;
-        ideal += (lanes + banks - 1) / banks;
     }
+    const uint32_t ideal = ideal_each * ti->elems;
     t->tg_accesses += ti->elems;
     if (cycles > ideal)
         t->tg_conflicts += cycles - ideal;

@@ -139,6 +139,9 @@ typedef struct TimedRun {
                                     * bank_count that met it (timing.c), made on first need */
     uint64_t bank_words;
     uint32_t bank_gen;
+    uint32_t tg_banks, tg_bank_bytes; /* the config's, 0 taken as 1 bank of 4 bytes */
+    bool tg_banks_pow2;            /* both powers of two (what bank_cycles' memo needs) */
+    uint32_t tg_banks_shift;       /* log2 tg_banks when tg_banks_pow2 */
     uint16_t *halves;
     uint32_t num_halves;           /* per SIMD-group scoreboard entries */
     uint32_t spc;                  /* schedulers per core */

@@ -482,6 +482,11 @@ bool sim_timed_run(SimDispatch *d, UtilError *err)
     t.wake = util_calloc((size_t)t.num_cores * t.spc, sizeof *t.wake);
     t.core_wake = util_calloc(t.num_cores, sizeof *t.core_wake);
     t.pick_addr = util_calloc((size_t)t.spc * W, sizeof *t.pick_addr);
+    t.tg_banks = cfg->tg_banks ? cfg->tg_banks : 1;
+    t.tg_bank_bytes = cfg->tg_bank_bytes ? cfg->tg_bank_bytes : 4;
+    t.tg_banks_pow2 = !(t.tg_banks & (t.tg_banks - 1)) && !(t.tg_bank_bytes & (t.tg_bank_bytes - 1));
+    while (t.tg_banks_pow2 && (1u << t.tg_banks_shift) < t.tg_banks)
+        t.tg_banks_shift++;
     for (size_t i = 0; i < (size_t)t.num_cores * t.spc; i++)
         t.wake[i] = T_NEVER;
     for (uint32_t c = 0; c < t.num_cores; c++)

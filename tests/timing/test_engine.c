@@ -306,6 +306,30 @@ static void test_tg_port_without_lanes(void **state)
     free(tb);
 }
 
+/* Banks that are not a power of two (24 of 4 bytes) take the general count: a store of 32
+ * words `stride` apart fills ceil(32 / (24 / gcd(stride, 24))) words into its busiest bank,
+ * of which ceil(32 / 24) = 2 are the conflict-free count. */
+static void test_bank_conflicts_odd_banks(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.tg_banks = 24;
+    gpu.tg_bank_bytes = 4;
+    static const uint32_t strides[] = {1, 3, 24, 5, 8};
+    static const uint64_t want[] = {0, 2, 30, 0, 9}; /* 2, 4, 32, 2, 11 cycles, less 2 */
+    for (uint32_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        char *text = port_kernel(strides[i]);
+        Run r;
+        run_kernel(&r, text, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+        if (r.res.stats.tg_bank_conflict_cycles != want[i])
+            fail_msg("stride %u: %llu conflict cycles, want %llu", strides[i],
+                     (unsigned long long)r.res.stats.tg_bank_conflict_cycles,
+                     (unsigned long long)want[i]);
+        run_free(&r);
+        free(text);
+    }
+}
+
 static char *occupancy_kernel(uint32_t regs)
 {
     char *t = NULL;
@@ -809,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_wait_and_idle_skip),
         cmocka_unit_test(test_barrier_release),
         cmocka_unit_test(test_tg_port_without_lanes),
+        cmocka_unit_test(test_bank_conflicts_odd_banks),
         cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_same_answers),
