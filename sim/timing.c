@@ -682,11 +682,12 @@ static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr)
  * another core reads: only sums (instructions, flops, stalls, the last cycle) that are the
  * same in any order. The host gains a stretch in which one core's SIMD-groups stay in its
  * cache, and fewer trips round the cycle loop. */
-static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
+static inline __attribute__((always_inline)) void core_ahead_n(TimedRun *t, uint32_t c,
+                                                               uint64_t limit,
+                                                               const uint32_t spc)
 {
     TCore *core = &t->cores[c];
-    uint64_t *wake = t->wake + c * t->spc;
-    const uint32_t spc = t->spc;
+    uint64_t *wake = t->wake + c * spc;
     TGroup *pick[T_MAX_SCHEDULERS];
     uint64_t soon[T_MAX_SCHEDULERS];
     uint64_t *tg_addr = t->pick_addr; /* per scheduler: its pick's threadgroup offsets */
@@ -751,6 +752,16 @@ out:;
     for (uint32_t k = 0; k < spc; k++)
         cw = min64(cw, wake[k]);
     t->core_wake[c] = cw;
+}
+
+/* core_ahead_n compiled for every shipped config's 4 schedulers per core (its loops over
+ * them unrolled, their wakes in registers) and for any other count. */
+static void core_ahead(TimedRun *t, uint32_t c, uint64_t limit)
+{
+    if (t->spc == 4)
+        core_ahead_n(t, c, limit, 4);
+    else
+        core_ahead_n(t, c, limit, t->spc);
 }
 
 void timing_loop(TimedRun *t)

@@ -330,6 +330,36 @@ static void test_bank_conflicts_odd_banks(void **state)
     }
 }
 
+/* 32 SIMD-groups of one threadgroup, each a chain of 200 dependent FMAs (latency 10,
+ * one issue per cycle per scheduler), on one core with 1 to 4 schedulers. SIMD-groups are
+ * dealt to the schedulers evenly, so the busiest has G = ceil(32 / s). Issuing oldest
+ * first, a scheduler keeps its 10 oldest chains going (each is ready again just as the
+ * tenth after it issues) and starts the next only when one ends: G chains take
+ * ceil(G / 10) waves of 200 x 10 cycles, plus the few cycles before the chains and the
+ * 500-cycle DRAM store after them. Covers the engine's general scheduler count as well as
+ * the 4 every shipped config has. */
+static void test_schedulers_per_core(void **state)
+{
+    (void)state;
+    char *text = fma_chain(200);
+    for (uint32_t spc = 1; spc <= 4; spc++) {
+        SimGpuConfig gpu = simple_gpu();
+        gpu.op[ISA_OP_FFMA32] = (SimOpTiming){10, 1};
+        gpu.schedulers_per_core = spc;
+        Run r;
+        run_kernel(&r, text, &gpu, SIM_MODE_TIMED, 1024, 1024, 4096);
+        const uint64_t groups = (32 + spc - 1) / spc, waves = (groups + 9) / 10;
+        const uint64_t want = waves * 2000 + 500;
+        if (r.res.stats.cycles < want || r.res.stats.cycles > want + 150)
+            fail_msg("%u schedulers: %llu cycles, want %llu to %llu", spc,
+                     (unsigned long long)r.res.stats.cycles, (unsigned long long)want,
+                     (unsigned long long)want + 150);
+        check_accounting(&r, &gpu);
+        run_free(&r);
+    }
+    free(text);
+}
+
 static char *occupancy_kernel(uint32_t regs)
 {
     char *t = NULL;
@@ -834,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_barrier_release),
         cmocka_unit_test(test_tg_port_without_lanes),
         cmocka_unit_test(test_bank_conflicts_odd_banks),
+        cmocka_unit_test(test_schedulers_per_core),
         cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_same_answers),
