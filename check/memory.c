@@ -52,6 +52,7 @@ typedef struct MemoryChecker {
     uint32_t *oob_used, *oob_unused; /* per instruction index: faulting lanes' values */
     uint8_t *tg_written;
     uint32_t tg_bytes, tg_cap;
+    uint32_t tg_unwritten;   /* bytes of tg_written still 0: at 0 no read can find a hole */
     uint8_t **dev_written;   /* per buffer; NULL unless it is `init: none` */
     bool any_dev_uninit;
     const SimThreadgroupView *tg;
@@ -127,6 +128,7 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
             c->tg_cap = tg->tg_memory_bytes;
         }
         c->tg_bytes = tg->tg_memory_bytes;
+        c->tg_unwritten = c->tg_bytes;
         if (c->tg_bytes)
             memset(c->tg_written, 0, c->tg_bytes);
     }
@@ -327,6 +329,10 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
     if (!is_load(op) || !exec)
         return;
     uint32_t index = index_of(c->s, inst);
+    if (op != ISA_OP_LD_DEV && g->load_index == index && !(exec & ~g->load_ok)) {
+        g->load_index = NO_LOAD; /* the common case: every lane got its access */
+        return;
+    }
     uint32_t first, n = operand_halves(c, inst, 0, &first);
     if (op == ISA_OP_LD_DEV) {
         for (uint32_t h = first; h < first + n; h++) {
@@ -450,6 +456,8 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
     if (!c->uninit || acc->space == MEM_SPACE_THREAD ||
         (acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit))
         return;
+    if (acc->space == MEM_SPACE_THREADGROUP && acc->kind == SIM_ACCESS_READ && !c->tg_unwritten)
+        return; /* every byte has been written: a tile read after it is filled */
     uint32_t bad = 0, bad_lane = 0;
     uint64_t bad_addr = 0;
     if (acc->space == MEM_SPACE_THREADGROUP && acc->kind == SIM_ACCESS_READ && acc->bytes == 4) {
@@ -479,8 +487,11 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         /* The common write: one word per lane, every lane inside (see the loop below). */
         const CheckSpan span = check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0);
         if (span.hi + 4 > span.hi && span.hi + 4 <= c->tg_bytes) {
-            for (uint32_t m = acc->lane_mask; m; m &= m - 1)
-                memcpy(c->tg_written + acc->addr[__builtin_ctz(m)], written, 4);
+            for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
+                uint8_t *w = c->tg_written + acc->addr[__builtin_ctz(m)];
+                c->tg_unwritten -= 4 - (uint32_t)(w[0] + w[1] + w[2] + w[3]); /* 0/1 each */
+                memcpy(w, written, 4);
+            }
             return;
         }
     }
@@ -491,6 +502,9 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
             continue;
         if (acc->kind != SIM_ACCESS_READ) {
             /* An atomic's old value is usually discarded (atomic_store): count it a write. */
+            if (acc->space == MEM_SPACE_THREADGROUP)
+                for (uint32_t k = 0; k < acc->bytes; k++)
+                    c->tg_unwritten -= shadow[k] == 0;
             memset(shadow, 1, acc->bytes);
             continue;
         }

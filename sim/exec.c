@@ -212,6 +212,11 @@ static inline __attribute__((always_inline)) void notify_issued(SimDispatch *d, 
 {
     g->view.exec_mask = g->exec_mask;
     g->view.pc = in->isa->pc;
+    if (d->num_issued == 1) { /* the usual one, a check session: no loop to set up */
+        if (d->issued->ops[in->op / 64] >> (in->op % 64) & 1)
+            d->issued->fn(d->issued->ctx, &g->view, in->isa);
+        return;
+    }
     for (uint32_t i = 0; i < d->num_issued; i++) {
         const SimInstHook *h = &d->issued[i];
         if (h->ops[in->op / 64] >> (in->op % 64) & 1)
@@ -224,6 +229,11 @@ static inline __attribute__((always_inline)) void notify_retired(SimDispatch *d,
 {
     g->view.exec_mask = g->exec_mask;
     g->view.retired++;
+    if (d->num_retired == 1) {
+        if (d->retired->ops[in->op / 64] >> (in->op % 64) & 1)
+            d->retired->fn(d->retired->ctx, &g->view, in->isa);
+        return;
+    }
     for (uint32_t i = 0; i < d->num_retired; i++) {
         const SimInstHook *h = &d->retired[i];
         if (h->ops[in->op / 64] >> (in->op % 64) & 1)

@@ -203,6 +203,55 @@ static void test_out_of_bounds_overwritten_register(void **state)
     done(&c);
 }
 
+/* Whether a threadgroup read can find an unwritten byte is settled at once when every byte
+ * has been written (memory.c counts them down), so the count must be exact whatever wrote
+ * them; a count that reached 0 one write early would hide the finding. Each variant writes
+ * the 64 bytes but the last ones, with a repeated word or byte that a careless count would
+ * take for the missing one, then every lane reads word 15:
+ *  0: word stores by lanes 0..14 to words 0..14, lane 15 to word 0 again: bytes 60..63 left;
+ *  1: byte stores by all lanes to bytes 32..62, lane 31 to byte 32 again, then word stores
+ *     to words 0..7: byte 63 left;
+ *  2: as 1, and an atomic on word 15: nothing left, no finding. */
+static void test_threadgroup_fill_count(void **state)
+{
+    (void)state;
+    static const char *const writes[3] = {
+        "    and r2, r1, 15\n"
+        "    if_icmp.eq 1, r2, 15\n      mov r2, 0\n    pop_exec 1\n"
+        "    if_icmp.ult 1, r1, 16\n      st_tg.b32 r2, 0, r2\n    pop_exec 1\n",
+        "    urem r2, r1, 31\n    iadd r2, r2, 32\n    st_tg.u8 r2, 0, r2\n"
+        "    if_icmp.ult 1, r1, 8\n      st_tg.b32 r1, 0, r1\n    pop_exec 1\n",
+        "    urem r2, r1, 31\n    iadd r2, r2, 32\n    st_tg.u8 r2, 0, r2\n"
+        "    if_icmp.ult 1, r1, 8\n      st_tg.b32 r1, 0, r1\n    pop_exec 1\n"
+        "    if_icmp.eq 1, r1, 0\n      atom_tg.add.u32 r4, 0, 15, r1\n    pop_exec 1\n",
+    };
+    static const char *const hole[2] = {"threadgroup memory byte 60", "threadgroup memory byte 63"};
+    for (int v = 0; v < 3; v++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 ".kernel k\n.regs 6\n.tgmem 64\n.arg out, device, u0\n"
+                 "    get_sr r1, thread_position_in_grid.x\n%s"
+                 "    barrier.tg\n"
+                 "    ld_tg.b32 r5, 0, 15\n"
+                 "    st_dev.b32 r5, u0, r1\n"
+                 "    stop\n",
+                 writes[v]);
+        Checked c;
+        h_init(&c.h, text);
+        c.info = NULL;
+        h_buffer(&c.h, 0, "out", 128, MEM_SPACE_DEVICE);
+        run_checked(&c, 32, 32);
+        if (v == 2) {
+            assert_int_equal(c.n, 0);
+        } else {
+            const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, hole[v]);
+            assert_int_equal(f->first.thread.lane, 0);
+            assert_int_equal(c.n, 1);
+        }
+        done(&c);
+    }
+}
+
 /* ---- device loads used before their wait ------------------------------------------------------ */
 
 static void test_read_before_wait(void **state)
@@ -294,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_uninitialized_threadgroup_read),
         cmocka_unit_test(test_uninitialized_threadgroup_per_threadgroup),
         cmocka_unit_test(test_uninitialized_device_buffer),
+        cmocka_unit_test(test_threadgroup_fill_count),
         cmocka_unit_test(test_memory_written_before_read_is_silent),
         cmocka_unit_test(test_out_of_bounds_read_never_used_is_warning),
         cmocka_unit_test(test_out_of_bounds_read_used_is_error),
