@@ -350,6 +350,7 @@ static void build_forwarding(CheckSession *s)
         .barrier_arrive = f->num_arrive ? fwd_barrier_arrive : NULL,
         .barrier_release = f->num_release ? fwd_barrier_release : NULL,
         .issue_ops = s->issue_ops,
+        .issue_ops_fixed = true, /* built once, here */
         .retire_ops = s->retire_now,
     };
     memcpy(s->retire_now, s->retire_ops, sizeof s->retire_now);

@@ -363,6 +363,18 @@ static void gather_hooks(SimDispatch *d)
             d->retired[d->num_retired++] = (SimInstHook){o->inst_retired, o->ctx,
                                                          o->retire_ops ? o->retire_ops : d->all_ops};
     }
+    /* With every issue filter fixed, the instructions none wants are marked once. */
+    bool fixed = true;
+    for (uint32_t i = 0; i < L->num_observers; i++)
+        fixed &= !L->observers[i]->inst_issued || L->observers[i]->issue_ops_fixed;
+    for (uint32_t k = 0; fixed && k < d->count; k++) {
+        const uint16_t op = d->code[k].op;
+        bool wanted = false;
+        for (uint32_t i = 0; i < d->num_issued; i++)
+            wanted |= d->issued[i].ops[op / 64] >> (op % 64) & 1;
+        if (!wanted)
+            d->code[k].flags |= SIM_INST_NO_ISSUE_HOOK;
+    }
 }
 
 bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)

@@ -212,6 +212,8 @@ static inline __attribute__((always_inline)) void notify_issued(SimDispatch *d, 
 {
     g->view.exec_mask = g->exec_mask;
     g->view.pc = in->isa->pc;
+    if (in->flags & SIM_INST_NO_ISSUE_HOOK)
+        return;
     if (d->num_issued == 1) { /* the usual one, a check session: no loop to set up */
         if (d->issued->ops[in->op / 64] >> (in->op % 64) & 1)
             d->issued->fn(d->issued->ctx, &g->view, in->isa);

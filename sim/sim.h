@@ -105,6 +105,9 @@ typedef struct SimObserver {
     const uint64_t *issue_ops;
     /* The same for inst_retired. */
     const uint64_t *retire_ops;
+    /* Optional promise: the bits issue_ops points to never change during a dispatch, so the
+     * dispatch may sort the instructions into wanted and not wanted once, when it starts. */
+    bool issue_ops_fixed;
 } SimObserver;
 
 /* ---- launch and result -------------------------------------------------------------------- */

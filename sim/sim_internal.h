@@ -32,6 +32,7 @@ typedef struct SimOpd {
 enum {
     SIM_INST_WRITES_R0 = 1, /* the destination is r0 or one of its halves: recompute exec */
     SIM_INST_SAT = 2,
+    SIM_INST_NO_ISSUE_HOOK = 4, /* no observer's inst_issued wants it (fixed filters) */
 };
 
 typedef struct SimInst {

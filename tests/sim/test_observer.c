@@ -274,12 +274,61 @@ static void test_issue_filter(void **state)
     }
 }
 
+/* An issue filter that changes as the run goes (the observer adds iadd when it first sees
+ * imul) is read at each instruction; one marked fixed is read once, when the dispatch
+ * starts, so the iadd added later is never issued to it. Kernel as in test_issue_filter. */
+static uint64_t grow_ops[(ISA_OP_COUNT + 63) / 64];
+static uint32_t grow_iadds;
+
+static void issued_growing(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    (void)ctx;
+    (void)sg;
+    if (inst->op == ISA_OP_IMUL)
+        grow_ops[ISA_OP_IADD / 64] |= 1ull << (ISA_OP_IADD % 64);
+    grow_iadds += inst->op == ISA_OP_IADD;
+}
+
+static void test_issue_filter_fixed(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel filt\n.regs 6\n.arg out, device, u0\n"
+        "    get_sr r1, thread_position_in_grid.x\n"
+        "    imul r2, r1, r1\n"
+        "    if_icmp.ult 1, r1, 50\n"
+        "    iadd r2, r2, 3\n"
+        "    pop_exec 1\n"
+        "    st_dev.b32 r2, u0, r1\n"
+        "    stop\n";
+    for (int fixed = 0; fixed < 2; fixed++) {
+        Harness h;
+        h_init(&h, k);
+        uint32_t *out = h_buffer(&h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
+        memset(grow_ops, 0, sizeof grow_ops);
+        grow_ops[ISA_OP_IMUL / 64] |= 1ull << (ISA_OP_IMUL % 64);
+        grow_iadds = 0;
+        SimObserver obs = {.inst_issued = issued_growing, .issue_ops = grow_ops,
+                           .issue_ops_fixed = fixed};
+        SimObserver *list[] = {&obs};
+        h.launch.observers = list;
+        h.launch.num_observers = 1;
+        h_run1(&h, 64, 64);
+        /* both SIMD-groups reach the iadd after an imul */
+        assert_int_equal(grow_iadds, fixed ? 0 : 2);
+        for (uint32_t i = 0; i < 64; i++)
+            assert_int_equal(out[i], i * i + (i < 50 ? 3 : 0));
+        h_free(&h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_observer_events),
         cmocka_unit_test(test_no_observer_same_result),
         cmocka_unit_test(test_issue_filter),
+        cmocka_unit_test(test_issue_filter_fixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
