@@ -195,23 +195,25 @@ static void test_observer_events(void **state)
     h_free(&h);
 }
 
+/* Two SIMD-groups of 7 instructions, one imul and one iadd each (64 threads). */
+static const char FILTER_KERNEL[] =
+    ".kernel filt\n.regs 6\n.arg out, device, u0\n"
+    "    get_sr r1, thread_position_in_grid.x\n"
+    "    imul r2, r1, r1\n"
+    "    if_icmp.ult 1, r1, 50\n"
+    "    iadd r2, r2, 3\n"
+    "    pop_exec 1\n"
+    "    st_dev.b32 r2, u0, r1\n"
+    "    stop\n";
+
 static void test_no_observer_same_result(void **state)
 {
     (void)state;
     /* observers must not change what a kernel computes */
-    const char *k =
-        ".kernel same\n.regs 6\n.arg out, device, u0\n"
-        "    get_sr r1, thread_position_in_grid.x\n"
-        "    imul r2, r1, r1\n"
-        "    if_icmp.ult 1, r1, 50\n"
-        "    iadd r2, r2, 3\n"
-        "    pop_exec 1\n"
-        "    st_dev.b32 r2, u0, r1\n"
-        "    stop\n";
     uint32_t first[64];
     for (int run = 0; run < 2; run++) {
         Harness h;
-        h_init(&h, k);
+        h_init(&h, FILTER_KERNEL);
         uint32_t *out = h_buffer(&h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
         static Seen s;
         memset(&s, 0, sizeof s);
@@ -239,18 +241,9 @@ static void test_no_observer_same_result(void **state)
 static void test_issue_filter(void **state)
 {
     (void)state;
-    const char *k =
-        ".kernel filt\n.regs 6\n.arg out, device, u0\n"
-        "    get_sr r1, thread_position_in_grid.x\n"
-        "    imul r2, r1, r1\n"
-        "    if_icmp.ult 1, r1, 50\n"
-        "    iadd r2, r2, 3\n"
-        "    pop_exec 1\n"
-        "    st_dev.b32 r2, u0, r1\n"
-        "    stop\n";
     for (int timed = 0; timed < 2; timed++) {
         Harness h;
-        h_init(&h, k);
+        h_init(&h, FILTER_KERNEL);
         h_buffer(&h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
         static Seen s;
         memset(&s, 0, sizeof s);
@@ -292,18 +285,9 @@ static void issued_growing(void *ctx, const SimGroupView *sg, const IsaInst *ins
 static void test_issue_filter_fixed(void **state)
 {
     (void)state;
-    const char *k =
-        ".kernel filt\n.regs 6\n.arg out, device, u0\n"
-        "    get_sr r1, thread_position_in_grid.x\n"
-        "    imul r2, r1, r1\n"
-        "    if_icmp.ult 1, r1, 50\n"
-        "    iadd r2, r2, 3\n"
-        "    pop_exec 1\n"
-        "    st_dev.b32 r2, u0, r1\n"
-        "    stop\n";
     for (int fixed = 0; fixed < 2; fixed++) {
         Harness h;
-        h_init(&h, k);
+        h_init(&h, FILTER_KERNEL);
         uint32_t *out = h_buffer(&h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
         memset(grow_ops, 0, sizeof grow_ops);
         grow_ops[ISA_OP_IMUL / 64] |= 1ull << (ISA_OP_IMUL % 64);
