@@ -439,6 +439,18 @@ RACE_INLINE bool unordered(const RaceOrder *o, RaceAccess x, uint32_t tid)
     return x.serial && !ordered_now(o, x, tid);
 }
 
+/* read_fast when no write or atomic has touched the shadow since the last barrier that
+ * orders it (a tile read after it is filled): every write and atomic it remembers is then
+ * ordered with the read, and only the reads since need looking at. */
+RACE_INLINE bool read_quiet(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
+                            RaceAccess now)
+{
+    const uint32_t link = a->link ? a->link[i] : 0;
+    if (link & RACE_SPLIT)
+        return false;
+    return note_read(o, a, i, tid, now, a->r1[i], link ? &a->more[link - 1] : NULL);
+}
+
 RACE_INLINE bool read_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, uint32_t tid,
                            RaceAccess now)
 {
@@ -589,11 +601,15 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
          * repeats need visiting, as long as each passes read_fast. Not so when each thread
          * is its own agent (strict). */
         uint32_t todo = first && !o.strict ? mask & ~read_again(first, mask) : mask, m = todo;
+        /* the threadgroup's writes and atomics all before its last barrier (see read_quiet):
+         * tg_first <= each one's serial < rel, which ordered_now calls ordered */
+        const bool quiet = b->sp == SP_TG && r->tg_store_serial < o.rel;
         while (m) {
             const uint32_t lane = (uint32_t)__builtin_ctz(m), tid = tid0 + lane;
             const RaceAccess now = {o.serial, info0 | tid << 2};
             const uint64_t i = first ? first[lane] : i0 + lane;
-            if (UTIL_LIKELY(read_fast(&o, &a, i, tid, now))) {
+            if (UTIL_LIKELY(quiet ? read_quiet(&o, &a, i, tid, now)
+                                  : read_fast(&o, &a, i, tid, now))) {
                 m &= m - 1;
                 continue;
             }
@@ -697,6 +713,8 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         .index = index < 0 || index > RACE_MAX_INDEX ? RACE_MAX_INDEX : (uint32_t)index,
         .kind = acc->kind == SIM_ACCESS_READ ? ACC_READ : acc->kind == SIM_ACCESS_WRITE ? ACC_WRITE : ACC_ATOMIC,
     };
+    if (sp == SP_TG && b.kind != ACC_READ)
+        r->tg_store_serial = b.serial;
     const uint32_t bytes = acc->bytes;
     uint32_t mask = acc->lane_mask;
     if (!mask)
@@ -794,6 +812,7 @@ static void on_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
         memset(sh->link, 0, r->tg_hwm * sizeof *sh->link);
     }
     r->tg_hwm = 0;
+    r->tg_store_serial = 0;
     r->tg.num_bytes = 0;
     r->tg.num_more = 0;
     r->cur_tg = tg;

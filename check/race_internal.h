@@ -95,6 +95,7 @@ typedef struct Race {
     uint32_t num_dev;
     RaceShadow tg;
     uint64_t tg_hwm;         /* words of threadgroup shadow touched in this threadgroup */
+    uint32_t tg_store_serial; /* the latest threadgroup write or atomic in this threadgroup */
     const SimThreadgroupView *cur_tg;
     uint32_t tg_first;
     uint32_t dispatch_size[3];

@@ -210,6 +210,46 @@ static void test_atomics_only_silent(void **state)
     done(&c);
 }
 
+/* A threadgroup read after a barrier skips the checks for writes and atomics when none has
+ * come since (check/race.c, read_quiet); an atomic after the barrier must count as one.
+ * Lane 0 of both SIMD-groups reads word 5 (so the word keeps a side table of readers), then
+ * after the barrier thread 0 adds to it atomically, and thread 40 (SIMD-group 1, which runs
+ * after SIMD-group 0 ends) reads it plainly: a race the side table would otherwise let
+ * through. (Assembly: the word is both atomic and plain.) */
+static void test_tg_atomic_then_read_after_barrier(void **state)
+{
+    (void)state;
+    Checked c;
+    memset(&c, 0, sizeof c);
+    h_init(&c.h,
+           ".kernel k\n.regs 6\n.tgmem 256\n.arg out, device, u0\n"
+           "    get_sr r1, thread_position_in_grid.x\n"
+           "    and r2, r1, 31\n"
+           "    if_icmp.eq 1, r2, 0\n"
+           "      ld_tg.b32 r3, 0, 5\n"
+           "    pop_exec 1\n"
+           "    barrier.tg\n"
+           "    if_icmp.eq 1, r1, 0\n"
+           "      atom_tg.add.u32 r2, 0, 5, r1\n"
+           "    pop_exec 1\n"
+           "    if_icmp.eq 1, r1, 40\n"
+           "      ld_tg.b32 r3, 0, 5\n"
+           "      st_dev.b32 r3, u0, r1\n"
+           "    pop_exec 1\n"
+           "    stop\n");
+    h_buffer(&c.h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f =
+        find(&c, "atomic and non-atomic access race on threadgroup memory byte 20");
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->first.thread.local[0], 0);
+    assert_int_equal(f->second.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->second.thread.local[0], 40);
+    done(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_atomic_after_mixed_reads),
         cmocka_unit_test(test_atomic_after_barrier_silent),
         cmocka_unit_test(test_atomics_only_silent),
+        cmocka_unit_test(test_tg_atomic_then_read_after_barrier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
