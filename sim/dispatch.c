@@ -303,7 +303,6 @@ void sim_setup_threadgroup(SimDispatch *d, SimThreadgroupView *tg, SimGroup *gro
         g->lanes = i + 1 < n || threads % W == 0 ? W : threads % W;
         g->present_mask = g->lanes == W ? SIM_FULL_MASK : (1u << g->lanes) - 1;
         g->state = SIM_GROUP_RUNNING;
-        g->pending_loads[0] = g->pending_loads[1] = 0;
         sim_update_exec(g);
         g->view = (SimGroupView){
             .threadgroup = tg, .simdgroup = i, .lanes = g->lanes, .exec_mask = g->exec_mask,

@@ -523,8 +523,7 @@ static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, 
         goto done;
     case ISA_OP_NOP:
         goto done;
-    case ISA_OP_WAIT:
-        g->pending_loads[in->isa->opd[0].imm & 1] = 0;
+    case ISA_OP_WAIT: /* loads complete at once here; timed mode times the wait */
         goto done;
     case ISA_OP_BARRIER:
         g->state = SIM_GROUP_AT_BARRIER;

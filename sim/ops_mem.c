@@ -4,7 +4,7 @@
  * An access outside its buffer or space is recorded as a fault naming the buffer, offset,
  * valid range, thread and pc; the faulting lane's load returns zeros and its store is
  * dropped, so the kernel runs on and the simulator never touches memory it does not own.
- * Device loads complete at once in functional mode (their wait slot is only bookkept).
+ * Device loads complete at once (timed mode times their waits; see timing.c).
  * Atomics are serialized in lane order, which is one legal order and keeps runs
  * deterministic.
  */
@@ -375,8 +375,6 @@ void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in)
     uint32_t esize = isa_fmt_size(fmt), n = isa->count, bytes = esize * n;
     bool halves = fmt == ISA_FMT_H16;
     const bool observed = d->launch->num_observers != 0;
-    if (op == ISA_OP_LD_DEV)
-        g->pending_loads[isa->opd[3].imm & 1]++;
     if (!g->exec_mask)
         return; /* no lane: nothing is read, written or seen (a tree's idle SIMD-groups) */
     SimMemAccess local_acc;

@@ -56,7 +56,6 @@ typedef struct SimGroup {
      * SIMD-groups are resident in timed mode, so their state is mostly out of the host L1. */
     uint32_t lanes;
     uint32_t index;         /* simdgroup_index_in_threadgroup */
-    uint32_t pending_loads[2]; /* device loads issued per wait slot since its last wait */
     SimGroupState state;
     uint32_t lane_select[W];/* 0xffffffff for active lanes, 0 otherwise: blend masks */
     SimGroupView view;      /* kept current for observers */
