@@ -255,10 +255,10 @@ static uint32_t bank_count(TimedRun *t, const uint64_t *addr, uint32_t mask, uin
  * which changes no bank's count. So each instruction remembers its last pattern (a tile
  * walked by a loop repeats one), and a repeat costs a comparison, not a count (bank_count, or
  * mem_tg_bank_cycles for other banks). */
-static uint32_t bank_cycles(TimedRun *t, TBankMemo *memo, const uint64_t *addr, uint32_t mask,
-                            uint32_t banks, uint32_t bank_bytes)
+static uint32_t bank_cycles(TimedRun *t, TBankMemo *memo, const uint64_t *addr, uint32_t mask)
 {
-    if (!mask || (banks & (banks - 1)) || (bank_bytes & (bank_bytes - 1)))
+    const uint32_t banks = t->tg_banks, bank_bytes = t->tg_bank_bytes;
+    if (!mask || !t->tg_banks_pow2)
         return mem_tg_bank_cycles(addr, mask, banks, bank_bytes);
     const uint64_t a0 = addr[__builtin_ctz(mask)];
     const uint64_t low = a0 & (bank_bytes - 1);
@@ -303,8 +303,7 @@ static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mas
         /* Element k's words are element 0's moved by k * esize / bank_bytes when that is
          * whole: the same cycles (bank_cycles says why). */
         uint32_t c = k && same_each ? first
-                                    : bank_cycles(t, &t->memo[ti->memo], addr, mask, banks,
-                                                  bank_bytes);
+                                    : bank_cycles(t, &t->memo[ti->memo], addr, mask);
         if (!k)
             first = c;
         cycles += c;
