@@ -27,13 +27,16 @@
  * since the last barrier, or are atomics meeting only atomics: read_fast / write_fast /
  * atomic_fast settle those in a few compares (a coalesced access, lane l at base + l * size,
  * walks consecutive cells), and only the rest take the general per-byte path. Both keep
- * exactly the same state.
+ * exactly the same state. Threadgroup reads between a barrier and the next threadgroup
+ * write (a tile being read) are logged rather than applied, and usually dropped unread by
+ * the next barrier (see quiet reads).
  *
  * Findings are gathered here per pair of instructions and reason (a hash table), so a race
  * hit by millions of accesses costs one table probe each; finish hands them to the session,
  * which merges pairs with the same source locations. A finding's count is the number of
  * racing accesses: each thread's execution of the later instruction counts once per finding
- * however many bytes of it raced.
+ * however many bytes of it raced. Threadgroups, barriers and the checker's lifetime are in
+ * race_sync.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +49,6 @@
 
 #include "lane_span.h"
 #include "race_internal.h"
-
-static const uint8_t space_bit[SP_COUNT] = {ISA_MEM_DEVICE, ISA_MEM_THREADGROUP};
 
 /* ---- the per-access work ------------------------------------------------------------------ */
 
@@ -202,7 +203,7 @@ static bool need_arrays(RaceShadow *sh, uint8_t kind)
     return need_writes(sh) && (kind != ACC_ATOMIC || need_reads(sh));
 }
 
-static void shadow_release(RaceShadow *sh, bool device)
+void race_shadow_release(RaceShadow *sh, bool device)
 {
     if (device) {
         check_shadow_free(sh->w, sh->words, sizeof *sh->w);
@@ -684,12 +685,110 @@ static __attribute__((noinline)) void lanes_from(Race *r, const SimGroupView *sg
     fast_lanes(r, sg, b, acc, sh, 0xffffffffu, NULL, i0);
 }
 
+/* ---- quiet threadgroup reads ------------------------------------------------------------- */
+
+/* A threadgroup read while the threadgroup is quiet (no threadgroup write or atomic since the
+ * last barrier ordering threadgroup memory: see read_quiet) races with nothing before it. It
+ * matters only to a write or atomic before the next such barrier, which would race with it.
+ * So such a read is logged instead of applied to the shadow, and then:
+ *  - the next barrier ordering threadgroup memory drops the log. Every logged read is then
+ *    ordered with every later access, and the shadow treats a remembered read that is
+ *    ordered with everything later as it treats none: no finding, dropped by the next read
+ *    or write of the word;
+ *  - any other threadgroup access first applies the log, in order, which leaves the shadow
+ *    as applying each read when it came would have (nothing it uses has changed since).
+ * A tile read after the barrier that filled it (a tiled matmul's inner loop) then costs a
+ * copy of its lanes' words. An instruction whose logged reads once had to be applied before
+ * a write (a tree reduction reads, then writes) is applied at once from then on, as logging
+ * would only add to its cost. Logging or not changes no finding, only the host's work. */
+enum { QUIET_MAX = 1024 }; /* log entries; a full log is applied (memory stays flat) */
+
+/* Word i of a logged read, applied: what fast_lanes, or lane_access after it, does. In a
+ * quiet threadgroup cell_access finds nothing to report, so its read path is insert_read. */
+static void quiet_word(Race *r, const RaceOrder *o, RaceWords *a, uint64_t i, uint32_t tid,
+                       RaceAccess now)
+{
+    if (read_quiet(o, a, i, tid, now))
+        return;
+    RaceShadow *sh = &r->tg;
+    const RaceCur b = {.serial = now.serial, .index = now.info >> 12, .tid = (uint16_t)tid,
+                       .kind = ACC_READ, .sp = SP_TG};
+    const uint32_t link = sh->link[i];
+    if (link & RACE_SPLIT) {
+        for (uint32_t j = 0; j < 4; j++)
+            insert_read(r, sh, &sh->bytes[(link & ~RACE_SPLIT) + j], &b);
+    } else {
+        RaceCell c = word_get(sh, i);
+        insert_read(r, sh, &c, &b);
+        word_put(sh, i, &c);
+    }
+    *a = words_of(sh);
+}
+
+/* Applies the logged reads in order and empties the log. `needed`: a write or atomic wants
+ * them, so their instructions are applied at once from now on. */
+static void quiet_apply(Race *r, bool needed)
+{
+    for (size_t k = 0; k < r->num_quiet; k++) {
+        const RaceQuiet *q = &r->quiet[k];
+        if (needed)
+            r->eager[q->info0 >> 12] = 1;
+        const RaceOrder o = {.serial = q->serial, .tg_first = r->tg_first,
+                             .rel = r->rel[SP_TG], .sg = q->sg, .strict = r->strict};
+        RaceWords a = words_of(&r->tg);
+        const uint32_t tid0 = q->sg * SIM_SIMD_WIDTH;
+        for (uint32_t m = q->mask; m; m &= m - 1) {
+            const uint32_t lane = (uint32_t)__builtin_ctz(m), tid = tid0 + lane;
+            const RaceAccess now = {q->serial, q->info0 | tid << 2};
+            const uint64_t i = q->coalesced ? q->i0 + (uint64_t)lane * q->nwords : q->first[lane];
+            for (uint32_t w = 0; w < q->nwords; w++)
+                quiet_word(r, &o, &a, i + w, tid, now);
+        }
+    }
+    r->num_quiet = 0;
+}
+
+/* Logs a quiet threadgroup read that lanes_at (first) or lanes_from (first NULL, words from
+ * i0) would take; false when its instruction is applied at once instead. */
+static bool quiet_log(Race *r, const SimGroupView *sg, const RaceCur *b, uint32_t mask,
+                      const uint32_t *first, uint64_t i0, uint32_t nwords)
+{
+    if (!r->eager) {
+        const uint32_t n = r->s->program->count;
+        r->num_eager = n < RACE_MAX_INDEX ? n : RACE_MAX_INDEX; /* the clamped index: eager */
+        r->eager = util_calloc(r->num_eager + 1, 1);
+    }
+    if (b->index >= r->num_eager || r->eager[b->index])
+        return false;
+    if (r->num_quiet == QUIET_MAX)
+        quiet_apply(r, false);
+    util_reserve((void **)&r->quiet, &r->quiet_cap, r->num_quiet + 1, sizeof *r->quiet);
+    RaceQuiet *q = &r->quiet[r->num_quiet++];
+    q->serial = b->serial;
+    q->info0 = RACE_INFO(b->index, 0, b->kind);
+    q->sg = sg->simdgroup;
+    q->mask = mask;
+    q->nwords = nwords;
+    q->coalesced = !first;
+    q->i0 = i0;
+    if (first)
+        memcpy(q->first, first, sizeof q->first);
+    return true;
+}
+
+/* Before a threadgroup access takes the shadow as it is: the logged reads first. */
+static inline void quiet_settle(Race *r, uint8_t sp)
+{
+    if (sp == SP_TG && r->num_quiet)
+        quiet_apply(r, false);
+}
+
 /* One SimMemAccess, lane by lane in lane order (the order decides which access a finding
  * names first). Whole-word accesses to one shadow go through the fast paths, which settle
  * the common cases (a word no other thread touched since the last barrier, an atomic among
  * atomics) in a few compares; everything else, and every word they decline, takes the
  * general path. */
-static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
+void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     Race *r = ctx;
     uint8_t sp;
@@ -713,12 +812,16 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         .index = index < 0 || index > RACE_MAX_INDEX ? RACE_MAX_INDEX : (uint32_t)index,
         .kind = acc->kind == SIM_ACCESS_READ ? ACC_READ : acc->kind == SIM_ACCESS_WRITE ? ACC_WRITE : ACC_ATOMIC,
     };
-    if (sp == SP_TG && b.kind != ACC_READ)
+    if (sp == SP_TG && b.kind != ACC_READ) {
+        if (r->num_quiet) /* a write or atomic meets the logged reads (see quiet reads) */
+            quiet_apply(r, true);
         r->tg_store_serial = b.serial;
+    }
     const uint32_t bytes = acc->bytes;
     uint32_t mask = acc->lane_mask;
     if (!mask)
         return;
+    const bool may_log = sp == SP_TG && b.kind == ACC_READ && r->tg_store_serial < r->rel[SP_TG];
     if (sp == SP_DEV) {
         /* reads of a buffer the kernel cannot write (see find_writable) are left alone */
         uint64_t buffer = (acc->addr[__builtin_ctz(mask)] >> MEM_BUFFER_SHIFT) - 1;
@@ -739,7 +842,10 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         RaceShadow *sh = sp == SP_DEV ? device_shadow(r, acc->addr[0]) : &r->tg;
         const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
         if (sh && !(off & 3) && end <= sh->words * 4 && need_arrays(sh, b.kind)) {
-            lanes_from(r, sg, &b, acc, sh, off / 4);
+            if (!may_log || !quiet_log(r, sg, &b, mask, NULL, off / 4, bytes / 4)) {
+                quiet_settle(r, sp);
+                lanes_from(r, sg, &b, acc, sh, off / 4);
+            }
             if (sp == SP_TG && end / 4 > r->tg_hwm)
                 r->tg_hwm = end / 4;
             return;
@@ -753,6 +859,7 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         sh = diff >> MEM_BUFFER_SHIFT ? NULL : device_shadow(r, a0);
     }
     if (!sh || !whole || !need_arrays(sh, b.kind)) {
+        quiet_settle(r, sp);
         for (; mask; mask &= mask - 1)
             lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
         return;
@@ -765,9 +872,13 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
         first[lane] = (uint32_t)((acc->addr[lane] & off_mask) / 4);
     const CheckSpan span = check_lane_span(acc->addr, mask, off_mask);
     if (check_span_words_in(span, bytes, limit)) {
-        lanes_at(r, sg, &b, acc, sh, mask, first);
+        if (!may_log || !quiet_log(r, sg, &b, mask, first, 0, bytes / 4)) {
+            quiet_settle(r, sp);
+            lanes_at(r, sg, &b, acc, sh, mask, first);
+        }
         hwm = span.hi + bytes;
     } else {
+        quiet_settle(r, sp);
         uint32_t fast = 0;
         for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++) {
             const uint64_t off = acc->addr[lane] & off_mask, end = off + bytes;
@@ -786,139 +897,4 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
     }
     if (sp == SP_TG && (hwm + 3) / 4 > r->tg_hwm)
         r->tg_hwm = (hwm + 3) / 4;
-}
-
-/* ---- threadgroups and barriers ------------------------------------------------------------ */
-
-static void on_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
-{
-    Race *r = ctx;
-    uint64_t words = ((uint64_t)tg->tg_memory_bytes + 3) / 4;
-    RaceShadow *sh = &r->tg;
-    if (words > sh->words) {
-        free(sh->w);
-        free(sh->value);
-        free(sh->r1);
-        free(sh->link);
-        sh->w = util_calloc(words, sizeof *sh->w);
-        sh->value = util_calloc(words, sizeof *sh->value);
-        sh->r1 = util_calloc(words, sizeof *sh->r1);
-        sh->link = util_calloc(words, sizeof *sh->link);
-        sh->words = words;
-    } else if (r->tg_hwm) {
-        memset(sh->w, 0, r->tg_hwm * sizeof *sh->w);
-        memset(sh->value, 0, r->tg_hwm * sizeof *sh->value);
-        memset(sh->r1, 0, r->tg_hwm * sizeof *sh->r1);
-        memset(sh->link, 0, r->tg_hwm * sizeof *sh->link);
-    }
-    r->tg_hwm = 0;
-    r->tg_store_serial = 0;
-    r->tg.num_bytes = 0;
-    r->tg.num_more = 0;
-    r->cur_tg = tg;
-    r->tg_first = r->serial + 1;
-    memcpy(r->dispatch_size, tg->dispatch_size, sizeof r->dispatch_size);
-    util_reserve((void **)&r->tgs, &r->tgs_cap, r->num_tgs + 1, sizeof *r->tgs);
-    RaceTg *t = &r->tgs[r->num_tgs++];
-    t->first_serial = r->tg_first;
-    memcpy(t->position, tg->position, sizeof t->position);
-    memcpy(t->size, tg->size, sizeof t->size);
-    memset(r->rel, 0, sizeof r->rel);
-    memset(r->simd_rel, 0, sizeof r->simd_rel);
-    memset(r->noncover_serial, 0, sizeof r->noncover_serial);
-    r->pending_flags = 0xff;
-    r->pending_any = false;
-}
-
-static void on_barrier_arrive(void *ctx, const SimGroupView *sg, const IsaInst *inst)
-{
-    Race *r = ctx;
-    (void)sg;
-    if (inst->op != ISA_OP_BARRIER)
-        return;
-    /* SIMD-groups at different barriers is barrier divergence (barrier.c); here only the
-     * spaces every arriving barrier covers count as ordered */
-    r->pending_flags &= inst->flags;
-    r->pending_any = true;
-    r->pending_pc = inst->pc;
-}
-
-static void on_barrier_release(void *ctx, const SimThreadgroupView *tg)
-{
-    Race *r = ctx;
-    (void)tg;
-    uint8_t flags = r->pending_any ? r->pending_flags : 0;
-    for (int sp = 0; sp < SP_COUNT; sp++) {
-        if (flags & space_bit[sp]) {
-            r->rel[sp] = r->serial + 1;
-        } else {
-            r->noncover_serial[sp] = r->serial + 1;
-            r->noncover_pc[sp] = r->pending_pc;
-            r->noncover_flags[sp] = flags;
-        }
-    }
-    r->pending_flags = 0xff;
-    r->pending_any = false;
-}
-
-/* Only attached under strict_simd: simdgroup_barrier orders the lanes of its SIMD-group. */
-static void on_inst_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
-{
-    Race *r = ctx;
-    if (inst->op != ISA_OP_SIMD_BARRIER || sg->simdgroup >= UTIL_ARRAY_LEN(r->simd_rel))
-        return;
-    for (int sp = 0; sp < SP_COUNT; sp++)
-        if (inst->flags & space_bit[sp])
-            r->simd_rel[sg->simdgroup][sp] = r->serial + 1;
-}
-
-/* ---- the checker -------------------------------------------------------------------------- */
-
-static void race_finish(CheckChecker *c, CheckSession *s, const SimResult *result)
-{
-    Race *r = (Race *)c;
-    (void)result;
-    for (size_t i = 0; i < r->num_found; i++)
-        check_report(s, &r->found[i].f);
-    r->num_found = 0;
-    if (r->table)
-        memset(r->table, 0, r->table_size * sizeof *r->table);
-}
-
-static void race_destroy(CheckChecker *c)
-{
-    Race *r = (Race *)c;
-    for (uint32_t i = 0; i < r->num_dev; i++)
-        shadow_release(&r->dev[i], true);
-    free(r->dev);
-    shadow_release(&r->tg, false);
-    free(r->tgs);
-    free(r->found);
-    free(r->table);
-    free(r);
-}
-
-CheckChecker *check_race_new(CheckSession *s)
-{
-    if (!s->opts.races)
-        return NULL;
-    Race *r = util_calloc(1, sizeof *r);
-    r->s = s;
-    r->strict = s->opts.strict_simd;
-    r->same_value = s->opts.same_value_races;
-    r->num_dev = s->device ? s->device->count : 0;
-    r->dev = util_calloc(r->num_dev ? r->num_dev : 1, sizeof *r->dev);
-    r->pending_flags = 0xff;
-    r->base.observer = (SimObserver){
-        .ctx = r,
-        .threadgroup_begin = on_threadgroup_begin,
-        .inst_issued = r->strict ? on_inst_issued : NULL,
-        .mem_access = on_mem_access,
-        .barrier_arrive = on_barrier_arrive,
-        .barrier_release = on_barrier_release,
-    };
-    check_op_set(r->base.issue_ops, ISA_OP_SIMD_BARRIER);
-    r->base.finish = race_finish;
-    r->base.destroy = race_destroy;
-    return &r->base;
 }

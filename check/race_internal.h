@@ -1,7 +1,7 @@
 /*
- * race_internal.h — the race detector's state, shared by its two files: race.c (the
- * per-access work, shadow memory, barriers) and race_report.c (turning a conflict into a
- * finding: the slow path).
+ * race_internal.h — the race detector's state, shared by its three files: race.c (the
+ * per-access work, shadow memory), race_sync.c (threadgroups, barriers, the checker's
+ * lifetime) and race_report.c (turning a conflict into a finding: the slow path).
  */
 #ifndef LOCKSTEP_CHECK_RACE_INTERNAL_H
 #define LOCKSTEP_CHECK_RACE_INTERNAL_H
@@ -85,6 +85,16 @@ typedef struct RaceCur {
     bool done_w, done_r;     /* this lane's access already counted against a write / a read */
 } RaceCur;
 
+/* A threadgroup read logged while the threadgroup is quiet (see race.c, quiet reads): lane l
+ * of `mask` reads words first[l] .. + nwords - 1, or i0 + l * nwords .. when coalesced. */
+typedef struct RaceQuiet {
+    uint32_t serial, info0;  /* info0: RACE_INFO of the access with thread 0 */
+    uint32_t sg, mask, nwords;
+    bool coalesced;
+    uint64_t i0;
+    uint32_t first[SIM_SIMD_WIDTH];
+} RaceQuiet;
+
 typedef struct Race {
     CheckChecker base;
     CheckSession *s;
@@ -96,6 +106,11 @@ typedef struct Race {
     RaceShadow tg;
     uint64_t tg_hwm;         /* words of threadgroup shadow touched in this threadgroup */
     uint32_t tg_store_serial; /* the latest threadgroup write or atomic in this threadgroup */
+    RaceQuiet *quiet;        /* quiet threadgroup reads not applied to the shadow yet */
+    size_t num_quiet, quiet_cap;
+    uint8_t *eager;          /* per instruction index: its quiet reads were needed once, so
+                              * they are applied at once (made with the first log entry) */
+    uint32_t num_eager;
     const SimThreadgroupView *cur_tg;
     uint32_t tg_first;
     uint32_t dispatch_size[3];
@@ -120,6 +135,11 @@ typedef struct Race {
     uint32_t lane_word[SIM_SIMD_WIDTH + 16];
 } Race;
 
+
+/* race.c: one SimMemAccess (the observer's mem_access), and freeing a shadow's arrays
+ * (device shadows are allocated apart from the rest: see check_shadow_alloc). */
+void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc);
+void race_shadow_release(RaceShadow *sh, bool device);
 
 /* Records a conflict between the remembered access a and the current one b (lane at addr):
  * one finding per pair of instructions and reason, counted (race_report.c). */
