@@ -165,6 +165,9 @@ int64_t cg_const_int(LangCg *cg, LangNode *node, bool *ok);
 void cg_stmt(LangCg *cg, LangNode *node);
 CgVal cg_call(LangCg *cg, LangNode *node);
 void cg_bind_local(LangCg *cg, LangVar *var);
+/* Generates a small counted `for` loop unrolled (codegen_unroll.c); false: not such a loop,
+ * nothing generated. */
+bool cg_try_unroll(LangCg *cg, LangNode *n);
 
 /* codegen_builtin.c */
 CgVal cg_builtin(LangCg *cg, LangNode *node);

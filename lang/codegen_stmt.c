@@ -133,6 +133,8 @@ static void if_stmt(LangCg *cg, LangNode *n)
 
 static void loop_stmt(LangCg *cg, LangNode *n)
 {
+    if (cg_try_unroll(cg, n)) /* codegen_unroll.c */
+        return;
     bool is_do = n->kind == LND_DO;
     if (n->init)
         cg_stmt(cg, n->init);

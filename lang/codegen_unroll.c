@@ -1,0 +1,146 @@
+/*
+ * codegen_unroll.c — full unrolling of small counted loops, as a GPU compiler does for a
+ * tile loop (`for (uint k = 0; k < TILE; k++)`): the body is generated once per iteration
+ * with the counter as a constant, and the loop's exec-mask ops, compare and jump go away.
+ *
+ * Which loops: a `for` whose init declares a 32-bit integer counter with a constant value,
+ * whose condition compares the counter itself (<, <=, >, >=, !=) with a constant of its
+ * type, and whose increment is ++, -- or += / -= a constant; whose body does not write the
+ * counter or take its address, and holds no loop (innermost loops only: an inner loop is
+ * unrolled, when it qualifies, as the outer one's body is generated), no break, continue or
+ * return, no call of a user function (inlined, so copied per step) and no local that would
+ * live in memory (a stack slot per step); and which runs 1 to MAX_TRIPS times, MAX_NODES
+ * syntax nodes in all once unrolled.
+ *
+ * Why it computes the same: every lane active at the loop runs every iteration (the trip
+ * count is the same for all of them: constants only), in order, with the counter's value
+ * of that iteration; lanes inactive at the loop run none, as before. The counter is
+ * declared by the loop, so nothing reads it afterwards. Only the instructions differ: no
+ * push_exec / while / jmp_exec_any / pop_exec, and constant indices fold into addresses.
+ */
+#include "codegen_internal.h"
+
+enum { MAX_TRIPS = 32, MAX_NODES = 1024 };
+
+/* A non-negative integer constant below 2^31 (a literal, or a `constant` global with a
+ * literal initializer, through integer casts), so every 32-bit type holds it as is. */
+static bool small_const(LangNode *n, int64_t *out)
+{
+    while (n && n->kind == LND_CAST && lang_is_integer(n->type))
+        n = n->lhs;
+    if (n && n->kind == LND_VAR && n->var->kind == LVAR_CONSTANT && n->var->init)
+        return small_const(n->var->init, out);
+    if (!n || n->kind != LND_NUM || n->is_float || n->ival >= (1ull << 31))
+        return false;
+    *out = (int64_t)n->ival;
+    return true;
+}
+
+static bool is_var(const LangNode *n, const LangVar *v)
+{
+    return n && n->kind == LND_VAR && n->var == v;
+}
+
+/* Counts the nodes of the statements or expressions from n on (through next); false when
+ * one writes v, takes its address, or leaves the loop early. */
+static bool body_ok(const LangNode *n, const LangVar *v, int *nodes)
+{
+    for (; n; n = n->next) {
+        if (++*nodes > MAX_NODES)
+            return false;
+        switch (n->kind) {
+        case LND_BREAK: case LND_CONTINUE: case LND_RETURN:
+        case LND_CALL: /* inlined: a copy of the callee per step, uncounted here */
+        case LND_FOR: case LND_DO: /* innermost loops only (a while is a for) */
+            return false;
+        case LND_DECL: /* a local kept in memory would get a stack slot per step */
+            if (n->var && n->var->kind != LVAR_THREADGROUP &&
+                (n->var->address_taken || cg_leaf_count(n->var->type) > 64))
+                return false;
+            break;
+        case LND_ASSIGN: case LND_PRE_INC: case LND_PRE_DEC: case LND_POST_INC:
+        case LND_POST_DEC: case LND_ADDR:
+            if (is_var(n->lhs, v))
+                return false;
+            break;
+        default:
+            break;
+        }
+        const LangNode *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els,
+                                  n->init, n->inc, n->body, n->args};
+        for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+            if (!body_ok(kids[i], v, nodes))
+                return false;
+        if (n->kind == LND_SWITCH && !body_ok(n->case_next, v, nodes))
+            return false;
+    }
+    return true;
+}
+
+/* The counter's value after `trips` steps, in its type (32 bits, signed or not). */
+static int64_t value_at(int64_t start, int64_t step, int64_t trips, bool is_unsigned)
+{
+    uint32_t u = (uint32_t)((uint64_t)start + (uint64_t)(step * trips));
+    return is_unsigned ? (int64_t)u : (int64_t)(int32_t)u;
+}
+
+static bool holds(LangNodeKind cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case LND_LT: return a < b;
+    case LND_LE: return a <= b;
+    case LND_GT: return a > b;
+    case LND_GE: return a >= b;
+    default: return a != b; /* LND_NE */
+    }
+}
+
+bool cg_try_unroll(LangCg *cg, LangNode *n)
+{
+    if (n->kind != LND_FOR || !n->init || n->init->kind != LND_DECL || !n->cond || !n->inc)
+        return false;
+    LangVar *v = n->init->var;
+    if (!v || v->address_taken || !lang_is_integer(v->type) || v->type->size != 4)
+        return false;
+    const bool is_unsigned = lang_is_unsigned(v->type);
+    int64_t start, bound, step;
+    if (!small_const(n->init->init, &start))
+        return false;
+    const LangNodeKind cmp = n->cond->kind;
+    if (cmp != LND_LT && cmp != LND_LE && cmp != LND_GT && cmp != LND_GE && cmp != LND_NE)
+        return false;
+    if (!is_var(n->cond->lhs, v) || !lang_same_type(n->cond->rhs->type, v->type) ||
+        !small_const(n->cond->rhs, &bound))
+        return false;
+    const LangNode *inc = n->inc;
+    if ((inc->kind == LND_PRE_INC || inc->kind == LND_POST_INC) && is_var(inc->lhs, v))
+        step = 1;
+    else if ((inc->kind == LND_PRE_DEC || inc->kind == LND_POST_DEC) && is_var(inc->lhs, v))
+        step = -1;
+    else if (inc->kind == LND_ASSIGN && is_var(inc->lhs, v) &&
+             (inc->assign_op == LND_ADD || inc->assign_op == LND_SUB) &&
+             (!inc->op_type || lang_same_type(inc->op_type, v->type)) &&
+             small_const(inc->rhs, &step) && step > 0)
+        step = inc->assign_op == LND_ADD ? step : -step;
+    else
+        return false;
+    int64_t trips = 0;
+    while (trips <= MAX_TRIPS && holds(cmp, value_at(start, step, trips, is_unsigned), bound))
+        trips++;
+    int nodes = 0;
+    if (trips == 0 || trips > MAX_TRIPS || !body_ok(n->body, v, &nodes) ||
+        nodes * trips > MAX_NODES)
+        return false;
+    cg_bind_local(cg, v);
+    for (int64_t i = 0; i < trips; i++) {
+        LangNode num = {.kind = LND_NUM, .tok = n->tok, .type = v->type,
+                        .ival = (uint64_t)value_at(start, step, i, is_unsigned)};
+        CgVal value = cg_expr(cg, &num);
+        CgBind *b = cg_bind(cg, v); /* again each time: the body may bind more */
+        b->kind = BIND_VALUE;
+        b->value = value;
+        cg_stmt(cg, n->body);
+    }
+    cg_bind(cg, v)->kind = BIND_NONE;
+    return true;
+}

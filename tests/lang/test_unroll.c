@@ -1,0 +1,209 @@
+/*
+ * test_unroll.c — full unrolling of small counted loops (lang/codegen_unroll.c): every
+ * counting shape it accepts (<, <=, >, >=, != with ++, --, += and -= of a constant, signed
+ * and unsigned counters) leaves no loop in the program and computes what C computes; every
+ * loop it must leave alone keeps its exec-mask loop (only innermost loops are unrolled);
+ * unrolled loops inside divergent code run only for the lanes that reach them; barriers in
+ * an unrolled body stay in order, each with its own source line.
+ *
+ * Expected values come from the same loops written in C in the test.
+ */
+#include "construct_harness.h"
+
+enum { N = 96 };
+
+static uint32_t input(uint32_t i) { return (i * 2654435761u) >> 7; }
+
+/* ---- what is unrolled ---------------------------------------------------------------------- */
+
+static const char *shapes_src =
+    "kernel void k(device const uint *in [[buffer(0)]], device uint *out [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "    uint a = in[i];\n"
+    "    for (uint k = 0; k < 8; k++) a += in[(i + k) % 96] * k;\n"
+    "    for (int k = 10; k >= 0; k -= 3) a = a * 3u + uint(k);\n"
+    "    for (uint k = 1; k <= 16; k += 5) a ^= k << 2;\n"
+    "    for (int k = 7; k != 0; --k) a += uint(k) & i;\n"
+    "    for (uint k = 3; k > 0; k--) a -= k * i;\n"
+    "    out[i] = a;\n"
+    "}\n";
+
+static uint32_t shapes_ref(const uint32_t *in, uint32_t i)
+{
+    uint32_t a = in[i];
+    for (uint32_t k = 0; k < 8; k++)
+        a += in[(i + k) % 96] * k;
+    for (int k = 10; k >= 0; k -= 3)
+        a = a * 3u + (uint32_t)k;
+    for (uint32_t k = 1; k <= 16; k += 5)
+        a ^= k << 2;
+    for (int k = 7; k != 0; --k)
+        a += (uint32_t)k & i;
+    for (uint32_t k = 3; k > 0; k--)
+        a -= k * i;
+    return a;
+}
+
+static void test_every_counting_shape(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, shapes_src, NULL);
+    CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_PUSH_EXEC) == 0);
+    CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_JMP_EXEC_ANY) == 0);
+    CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_WHILE_ICMP) == 0);
+    uint32_t *in = ch_buf(&h, 0, N * 4);
+    uint32_t *out = ch_buf(&h, 1, N * 4);
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = input(i);
+    ch_run(&h, N, 32);
+    for (uint32_t i = 0; i < N; i++)
+        CH_IEQ(out[i], shapes_ref(in, i), i);
+    h_free(&h);
+}
+
+/* ---- what is left alone -------------------------------------------------------------------- */
+
+/* Compiles a kernel whose body is `body` and expects exactly `loops` exec-mask loops. */
+static void expect_loops(const char *body, int loops)
+{
+    char src[2048];
+    snprintf(src, sizeof src,
+             "uint twice(uint x) { return 2 * x; }\n"
+             "kernel void k(device uint *out [[buffer(0)]], constant uint &n [[buffer(1)]],\n"
+             "              uint i [[thread_position_in_grid]]) {\n"
+             "    uint a = i;\n"
+             "%s\n"
+             "    out[i] = a;\n"
+             "}\n",
+             body);
+    IsaProgram *p = ch_compile(src, NULL);
+    if (ch_count(p, ISA_OP_JMP_EXEC_ANY) != loops) {
+        ch_dump(p);
+        fail_msg("%d loops, want %d, in:\n%s", ch_count(p, ISA_OP_JMP_EXEC_ANY), loops, body);
+    }
+    isa_program_free(p);
+}
+
+static void test_loops_left_alone(void **state)
+{
+    (void)state;
+    /* the limits: 32 steps are unrolled, 33 are not */
+    expect_loops("    for (uint k = 0; k < 32; k++) a += k;", 0);
+    expect_loops("    for (uint k = 0; k < 33; k++) a += k;", 1);
+    /* a bound or start known only at run time */
+    expect_loops("    for (uint k = 0; k < n; k++) a += k;", 1);
+    expect_loops("    for (uint k = n; k < 8; k++) a += k;", 1);
+    /* leaving early, or changing the counter */
+    expect_loops("    for (uint k = 0; k < 8; k++) { if (a > 5) break; a += k; }", 1);
+    expect_loops("    for (uint k = 0; k < 8; k++) { if (a > 5) continue; a += k; }", 1);
+    expect_loops("    for (uint k = 0; k < 8; k++) { if (a > 50) return; a += k; }", 1);
+    expect_loops("    for (uint k = 0; k < 8; k++) { a += k; k += a & 1; }", 1);
+    expect_loops("    for (uint k = 0; k < 8; k++) { thread uint *p = &k; a += *p; }", 1);
+    /* a counter declared outside the loop is still live after it */
+    expect_loops("    uint k;\n    for (k = 0; k < 8; k++) a += k;\n    a += k;", 1);
+    /* a call (inlined) and a local that lives in memory would be copied per step */
+    expect_loops("    for (uint k = 0; k < 8; k++) a += twice(k);", 1);
+    expect_loops("    for (uint k = 0; k < 8; k++) { uint t[80]; t[a % 80] = k; a += t[k]; }", 1);
+    /* a condition not on the counter itself, and a loop that never runs */
+    expect_loops("    for (uint k = 0; k + 1 < 8; k++) a += k;", 1);
+    expect_loops("    for (uint k = 0; k < 0; k++) a += k;", 1);
+    /* innermost loops only: of two nested ones, the inner is unrolled, the outer kept */
+    expect_loops("    for (uint j = 0; j < 8; j++) for (uint k = 0; k < 4; k++) a += j * k;", 1);
+    expect_loops("    for (uint j = 0; j < 8; j++) { uint k = 0; while (k < j) k++; a += k; }", 2);
+    expect_loops("    for (uint j = 0; j < 9; j++) for (uint k = 0; k < 200; k++) a += j * k;", 2);
+}
+
+/* ---- divergence and barriers ------------------------------------------------------------- */
+
+/* An unrolled loop inside an if runs for the lanes that took it, and an if inside an
+ * unrolled body still masks per lane. */
+static void test_unrolled_in_divergent_code(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+        "    uint a = out[i];\n"
+        "    if (i % 3 == 1) {\n"
+        "        for (uint k = 0; k < 4; k++)\n"
+        "            a += k + 1;\n"
+        "    }\n"
+        "    for (uint k = 0; k < 6; k++)\n"
+        "        if ((i + k) % 2 == 0)\n"
+        "            a = a * 5 + k;\n"
+        "    out[i] = a;\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_JMP_EXEC_ANY) == 0);
+    uint32_t *out = ch_buf(&h, 0, N * 4);
+    for (uint32_t i = 0; i < N; i++)
+        out[i] = input(i);
+    ch_run(&h, N, 32);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t a = input(i);
+        if (i % 3 == 1)
+            a += 1 + 2 + 3 + 4;
+        for (uint32_t k = 0; k < 6; k++)
+            if ((i + k) % 2 == 0)
+                a = a * 5 + k;
+        CH_IEQ(out[i], a, i);
+    }
+    h_free(&h);
+}
+
+/* Four steps of a rotate through threadgroup memory, two barriers each: eight barriers in
+ * program order, on their two source lines in turn, and the values of four rotations. */
+static void test_barriers_in_unrolled_body(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+        "              uint t [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float s[64];\n"
+        "    float v = in[t];\n"
+        "    for (uint k = 0; k < 4; k++) {\n"
+        "        s[t] = v;\n"
+        "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"   /* line 7 */
+        "        v = s[(t + 1) % 64] + float(k);\n"
+        "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"   /* line 9 */
+        "    }\n"
+        "    out[t] = v;\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    const IsaProgram *p = h.prog;
+    CH_EXPECT(p, ch_count(p, ISA_OP_BARRIER) == 8);
+    CH_EXPECT(p, ch_count(p, ISA_OP_JMP_EXEC_ANY) == 0);
+    int seen = 0;
+    for (int i = ch_find(p, ISA_OP_BARRIER, 0); i >= 0; i = ch_find(p, ISA_OP_BARRIER, i + 1))
+        CH_EXPECT(p, p->locs[i].line == (seen++ % 2 ? 9u : 7u));
+    float *in = ch_buf(&h, 0, 64 * 4);
+    float *out = ch_buf(&h, 1, 64 * 4);
+    for (uint32_t t = 0; t < 64; t++)
+        in[t] = (float)t * 0.5f;
+    ch_run(&h, 64, 64);
+    for (uint32_t t = 0; t < 64; t++) {
+        float v[64], next[64];
+        for (uint32_t j = 0; j < 64; j++)
+            v[j] = (float)j * 0.5f;
+        for (uint32_t k = 0; k < 4; k++) {
+            for (uint32_t j = 0; j < 64; j++)
+                next[j] = v[(j + 1) % 64] + (float)k;
+            memcpy(v, next, sizeof v);
+        }
+        CH_FEQ(out[t], v[t], t);
+    }
+    h_free(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_counting_shape),
+        cmocka_unit_test(test_loops_left_alone),
+        cmocka_unit_test(test_unrolled_in_divergent_code),
+        cmocka_unit_test(test_barriers_in_unrolled_body),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
