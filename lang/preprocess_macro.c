@@ -562,6 +562,17 @@ bool lang_pp_expand_macro(Pre *pp, LangToken **rest, LangToken *tok)
     if (hideset_contains(tok->hideset, tok))
         return false;
     Macro *m = lang_pp_find_macro(pp, tok);
+    if (!m && lang_pp_same_name(tok, "_Pragma")) {
+        /* C99's pragma operator (`#define UNROLL _Pragma("unroll")`): like #pragma, it
+         * changes nothing here, and goes away with its operand */
+        LangToken *open = tok->next;
+        LangToken *str = lang_pp_is_punct(open, "(") ? open->next : NULL;
+        LangToken *close = str && str->kind == LTK_STR ? str->next : NULL;
+        if (!close || !lang_pp_is_punct(close, ")"))
+            lang_error_at(pp->ctx, tok, "_Pragma expects a string literal in parentheses");
+        *rest = close->next;
+        return true;
+    }
     if (!m)
         return false;
     if (m->kind != MACRO_USER) {

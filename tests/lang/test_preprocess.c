@@ -377,6 +377,9 @@ static void test_conditional_groups(void **state)
     expect_pp("#if 0\n#if 1\n#bogus\n#else\nx\n#endif\n#error no\n#endif\nok", "ok");
     expect_pp("#if 1\n#if 0\nx\n#elif 1\ny\n#endif\n#endif", "y");
     expect_pp("#\n#pragma unroll(4)\n#warning careful\n#line 10 \"x.metal\"\na", "a");
+    /* the pragma operator, written out and from a macro, goes like #pragma */
+    expect_pp("a _Pragma(\"unroll\") b", "a b");
+    expect_pp("#define UNROLL(n) _Pragma(#n) for\nUNROLL(unroll 4) (;;)", "for (;;)");
     expect_pp("a #define X 1\nX", "a # define X 1 X"); /* not at the start of a line */
     expect_pp("#define H #\nH define Y 2\nY", "# define Y 2 Y"); /* nor from a macro */
 }
@@ -506,6 +509,10 @@ static void test_directive_errors(void **state)
     expect_error("#if 1\n#else\n#elif 1\n#endif\n", "t.metal:3:2: error: #elif after #else");
     expect_error("\n#endif\n", "t.metal:2:2: error: #endif without #if");
     expect_error("#else\n", "t.metal:1:2: error: #else without #if");
+    expect_error("int a;\n  _Pragma(unroll)\n", "t.metal:2:3: error: _Pragma expects a string "
+                 "literal in parentheses");
+    expect_error("_Pragma\n", "t.metal:1:1: error: _Pragma expects a string literal in "
+                 "parentheses");
     expect_error("#elif 1\n", "t.metal:1:2: error: #elif without #if");
     expect_error("#define\n", "t.metal:1:2: error: macro name missing");
     expect_error("#define 3 x\n", "t.metal:1:9: error: macro names must be identifiers");
