@@ -14,6 +14,20 @@
  */
 #include "race_harness.h"
 
+/* The one finding every case here expects: thread 0's write (line // W) races with thread
+ * 32's read (line // R) of shared[0], `count` times in all. */
+static const CheckFinding *expect_war_on_slot0(const Checked *c, const char *src, uint64_t count)
+{
+    expect_count(c, 1);
+    const CheckFinding *war = find(c, "threadgroup memory race (write after read) on shared[0]");
+    expect_lines(c, war, line_of(src, "// R"), line_of(src, "// W"));
+    assert_int_equal(war->count, count);
+    assert_int_equal(war->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(war->first.thread.local[0], 32);
+    assert_int_equal(war->second.thread.local[0], 0);
+    return war;
+}
+
 /* Each SIMD-group reads the other's half after a barrier, then a mem_none barrier (which
  * orders execution only), then each thread overwrites its own slot: every write races with
  * the other SIMD-group's read of it. The reads are logged and still there at the write. */
@@ -38,16 +52,9 @@ static void test_mem_none_keeps_logged_reads(void **state)
     Checked c;
     setup(&c, src, 512);
     run(&c, 128, 64);
-    uint32_t r = line_of(src, "// R"), w = line_of(src, "// W"), b = line_of(src, "// B");
-    expect_count(&c, 1);
-    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[0]");
-    expect_lines(&c, war, r, w);
-    assert_int_equal(war->count, 128); /* 64 writes in each threadgroup */
-    assert_int_equal(war->first.access, CHECK_ACCESS_READ);
-    assert_int_equal(war->first.thread.local[0], 32); /* thread 32 read shared[0] */
-    assert_int_equal(war->second.thread.local[0], 0);
+    const CheckFinding *war = expect_war_on_slot0(&c, src, 128); /* 64 writes per threadgroup */
     expect_fix(&c, war, fmt("the barrier at line %u has mem_flags::mem_none: it orders execution "
-                            "only; use mem_threadgroup", b));
+                            "only; use mem_threadgroup", line_of(src, "// B")));
     float *out = h_data(&c.h, 0); /* both threadgroups store out[0..63] alike */
     for (int i = 0; i < 64; i++)
         CH_FEQ(out[i], (float)((i + 32) % 64), i);
@@ -64,15 +71,8 @@ static void test_logged_vector_reads_every_word(void **state)
     Checked c;
     setup(&c, src, 64 * 16);
     run(&c, 64, 64);
-    uint32_t r = line_of(src, "// R"), w = line_of(src, "// W");
-    expect_count(&c, 1);
-    /* the race is on slot 0's third word: shared[0], 8 bytes in */
-    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[0]");
-    expect_lines(&c, war, r, w);
-    assert_int_equal(war->count, 64);
-    assert_int_equal(war->first.thread.local[0], 32);
-    assert_int_equal(war->second.thread.local[0], 0);
-    assert_int_equal(war->second.offset, 8);
+    const CheckFinding *war = expect_war_on_slot0(&c, src, 64);
+    assert_int_equal(war->second.offset, 8); /* slot 0's third word */
     done(&c);
 }
 
@@ -100,13 +100,7 @@ static void test_full_log_is_applied(void **state)
     Checked c;
     setup(&c, src, 256);
     run(&c, 64, 64);
-    uint32_t r = line_of(src, "// R"), w = line_of(src, "// W");
-    expect_count(&c, 1);
-    const CheckFinding *war = find(&c, "threadgroup memory race (write after read) on shared[0]");
-    expect_lines(&c, war, r, w);
-    assert_int_equal(war->count, 64);
-    assert_int_equal(war->first.thread.local[0], 32);
-    assert_int_equal(war->second.thread.local[0], 0);
+    expect_war_on_slot0(&c, src, 64);
     float *out = h_data(&c.h, 0);
     for (int t = 0; t < 64; t++)
         CH_FEQ(out[t], 300.0f * (float)((t + 32) % 64) + 300.0f * (float)t, t);
