@@ -10,7 +10,8 @@
  * unrolled, when it qualifies, as the outer one's body is generated), no break, continue or
  * return, no call of a user function (inlined, so copied per step) and no local that would
  * live in memory (a stack slot per step); and which runs 1 to MAX_TRIPS times, MAX_NODES
- * syntax nodes in all once unrolled.
+ * syntax nodes in all once unrolled. `#pragma nounroll` (or unroll(1), or clang loop
+ * unroll(disable)) before a loop keeps it as written (the preprocessor marks its token).
  *
  * Why it computes the same: every lane active at the loop runs every iteration (the trip
  * count is the same for all of them: constants only), in order, with the counter's value
@@ -97,7 +98,8 @@ static bool holds(LangNodeKind cmp, int64_t a, int64_t b)
 
 bool cg_try_unroll(LangCg *cg, LangNode *n)
 {
-    if (n->kind != LND_FOR || !n->init || n->init->kind != LND_DECL || !n->cond || !n->inc)
+    if (n->kind != LND_FOR || !n->init || n->init->kind != LND_DECL || !n->cond || !n->inc ||
+        n->tok->no_unroll) /* `#pragma nounroll` before it */
         return false;
     LangVar *v = n->init->var;
     if (!v || v->address_taken || !lang_is_integer(v->type) || v->type->size != 4)

@@ -103,6 +103,8 @@ struct LangToken {
     /* preprocessor */
     LangHideset *hideset;
     LangToken *origin;      /* the macro use this token was expanded from, for messages */
+    bool no_unroll;         /* the first token after a `#pragma nounroll` (or the like): a
+                             * `for` it starts is not unrolled (codegen_unroll.c) */
 };
 
 LangToken *lang_tokenize(LangCtx *ctx, LangFile *file);

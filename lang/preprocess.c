@@ -593,6 +593,13 @@ static LangToken *directive(Pre *pp, LangToken *hash)
         lang_error_at(ctx, d, "#error %.*s", (int)(last->loc + last->len - first->loc), first->loc);
     }
     if (lang_pp_same_name(d, "pragma")) {
+        if (!d->next->at_bol) {
+            const LangToken *last = d->next;
+            while (!last->next->at_bol && last->next->kind != LTK_EOF)
+                last = last->next;
+            if (lang_pp_is_nounroll(d->next->loc, (size_t)(last->loc + last->len - d->next->loc)))
+                pp->no_unroll_next = true;
+        }
         if (lang_pp_same_name(d->next, "once") && !d->next->at_bol) {
             const char *name = d->file->name;
             OnceFile *once = lang_alloc(ctx, sizeof *once);
@@ -639,6 +646,10 @@ LangToken *lang_preprocess(LangCtx *ctx, LangToken *tok)
         if (is_directive(tok)) {
             tok = directive(pp, tok);
             continue;
+        }
+        if (pp->no_unroll_next) {
+            tok->no_unroll = true;
+            pp->no_unroll_next = false;
         }
         cur = cur->next = tok;
         tok = tok->next;

@@ -64,7 +64,13 @@ typedef struct Pre {
     int arg_depth;
     int counter;
     LangToken *work_tok;    /* the outermost macro use, for "macro expansion too large" */
+    bool no_unroll_next;    /* a loop pragma asked that the next loop not be unrolled */
 } Pre;
+
+/* Whether a pragma's text (after `#pragma`, or a _Pragma's string) asks that the next loop
+ * not be unrolled: nounroll, unroll 1, unroll(1), clang loop unroll(disable), clang loop
+ * unroll_count(1), spaces anywhere. */
+bool lang_pp_is_nounroll(const char *text, size_t len);
 
 /* Token tests: identifiers include keywords (both can name macros). */
 bool lang_pp_is_ident(const LangToken *tok);

@@ -43,6 +43,26 @@ bool lang_pp_is_punct(const LangToken *tok, const char *s)
     return tok->kind == LTK_PUNCT && lang_tok_equal(tok, s);
 }
 
+bool lang_pp_is_nounroll(const char *text, size_t len)
+{
+    static const char *const forms[] = {"nounroll", "unroll1", "unroll(1)",
+                                        "clangloopunroll(disable)", "clangloopunroll_count(1)"};
+    char squeezed[64];
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == ' ' || text[i] == '\t')
+            continue;
+        if (n + 1 == sizeof squeezed)
+            return false;
+        squeezed[n++] = text[i];
+    }
+    squeezed[n] = '\0';
+    for (size_t i = 0; i < UTIL_ARRAY_LEN(forms); i++)
+        if (strcmp(squeezed, forms[i]) == 0)
+            return true;
+    return false;
+}
+
 bool lang_pp_same_name(const LangToken *tok, const char *name)
 {
     return lang_pp_is_ident(tok) && lang_tok_equal(tok, name);
@@ -570,6 +590,8 @@ bool lang_pp_expand_macro(Pre *pp, LangToken **rest, LangToken *tok)
         LangToken *close = str && str->kind == LTK_STR ? str->next : NULL;
         if (!close || !lang_pp_is_punct(close, ")"))
             lang_error_at(pp->ctx, tok, "_Pragma expects a string literal in parentheses");
+        if (lang_pp_is_nounroll(str->str, strlen(str->str)))
+            pp->no_unroll_next = true;
         *rest = close->next;
         return true;
     }

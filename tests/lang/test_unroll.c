@@ -2,7 +2,8 @@
  * test_unroll.c — full unrolling of small counted loops (lang/codegen_unroll.c): every
  * counting shape it accepts (<, <=, >, >=, != with ++, --, += and -= of a constant, signed
  * and unsigned counters) leaves no loop in the program and computes what C computes; every
- * loop it must leave alone keeps its exec-mask loop (only innermost loops are unrolled);
+ * loop it must leave alone keeps its exec-mask loop (only innermost loops are unrolled), as
+ * does a loop after `#pragma nounroll` and its equivalents;
  * unrolled loops inside divergent code run only for the lanes that reach them; barriers in
  * an unrolled body stay in order, each with its own source line.
  *
@@ -114,6 +115,37 @@ static void test_loops_left_alone(void **state)
     expect_loops("    for (uint j = 0; j < 9; j++) for (uint k = 0; k < 200; k++) a += j * k;", 2);
 }
 
+/* The loop pragmas that say "do not unroll" keep the next loop as written; any other pragma,
+ * and a "do not unroll" before something else, changes nothing. */
+static void test_nounroll_pragmas(void **state)
+{
+    (void)state;
+    const char *loop = "    for (uint k = 0; k < 8; k++) a += k;";
+    static const char *const keep[] = {
+        "#pragma nounroll", "#pragma unroll 1", "  #pragma unroll(1)",
+        "#pragma clang loop unroll(disable)", "#pragma clang loop unroll_count( 1 )",
+        "    _Pragma(\"nounroll\")", "    _Pragma(\"clang loop unroll(disable)\")",
+    };
+    static const char *const ignored[] = {
+        "#pragma unroll", "#pragma unroll(4)", "#pragma clang loop unroll(enable)",
+        "#pragma unroll 1 2", "    _Pragma(\"unroll\")",
+    };
+    char body[512];
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        snprintf(body, sizeof body, "%s\n%s\n%s", keep[i], loop, loop);
+        expect_loops(body, 1); /* the first loop only */
+    }
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
+        snprintf(body, sizeof body, "%s\n%s", ignored[i], loop);
+        expect_loops(body, 0);
+    }
+    /* for the next statement only, and through a macro that expands to the loop */
+    snprintf(body, sizeof body, "#pragma nounroll\n    a += 1;\n%s", loop);
+    expect_loops(body, 0);
+    expect_loops("#define EACH(k, n) for (uint k = 0; k < n; k++)\n"
+                 "#pragma nounroll\n    EACH(j, 4) a += j;", 1);
+}
+
 /* ---- divergence and barriers ------------------------------------------------------------- */
 
 /* An unrolled loop inside an if runs for the lanes that took it, and an if inside an
@@ -202,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_counting_shape),
         cmocka_unit_test(test_loops_left_alone),
+        cmocka_unit_test(test_nounroll_pragmas),
         cmocka_unit_test(test_unrolled_in_divergent_code),
         cmocka_unit_test(test_barriers_in_unrolled_body),
     };
