@@ -3,8 +3,8 @@
  * apple-gpu-facts.md on every lane's nesting counter (r0l), read by an observer after each
  * instruction and compared with the formulas applied by hand in C; nested if/else, loops
  * whose lanes leave at different iterations, break and continue written as the facts file
- * says (mov16 r0l + pop_exec 0), jmp_exec_none skipping, and inactive lanes leaving
- * registers and memory alone.
+ * says (mov16 r0l + pop_exec 0), jmp_exec_none skipping, inactive lanes leaving
+ * registers and memory alone, and counters saturating at 0xffff with r0h kept.
  */
 #include "sim_harness.h"
 
@@ -234,6 +234,64 @@ static void test_loop_lanes_leave(void **state)
     }
 }
 
+/* r0 of every lane, whole (both halves), after each instruction. */
+typedef struct WholeR0 {
+    uint32_t count;
+    uint32_t exec[32];
+    uint32_t r0[32][32];
+} WholeR0;
+
+static void on_retired_whole(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    WholeR0 *t = ctx;
+    (void)inst;
+    if (t->count >= 32)
+        return;
+    t->exec[t->count] = sg->exec_mask;
+    memcpy(t->r0[t->count], sg->regs, sizeof t->r0[0]);
+    t->count++;
+}
+
+/* Counters saturate at 0xffff rather than wrap, and no exec-mask op touches r0h: lanes 0-15
+ * get 0xfffe in r0l (the others sit at 1 after the if), then every op runs once more. */
+static void test_counter_saturates_r0h_kept(void **state)
+{
+    (void)state;
+    Harness h;
+    h_init(&h, ".kernel sat\n.regs 4\n"
+               "    get_sr r1, thread_index_in_simdgroup\n"
+               "    mov16 r0h, 0xabcd\n"
+               "    if_icmp.ult 1, r1, 16\n"   /* lanes >= 16: D = 1 */
+               "    mov16 r0l, 0xfffe\n"       /* lanes < 16: D = 0xfffe */
+               "    push_exec 3\n"             /* 0xffff (saturated) / 4 */
+               "    if_icmp.ult 3, r1, 8\n"    /* 0xffff / 7 */
+               "    else_icmp.ult 2, r1, 8\n"  /* unchanged: neither 0 nor 1 */
+               "    while_icmp.ult 3, r1, 8\n" /* unchanged: not below 3 */
+               "    pop_exec 3\n"              /* 0xfffc / 4 */
+               "    pop_exec 3\n"              /* 0xfff9 / 1 */
+               "    stop\n");
+    static WholeR0 t;
+    memset(&t, 0, sizeof t);
+    SimObserver obs = {.ctx = &t, .inst_retired = on_retired_whole};
+    SimObserver *list[] = {&obs};
+    h.launch.observers = list;
+    h.launch.num_observers = 1;
+    h_run1(&h, 32, 32);
+    static const uint32_t low[][2] = { /* after each op from push_exec on: lanes < 16, >= 16 */
+        {0xffff, 4}, {0xffff, 7}, {0xffff, 7}, {0xffff, 7}, {0xfffc, 4}, {0xfff9, 1},
+    };
+    assert_int_equal(t.count, 11);
+    for (uint32_t i = 0; i < 6; i++) {
+        for (uint32_t l = 0; l < 32; l++) {
+            const uint32_t want = 0xabcd0000u | low[i][l >= 16];
+            if (t.r0[4 + i][l] != want)
+                fail_msg("op %u lane %u: r0 %#x, want %#x", i, l, t.r0[4 + i][l], want);
+        }
+        assert_int_equal(t.exec[4 + i], 0);
+    }
+    h_free(&h);
+}
+
 static void test_break_continue(void **state)
 {
     (void)state;
@@ -360,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_nested_if_else),      cmocka_unit_test(test_loop_lanes_leave),
         cmocka_unit_test(test_break_continue),      cmocka_unit_test(test_jmp_exec_none),
         cmocka_unit_test(test_inactive_lanes_untouched),
+        cmocka_unit_test(test_counter_saturates_r0h_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
