@@ -14,7 +14,7 @@ typedef struct Trace {
     uint32_t count;
     uint32_t pc[512];
     uint32_t exec[512];
-    uint16_t counter[512][32];
+    uint32_t r0[512][32];    /* whole: r0l, the counter, and r0h */
 } Trace;
 
 static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
@@ -25,8 +25,7 @@ static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         return;
     t->pc[t->count] = sg->pc;
     t->exec[t->count] = sg->exec_mask;
-    for (int l = 0; l < 32; l++)
-        t->counter[t->count][l] = (uint16_t)sg->regs[l]; /* r0 lane l; r0l = its low half */
+    memcpy(t->r0[t->count], sg->regs, sizeof t->r0[0]); /* r0 lane l is word l */
     t->count++;
 }
 
@@ -110,11 +109,11 @@ static void check_steps(const Step *steps, int count, uint32_t lanes)
         apply(&steps[i], D, lanes);
         uint32_t want_exec = 0;
         for (uint32_t l = 0; l < lanes; l++) {
-            if (t.counter[3 + i][l] != D[l]) {
+            if ((uint16_t)t.r0[3 + i][l] != D[l]) {
                 char line[128];
                 emit_step(line, sizeof line, &steps[i]);
                 fail_msg("step %d (%.*s) lane %u: counter expected %u, got %u", i, (int)strlen(line) - 1,
-                         line, l, D[l], t.counter[3 + i][l]);
+                         line, l, D[l], (uint16_t)t.r0[3 + i][l]);
             }
             want_exec |= (uint32_t)(D[l] == 0) << l;
         }
@@ -234,24 +233,6 @@ static void test_loop_lanes_leave(void **state)
     }
 }
 
-/* r0 of every lane, whole (both halves), after each instruction. */
-typedef struct WholeR0 {
-    uint32_t count;
-    uint32_t exec[32];
-    uint32_t r0[32][32];
-} WholeR0;
-
-static void on_retired_whole(void *ctx, const SimGroupView *sg, const IsaInst *inst)
-{
-    WholeR0 *t = ctx;
-    (void)inst;
-    if (t->count >= 32)
-        return;
-    t->exec[t->count] = sg->exec_mask;
-    memcpy(t->r0[t->count], sg->regs, sizeof t->r0[0]);
-    t->count++;
-}
-
 /* Counters saturate at 0xffff rather than wrap, and no exec-mask op touches r0h: lanes 0-15
  * get 0xfffe in r0l (the others sit at 1 after the if), then every op runs once more. */
 static void test_counter_saturates_r0h_kept(void **state)
@@ -270,9 +251,9 @@ static void test_counter_saturates_r0h_kept(void **state)
                "    pop_exec 3\n"              /* 0xfffc / 4 */
                "    pop_exec 3\n"              /* 0xfff9 / 1 */
                "    stop\n");
-    static WholeR0 t;
+    static Trace t;
     memset(&t, 0, sizeof t);
-    SimObserver obs = {.ctx = &t, .inst_retired = on_retired_whole};
+    SimObserver obs = {.ctx = &t, .inst_retired = on_retired};
     SimObserver *list[] = {&obs};
     h.launch.observers = list;
     h.launch.num_observers = 1;
