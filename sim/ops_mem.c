@@ -135,10 +135,9 @@ static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint
                              uint32_t esize, uint32_t bytes, uint64_t size, uint64_t *off)
 {
     uint32_t bad = 0;
-    /* esize is 1, 2 or 4: a shift, which vectorizes where a 64-bit multiply does not */
-    const uint32_t k = esize == 4 ? 2 : esize == 2 ? 1 : 0;
+    const uint32_t k = sim_esize_shift(esize);
     for (int l = 0; l < W; l++) {
-        off[l] = (uint64_t)(int64_t)base[l] + ((uint64_t)(int64_t)(int32_t)index[l] << k);
+        off[l] = sim_lane_offset(base[l], index[l], k);
         /* A negative offset wraps to a huge value: the first compare catches it (bitwise |,
          * not ||, so the loop stays branch-free). */
         bad |= ((uint32_t)(off[l] > size) | (uint32_t)(off[l] + bytes > size)) & g->lane_select[l];
@@ -209,7 +208,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
          * lane costs two 32-bit compares (this loop vectorizes) instead of 64-bit ones. */
         int64_t o = (int64_t)origin, hi64 = ((int64_t)region_size - (int64_t)bytes - o);
         /* esize is 1, 2 or 4: shifts, not divisions (o >= 0, so -(o >> k) = ceil(-o / esize)) */
-        const int k = esize == 4 ? 2 : esize == 2 ? 1 : 0;
+        const int k = (int)sim_esize_shift(esize);
         int64_t lo64 = -(o >> k);
         hi64 = hi64 < 0 ? -1 : hi64 >> k;
         int32_t lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;

@@ -115,6 +115,17 @@ static inline uint16_t *sim_bank16(SimDispatch *d, SimGroup *g, const SimOpd *o)
 void sim_update_exec(SimGroup *g);
 
 /* Writes 32 lane results to a 32-bit destination, only on active lanes. */
+/* log2 of a memory element size of 1, 2 or 4 bytes: offsets scale by a shift, which
+ * vectorizes where a 64-bit multiply does not. */
+static inline uint32_t sim_esize_shift(uint32_t esize) { return esize == 4 ? 2 : esize == 2 ? 1 : 0; }
+
+/* A lane's byte offset base + index * esize (index signed: a negative offset wraps to a huge
+ * value, which every bounds check rejects). */
+static inline uint64_t sim_lane_offset(uint32_t base, uint32_t index, uint32_t shift)
+{
+    return (uint64_t)(int64_t)base + ((uint64_t)(int64_t)(int32_t)index << shift);
+}
+
 static inline void sim_write32(SimGroup *g, uint32_t *dst, const uint32_t *res)
 {
     if (g->exec_mask == SIM_FULL_MASK) {

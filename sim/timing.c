@@ -199,10 +199,9 @@ static void tg_offsets(SimDispatch *d, SimGroup *g, const SimInst *in, const TIn
 {
     const uint32_t *base = sim_bank(d, g, &in->o[1]);
     const uint32_t *index = sim_bank(d, g, &in->o[2]);
-    /* esize is 1, 2 or 4: a shift, which vectorizes where a 64-bit multiply does not */
-    const uint32_t k = ti->esize == 4 ? 2 : ti->esize == 2 ? 1 : 0;
+    const uint32_t k = sim_esize_shift(ti->esize);
     for (int l = 0; l < W; l++)
-        addr[l] = (uint64_t)(int64_t)base[l] + ((uint64_t)(int64_t)(int32_t)index[l] << k);
+        addr[l] = sim_lane_offset(base[l], index[l], k);
 }
 
 /* Requests every line; returns the last arrival. */

@@ -29,6 +29,21 @@ static void on_retired(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     t->count++;
 }
 
+/* Runs h's kernel on one SIMD-group of `lanes` threads, tracing every instruction it retires. */
+static const Trace *run_traced(Harness *h, uint32_t lanes)
+{
+    static Trace t;
+    memset(&t, 0, sizeof t);
+    SimObserver obs = {.ctx = &t, .inst_retired = on_retired};
+    SimObserver *list[] = {&obs};
+    h->launch.observers = list;
+    h->launch.num_observers = 1;
+    h_run1(h, lanes, lanes);
+    h->launch.observers = NULL;
+    h->launch.num_observers = 0;
+    return &t;
+}
+
 enum { OP_IF, OP_ELSE, OP_WHILE, OP_PUSH, OP_POP };
 
 typedef struct Step {
@@ -96,29 +111,23 @@ static void check_steps(const Step *steps, int count, uint32_t lanes)
     snprintf(text + len, 65536 - len, "    stop\n");
     Harness h;
     h_init(&h, text);
-    static Trace t;
-    memset(&t, 0, sizeof t);
-    SimObserver obs = {.ctx = &t, .inst_retired = on_retired};
-    SimObserver *list[] = {&obs};
-    h.launch.observers = list;
-    h.launch.num_observers = 1;
-    h_run1(&h, lanes, lanes);
+    const Trace *t = run_traced(&h, lanes);
     uint32_t D[32] = {0};
-    assert_int_equal(t.count, (uint32_t)count + 4);
+    assert_int_equal(t->count, (uint32_t)count + 4);
     for (int i = 0; i < count; i++) {
         apply(&steps[i], D, lanes);
         uint32_t want_exec = 0;
         for (uint32_t l = 0; l < lanes; l++) {
-            if ((uint16_t)t.r0[3 + i][l] != D[l]) {
+            if ((uint16_t)t->r0[3 + i][l] != D[l]) {
                 char line[128];
                 emit_step(line, sizeof line, &steps[i]);
                 fail_msg("step %d (%.*s) lane %u: counter expected %u, got %u", i, (int)strlen(line) - 1,
-                         line, l, D[l], (uint16_t)t.r0[3 + i][l]);
+                         line, l, D[l], (uint16_t)t->r0[3 + i][l]);
             }
             want_exec |= (uint32_t)(D[l] == 0) << l;
         }
-        if (t.exec[3 + i] != want_exec)
-            fail_msg("step %d: exec mask expected %#x, got %#x", i, want_exec, t.exec[3 + i]);
+        if (t->exec[3 + i] != want_exec)
+            fail_msg("step %d: exec mask expected %#x, got %#x", i, want_exec, t->exec[3 + i]);
     }
     h_free(&h);
     free(text);
@@ -251,24 +260,18 @@ static void test_counter_saturates_r0h_kept(void **state)
                "    pop_exec 3\n"              /* 0xfffc / 4 */
                "    pop_exec 3\n"              /* 0xfff9 / 1 */
                "    stop\n");
-    static Trace t;
-    memset(&t, 0, sizeof t);
-    SimObserver obs = {.ctx = &t, .inst_retired = on_retired};
-    SimObserver *list[] = {&obs};
-    h.launch.observers = list;
-    h.launch.num_observers = 1;
-    h_run1(&h, 32, 32);
+    const Trace *t = run_traced(&h, 32);
     static const uint32_t low[][2] = { /* after each op from push_exec on: lanes < 16, >= 16 */
         {0xffff, 4}, {0xffff, 7}, {0xffff, 7}, {0xffff, 7}, {0xfffc, 4}, {0xfff9, 1},
     };
-    assert_int_equal(t.count, 11);
+    assert_int_equal(t->count, 11);
     for (uint32_t i = 0; i < 6; i++) {
         for (uint32_t l = 0; l < 32; l++) {
             const uint32_t want = 0xabcd0000u | low[i][l >= 16];
-            if (t.r0[4 + i][l] != want)
-                fail_msg("op %u lane %u: r0 %#x, want %#x", i, l, t.r0[4 + i][l], want);
+            if (t->r0[4 + i][l] != want)
+                fail_msg("op %u lane %u: r0 %#x, want %#x", i, l, t->r0[4 + i][l], want);
         }
-        assert_int_equal(t.exec[4 + i], 0);
+        assert_int_equal(t->exec[4 + i], 0);
     }
     h_free(&h);
 }
