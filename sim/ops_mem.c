@@ -206,17 +206,10 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
     if (uniform_origin) {
         /* One origin for every lane: the in-bounds indices are the range [lo, hi], so each
          * lane costs two 32-bit compares (this loop vectorizes) instead of 64-bit ones. */
-        int64_t o = (int64_t)origin, hi64 = ((int64_t)region_size - (int64_t)bytes - o);
-        /* esize is 1, 2 or 4: shifts, not divisions (o >= 0, so -(o >> k) = ceil(-o / esize)) */
-        const int k = (int)sim_esize_shift(esize);
-        int64_t lo64 = -(o >> k);
-        hi64 = hi64 < 0 ? -1 : hi64 >> k;
-        int32_t lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
-        int32_t hi = hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
-        for (int l = 0; l < W; l++) {
-            int32_t i = (int32_t)index[l];
-            bad |= ((uint32_t)(i < lo) | (uint32_t)(i > hi)) & g->lane_select[l];
-        }
+        const int64_t o = (int64_t)origin;
+        int32_t lo, hi;
+        sim_index_range(origin, region_size, bytes, sim_esize_shift(esize), &lo, &hi);
+        bad = sim_lanes_outside(index, g->lane_select, lo, hi);
         if (bad || hi < lo)
             return bad ? false : g->exec_mask == 0;
         /* Coalesced: lanes at consecutive 32-bit elements (lane l at index[0] + l). With all

@@ -126,6 +126,33 @@ static inline uint64_t sim_lane_offset(uint32_t base, uint32_t index, uint32_t s
     return (uint64_t)(int64_t)base + ((uint64_t)(int64_t)(int32_t)index << shift);
 }
 
+/* The indices i for which `bytes` at origin + i * 2^shift lie inside a region of `size`
+ * bytes, as the range [*lo, *hi] (empty when *hi < *lo). origin is where a uniform base
+ * points; -(origin >> shift) = ceil(-origin / 2^shift) as origin >= 0. */
+static inline void sim_index_range(uint64_t origin, uint64_t size, uint32_t bytes, uint32_t shift,
+                                   int32_t *lo, int32_t *hi)
+{
+    const int64_t o = (int64_t)origin;
+    int64_t hi64 = (int64_t)size - (int64_t)bytes - o;
+    const int64_t lo64 = -(o >> shift);
+    hi64 = hi64 < 0 ? -1 : hi64 >> shift;
+    *lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
+    *hi = hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
+}
+
+/* The lanes whose select[] is set and whose signed index lies outside [lo, hi]: two 32-bit
+ * compares a lane, in a loop that vectorizes. */
+static inline uint32_t sim_lanes_outside(const uint32_t *index, const uint32_t *select,
+                                         int32_t lo, int32_t hi)
+{
+    uint32_t bad = 0;
+    for (int l = 0; l < W; l++) {
+        const int32_t i = (int32_t)index[l];
+        bad |= ((uint32_t)(i < lo) | (uint32_t)(i > hi)) & select[l];
+    }
+    return bad;
+}
+
 static inline void sim_write32(SimGroup *g, uint32_t *dst, const uint32_t *res)
 {
     if (g->exec_mask == SIM_FULL_MASK) {

@@ -277,38 +277,80 @@ static uint32_t bank_cycles(TimedRun *t, TBankMemo *memo, const uint64_t *addr, 
     return memo->cycles;
 }
 
-/* Threadgroup memory: the core's banks serve one SIMD-group access at a time. */
-static uint64_t tg_access(TimedRun *t, TCore *core, uint64_t *addr, uint32_t mask,
-                          const TInst *ti, uint64_t now)
+/* The bank cycles of a threadgroup access with some lane active, over all its elements,
+ * worked out before it executes (a load may overwrite its own index). addr[] holds the
+ * lanes' offsets when `have_addr`; otherwise they are computed into it when needed.
+ *
+ * Most accesses need no offsets: when the base is uniform (a constant, as every
+ * threadgroup array's is) and every active lane is in bounds, two lanes' offsets differ by
+ * exactly their indices' difference times the element size (bounds keep it far inside 32
+ * bits). So equal index differences, equal first-word place in its bank word and equal
+ * lanes mean the pattern bank_cycles remembered: its memo, keyed by indices (`key`), is
+ * checked with 32-bit compares and no offset at all. */
+static uint32_t tg_bank_total(TimedRun *t, SimDispatch *d, SimGroup *g, const SimInst *in,
+                              const TInst *ti, uint32_t mask, uint64_t *addr, bool have_addr)
 {
-    const SimGpuConfig *cfg = t->cfg;
-    if (!mask) { /* what the loop below comes to with no lane: no bank busy */
-        t->tg_accesses += ti->elems;
-        core->tg_port_free = max64(now, core->tg_port_free);
-        return core->tg_port_free + cfg->tg_latency;
-    }
-    uint32_t cycles = 0;
-    const uint32_t lanes = (uint32_t)util_popcount32(mask);
-    const uint32_t banks = t->tg_banks, bank_bytes = t->tg_bank_bytes;
-    /* no division on this path when the geometry is powers of two (every shipped config) */
+    TBankMemo *memo = &t->memo[ti->memo];
+    const uint32_t bank_bytes = t->tg_bank_bytes;
     const bool same_each = t->tg_banks_pow2 && (ti->esize & (bank_bytes - 1)) == 0;
-    const uint32_t ideal_each = t->tg_banks_pow2 ? (lanes + banks - 1) >> t->tg_banks_shift
-                                                 : (lanes + banks - 1) / banks;
-    uint32_t first = 0;
+    uint32_t key[W];
+    bool keyed = false;
+    if (in->o[1].bank == SIM_BANK_CONSTS && t->tg_banks_pow2 && (same_each || ti->elems == 1) &&
+        d->tg_mem_bytes <= (1u << 30)) {
+        const uint32_t *base = sim_bank(d, g, &in->o[1]), *index = sim_bank(d, g, &in->o[2]);
+        const uint32_t k = sim_esize_shift(ti->esize);
+        int32_t lo, hi;
+        sim_index_range(base[0], d->tg_mem_bytes, (uint32_t)ti->elems * ti->esize, k, &lo, &hi);
+        if (hi >= lo && !sim_lanes_outside(index, g->lane_select, lo, hi)) {
+            const uint32_t i0 = index[__builtin_ctz(mask)];
+            const uint64_t low = sim_lane_offset(base[0], i0, k) & (bank_bytes - 1);
+            uint32_t diff = 0;
+            for (int l = 0; l < W; l++) {
+                key[l] = (index[l] - i0) & g->lane_select[l];
+                diff |= key[l] ^ memo->key[l];
+            }
+            if (diff == 0 && memo->keyed && memo->mask == mask && memo->low == low)
+                return memo->cycles * ti->elems;
+            keyed = true;
+        }
+    }
+    if (!have_addr)
+        tg_offsets(d, g, in, ti, addr);
+    uint32_t cycles = 0, first = 0;
     for (uint32_t k = 0; k < ti->elems; k++) {
         if (k)
             for (uint32_t m = mask; m; m &= m - 1)
                 addr[__builtin_ctz(m)] += ti->esize;
         /* Element k's words are element 0's moved by k * esize / bank_bytes when that is
          * whole: the same cycles (bank_cycles says why). */
-        uint32_t c = k && same_each ? first
-                                    : bank_cycles(t, &t->memo[ti->memo], addr, mask);
+        uint32_t c = k && same_each ? first : bank_cycles(t, memo, addr, mask);
         if (!k)
             first = c;
         cycles += c;
     }
-    const uint32_t ideal = ideal_each * ti->elems;
+    /* The memo now holds element 0's pattern (keyed accesses have every element's alike). */
+    memo->keyed = keyed;
+    if (keyed)
+        memcpy(memo->key, key, sizeof key);
+    return cycles;
+}
+
+/* Threadgroup memory: the core's banks serve one SIMD-group access at a time, for `cycles`
+ * (tg_bank_total; anything with no lane active). */
+static uint64_t tg_access(TimedRun *t, TCore *core, uint32_t cycles, uint32_t mask,
+                          const TInst *ti, uint64_t now)
+{
+    const SimGpuConfig *cfg = t->cfg;
     t->tg_accesses += ti->elems;
+    if (!mask) { /* no lane: no bank busy */
+        core->tg_port_free = max64(now, core->tg_port_free);
+        return core->tg_port_free + cfg->tg_latency;
+    }
+    const uint32_t lanes = (uint32_t)util_popcount32(mask), banks = t->tg_banks;
+    /* no division on this path when the geometry is powers of two (every shipped config) */
+    const uint32_t ideal_each = t->tg_banks_pow2 ? (lanes + banks - 1) >> t->tg_banks_shift
+                                                 : (lanes + banks - 1) / banks;
+    const uint32_t ideal = ideal_each * ti->elems;
     if (cycles > ideal)
         t->tg_conflicts += cycles - ideal;
     uint64_t start = max64(now, core->tg_port_free);
@@ -432,12 +474,12 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
     const SimInst *in = &d->code[g->pc];
     const uint32_t mask = g->exec_mask;
     uint64_t own[W], lines[2 * W];
-    uint64_t *addr = tg_addr ? tg_addr : own;
-    uint32_t nlines = 0;
+    uint32_t nlines = 0, tg_cycles = 0;
     if (ti->kind < T_LD_TG)
         nlines = device_lines(t, d, g, in, ti, mask, lines);
-    else if (ti->kind < T_STACK && !tg_addr && mask)
-        tg_offsets(d, g, in, ti, addr);
+    else if (ti->kind < T_STACK && mask)
+        tg_cycles = tg_bank_total(t, d, g, in, ti, mask, tg_addr ? tg_addr : own,
+                                  tg_addr != NULL);
 
     if (!exec_issued(t, core, s, g, ti, now))
         return;
@@ -467,11 +509,11 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
         mem = 1;
         break;
     case T_LD_TG: case T_ATOM_TG:
-        done = max64(done, tg_access(t, core, addr, mask, ti, now));
+        done = max64(done, tg_access(t, core, tg_cycles, mask, ti, now));
         mem = 1;
         break;
     case T_ST_TG:
-        t->end = max64(t->end, tg_access(t, core, addr, mask, ti, now));
+        t->end = max64(t->end, tg_access(t, core, tg_cycles, mask, ti, now));
         break;
     case T_WAIT:
         tg->slot_n[ti->slot] = 0;
@@ -643,17 +685,27 @@ static inline bool try_ahead(TSched *s)
 /* ---- cores running ahead ------------------------------------------------------------------ */
 
 /* Whether every active lane of tg's next instruction, a threadgroup access, is in bounds:
- * the test ops_mem.c makes before it records a fault. Its offsets are left in addr[] for
- * the issue. (A negative offset wraps to a huge one, beyond the last.) */
-static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr)
+ * the test ops_mem.c makes before it records a fault. A uniform base (a constant) needs only
+ * the lanes' indices (sim_index_range); otherwise the offsets are left in addr[] for the
+ * issue, and *filled says so. (A negative offset wraps to a huge one, beyond the last.) */
+static bool tg_in_bounds(const TimedRun *t, const TGroup *tg, uint64_t *addr, bool *filled)
 {
     SimDispatch *d = t->d;
     SimGroup *g = tg->g;
+    *filled = false;
     if (!g->exec_mask)
         return true; /* nothing to check, and tg_access needs no offsets */
     const TInst *ti = &t->tinst[g->pc];
-    tg_offsets(d, g, &d->code[g->pc], ti, addr);
+    const SimInst *in = &d->code[g->pc];
     const uint64_t bytes = (uint64_t)ti->elems * ti->esize, size = d->tg_mem_bytes;
+    if (in->o[1].bank == SIM_BANK_CONSTS) {
+        int32_t lo, hi;
+        sim_index_range(sim_bank(d, g, &in->o[1])[0], size, (uint32_t)bytes,
+                        sim_esize_shift(ti->esize), &lo, &hi);
+        return hi >= lo && !sim_lanes_outside(sim_bank(d, g, &in->o[2]), g->lane_select, lo, hi);
+    }
+    tg_offsets(d, g, in, ti, addr);
+    *filled = true;
     if (bytes > size)
         return false; /* some lane is active, and none fits */
     const uint64_t last = size - bytes; /* the last offset in bounds */
@@ -712,9 +764,10 @@ static inline __attribute__((always_inline)) void core_ahead_n(TimedRun *t, uint
             if (e && e->local == T_GLOBAL)
                 goto out;
             if (e && e->local == T_LOCAL_IN_BOUNDS) {
-                if (!tg_in_bounds(t, e->tg, tg_addr + k * W))
+                bool filled;
+                if (!tg_in_bounds(t, e->tg, tg_addr + k * W, &filled))
                     goto out;
-                have_addr |= 1ull << k;
+                have_addr |= (uint64_t)filled << k;
             }
         }
         for (uint64_t m = due; m; m &= m - 1) {

@@ -56,6 +56,8 @@ typedef struct TBankMemo {
     uint32_t cycles;
     uint64_t low;        /* first active lane's address modulo the bank width */
     uint64_t rel[32];    /* each active lane's address less the first's (0 when inactive) */
+    bool keyed;          /* the same pattern is in `key` too (timing.c: tg_bank_total) */
+    uint32_t key[32];    /* each active lane's index less the first's (0 when inactive) */
 } TBankMemo;
 
 struct TSlot;
