@@ -272,6 +272,19 @@ static void exec_mask_op(SimDispatch *d, SimGroup *g, const SimInst *in)
     default:
         break;
     }
+    if (g->exec_mask == SIM_FULL_MASK && in->op != ISA_OP_ELSE_ICMP &&
+        in->op != ISA_OP_ELSE_FCMP) {
+        /* Every lane active: every counter is 0, and lanes of a partial SIMD-group are none
+         * missing. push_exec and pop_exec leave 0 at 0, and so do if and while for a lane
+         * whose test holds: with every lane's holding (a loop going round again), nothing
+         * changes, r0 nor the exec mask. */
+        uint32_t all = ~0u;
+        if (in->op != ISA_OP_PUSH_EXEC && in->op != ISA_OP_POP_EXEC)
+            for (int l = 0; l < W; l++)
+                all &= c[l];
+        if (all)
+            return;
+    }
     switch (in->op) {
     case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP:
         for (int l = 0; l < W; l++) {

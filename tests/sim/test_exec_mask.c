@@ -162,6 +162,29 @@ static void test_formulas_random(void **state)
     }
 }
 
+/* From every lane active (all counters 0), tests that hold on every lane but one (lane 0,
+ * 17, 31: the last lane of the mask too), on every lane, and push/pop: an engine that takes
+ * "every lane active" as a shortcut must still see the one lane that leaves. */
+static void test_formulas_one_lane_leaves(void **state)
+{
+    (void)state;
+    Step steps[96];
+    int n = 0;
+    static const uint32_t ks[] = {31, 0, 17};
+    for (int i = 0; i < 3; i++) {
+        const uint32_t k = ks[i];
+        const Step round[] = {
+            {OP_IF, 1, 3, k},    {OP_POP, 1, 0, 0},   {OP_WHILE, 2, 3, k}, {OP_POP, 2, 0, 0},
+            {OP_IF, 1, 5, k},    {OP_POP, 1, 0, 0},   {OP_WHILE, 1, 5, k}, {OP_POP, 1, 0, 0},
+            {OP_IF, 1, 0, 32},   {OP_WHILE, 2, 0, 32}, {OP_PUSH, 1, 0, 0}, {OP_POP, 1, 0, 0},
+            {OP_WHILE, 3, 0, 31}, {OP_POP, 3, 0, 0},  {OP_IF, 2, 1, 1},    {OP_POP, 2, 0, 0},
+        };
+        for (size_t j = 0; j < sizeof round / sizeof round[0]; j++)
+            steps[n++] = round[j];
+    }
+    check_steps(steps, n, 32);
+}
+
 /* ---- behaviour through memory ----------------------------------------------------------- */
 
 static void run_kernel(const char *text, uint32_t n, uint32_t tg, uint32_t *out, uint32_t out_words)
@@ -403,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_break_continue),      cmocka_unit_test(test_jmp_exec_none),
         cmocka_unit_test(test_inactive_lanes_untouched),
         cmocka_unit_test(test_counter_saturates_r0h_kept),
+        cmocka_unit_test(test_formulas_one_lane_leaves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
