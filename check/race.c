@@ -527,16 +527,25 @@ static RaceOrder race_order(const Race *r, const RaceCur *b, uint32_t sg)
 }
 
 /* Whether words i0 .. i0 + 31 have never been accessed the way `kind` would conflict with:
- * for a read, no write array and no read; for a write, no read array and no write. (The
- * caller has checked there are no links.) Then read_fast / write_fast would accept each. */
+ * none is linked (split, or with a side table), and for a read there is no write array and
+ * no read; for a write, no read array and no write; for an atomic, no write and no read.
+ * Then read_fast / write_fast / atomic_fast would accept each. */
 static bool fresh_block(const RaceWords *a, uint8_t kind, uint64_t i0)
 {
-    const RaceAccess *seen = kind == ACC_READ ? (a->w ? NULL : a->r1) : (a->r1 ? NULL : a->w);
-    if (!seen)
-        return false;
     uint32_t any = 0;
-    for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
-        any |= seen[i0 + l].serial;
+    if (kind == ACC_ATOMIC) { /* an atomic meets both: no write and no read */
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
+            any |= a->w[i0 + l].serial | a->r1[i0 + l].serial;
+    } else {
+        const RaceAccess *seen = kind == ACC_READ ? (a->w ? NULL : a->r1) : (a->r1 ? NULL : a->w);
+        if (!seen)
+            return false;
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
+            any |= seen[i0 + l].serial;
+    }
+    if (a->link && !any) /* no word of the block split or with older reads */
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++)
+            any |= a->link[i0 + l];
     return any == 0;
 }
 
@@ -582,12 +591,15 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
     const RaceOrder o = race_order(r, b, sgi);
     const uint32_t info0 = RACE_INFO(b->index, 0, b->kind);
     RaceWords a = words_of(sh);
-    if (!first && nwords == 1 && b->kind != ACC_ATOMIC && !a.link &&
+    if (!first && nwords == 1 && (b->kind == ACC_ATOMIC || !(b->kind == ACC_READ ? a.w : a.r1)) &&
         fresh_block(&a, b->kind, i0)) {
-        /* the first access of each of 32 consecutive words: nothing to conflict with */
+        /* the first access of each of 32 consecutive words: nothing to conflict with. An
+         * atomic is then the last write and the latest read (what atomic_fast records). */
         RaceAccess *to = b->kind == ACC_READ ? a.r1 + i0 : a.w + i0;
         for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
             to[lane] = (RaceAccess){o.serial, info0 | (tid0 + lane) << 2};
+        if (b->kind == ACC_ATOMIC)
+            memcpy(a.r1 + i0, to, SIM_SIMD_WIDTH * sizeof *to);
         if (b->kind != ACC_READ)
             for (uint32_t lane = 0; lane < SIM_SIMD_WIDTH; lane++)
                 memcpy(&a.value[i0 + lane], acc->data[lane], 4);

@@ -250,6 +250,75 @@ static void test_tg_atomic_then_read_after_barrier(void **state)
     done(&c);
 }
 
+/* SIMD-group 0 reads threadgroup words 0..31 (one word a lane), then SIMD-group 1 adds to
+ * the same 32 words atomically, one a lane, with no barrier between: 32 races. The words have
+ * never been written, so only the reads say so (an atomic block is new to the detector only
+ * when its words have neither a write nor a read). */
+static void test_tg_atomic_block_after_reads(void **state)
+{
+    (void)state;
+    Checked c;
+    memset(&c, 0, sizeof c);
+    h_init(&c.h,
+           ".kernel k\n.regs 6\n.tgmem 256\n.arg out, device, u0\n"
+           "    get_sr r1, thread_position_in_grid.x\n"
+           "    if_icmp.ult 1, r1, 32\n"
+           "      ld_tg.b32 r3, 0, r1\n"
+           "      st_dev.b32 r3, u0, r1\n"
+           "    pop_exec 1\n"
+           "    if_icmp.uge 1, r1, 32\n"
+           "      isub r2, r1, 32\n"
+           "      imul r4, r2, 4\n"
+           "      atom_tg.add.u32 r5, r4, 0, r1\n"
+           "    pop_exec 1\n"
+           "    stop\n");
+    h_buffer(&c.h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f =
+        find(&c, "atomic and non-atomic access race on threadgroup memory byte 0");
+    assert_int_equal(f->count, 32);
+    assert_int_equal(f->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->first.thread.local[0], 0);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->second.thread.local[0], 32);
+    done(&c);
+}
+
+/* The same with SIMD-group 0 storing one byte of each word instead: the words are split into
+ * bytes, where the stores are, and their word-wide records stay empty. Each atomic races with
+ * a store. */
+static void test_tg_atomic_block_after_byte_stores(void **state)
+{
+    (void)state;
+    Checked c;
+    memset(&c, 0, sizeof c);
+    h_init(&c.h,
+           ".kernel k\n.regs 6\n.tgmem 256\n.arg out, device, u0\n"
+           "    get_sr r1, thread_position_in_grid.x\n"
+           "    if_icmp.ult 1, r1, 32\n"
+           "      imul r4, r1, 4\n"
+           "      st_tg.u8 r1, 0, r4\n"
+           "    pop_exec 1\n"
+           "    if_icmp.uge 1, r1, 32\n"
+           "      isub r2, r1, 32\n"
+           "      imul r4, r2, 4\n"
+           "      atom_tg.add.u32 r5, r4, 0, r1\n"
+           "    pop_exec 1\n"
+           "    stop\n");
+    h_buffer(&c.h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *f =
+        find(&c, "atomic and non-atomic access race on threadgroup memory byte 0");
+    assert_int_equal(f->count, 32);
+    assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(f->first.thread.local[0], 0);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->second.thread.local[0], 32);
+    done(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +330,8 @@ int main(void)
         cmocka_unit_test(test_atomic_after_barrier_silent),
         cmocka_unit_test(test_atomics_only_silent),
         cmocka_unit_test(test_tg_atomic_then_read_after_barrier),
+        cmocka_unit_test(test_tg_atomic_block_after_reads),
+        cmocka_unit_test(test_tg_atomic_block_after_byte_stores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
