@@ -250,73 +250,60 @@ static void test_tg_atomic_then_read_after_barrier(void **state)
     done(&c);
 }
 
-/* SIMD-group 0 reads threadgroup words 0..31 (one word a lane), then SIMD-group 1 adds to
- * the same 32 words atomically, one a lane, with no barrier between: 32 races. The words have
- * never been written, so only the reads say so (an atomic block is new to the detector only
- * when its words have neither a write nor a read). */
-static void test_tg_atomic_block_after_reads(void **state)
+/* SIMD-group 0 runs `first` on threadgroup words 0..31 (lane l on word l, thread id in r1),
+ * then SIMD-group 1 adds to the same 32 words atomically, one a lane, with no barrier
+ * between: each atomic races with SIMD-group 0's access, of kind `kind`, 32 in all. */
+static void expect_atomic_block_race(const char *first, CheckAccessKind kind)
 {
-    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             ".kernel k\n.regs 6\n.tgmem 256\n.arg out, device, u0\n"
+             "    get_sr r1, thread_position_in_grid.x\n"
+             "    if_icmp.ult 1, r1, 32\n"
+             "%s"
+             "    pop_exec 1\n"
+             "    if_icmp.uge 1, r1, 32\n"
+             "      isub r2, r1, 32\n"
+             "      imul r4, r2, 4\n"
+             "      atom_tg.add.u32 r5, r4, 0, r1\n"
+             "    pop_exec 1\n"
+             "    stop\n",
+             first);
     Checked c;
     memset(&c, 0, sizeof c);
-    h_init(&c.h,
-           ".kernel k\n.regs 6\n.tgmem 256\n.arg out, device, u0\n"
-           "    get_sr r1, thread_position_in_grid.x\n"
-           "    if_icmp.ult 1, r1, 32\n"
-           "      ld_tg.b32 r3, 0, r1\n"
-           "      st_dev.b32 r3, u0, r1\n"
-           "    pop_exec 1\n"
-           "    if_icmp.uge 1, r1, 32\n"
-           "      isub r2, r1, 32\n"
-           "      imul r4, r2, 4\n"
-           "      atom_tg.add.u32 r5, r4, 0, r1\n"
-           "    pop_exec 1\n"
-           "    stop\n");
+    h_init(&c.h, text);
     h_buffer(&c.h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
     run(&c, 64, 64);
     expect_count(&c, 1);
     const CheckFinding *f =
         find(&c, "atomic and non-atomic access race on threadgroup memory byte 0");
     assert_int_equal(f->count, 32);
-    assert_int_equal(f->first.access, CHECK_ACCESS_READ);
+    assert_int_equal(f->first.access, kind);
     assert_int_equal(f->first.thread.local[0], 0);
     assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
     assert_int_equal(f->second.thread.local[0], 32);
     done(&c);
 }
 
-/* The same with SIMD-group 0 storing one byte of each word instead: the words are split into
- * bytes, where the stores are, and their word-wide records stay empty. Each atomic races with
- * a store. */
+/* SIMD-group 0 reads the words, which have never been written: only the reads say the
+ * atomics race (an atomic block is new to the detector only when its words have neither a
+ * write nor a read). */
+static void test_tg_atomic_block_after_reads(void **state)
+{
+    (void)state;
+    expect_atomic_block_race("      ld_tg.b32 r3, 0, r1\n"
+                             "      st_dev.b32 r3, u0, r1\n",
+                             CHECK_ACCESS_READ);
+}
+
+/* SIMD-group 0 stores one byte of each word: the words are split into bytes, where the
+ * stores are, and their word-wide records stay empty. */
 static void test_tg_atomic_block_after_byte_stores(void **state)
 {
     (void)state;
-    Checked c;
-    memset(&c, 0, sizeof c);
-    h_init(&c.h,
-           ".kernel k\n.regs 6\n.tgmem 256\n.arg out, device, u0\n"
-           "    get_sr r1, thread_position_in_grid.x\n"
-           "    if_icmp.ult 1, r1, 32\n"
-           "      imul r4, r1, 4\n"
-           "      st_tg.u8 r1, 0, r4\n"
-           "    pop_exec 1\n"
-           "    if_icmp.uge 1, r1, 32\n"
-           "      isub r2, r1, 32\n"
-           "      imul r4, r2, 4\n"
-           "      atom_tg.add.u32 r5, r4, 0, r1\n"
-           "    pop_exec 1\n"
-           "    stop\n");
-    h_buffer(&c.h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
-    run(&c, 64, 64);
-    expect_count(&c, 1);
-    const CheckFinding *f =
-        find(&c, "atomic and non-atomic access race on threadgroup memory byte 0");
-    assert_int_equal(f->count, 32);
-    assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
-    assert_int_equal(f->first.thread.local[0], 0);
-    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
-    assert_int_equal(f->second.thread.local[0], 32);
-    done(&c);
+    expect_atomic_block_race("      imul r4, r1, 4\n"
+                             "      st_tg.u8 r1, 0, r4\n",
+                             CHECK_ACCESS_WRITE);
 }
 
 int main(void)

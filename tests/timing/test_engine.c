@@ -816,12 +816,10 @@ static uint64_t tile_conflicts(const char *index, const uint32_t *values, uint32
 }
 
 /* The definition: the most distinct 4-byte words one of 16 banks serves when lane l reads
- * byte b0 + l * stride, less the ideal 2 (none when that is less). */
-static uint64_t byte_round_conflicts(uint32_t b0, uint32_t stride)
+ * word w[l], less the ideal 2 (none when that is less). */
+static uint64_t words_conflicts(const uint32_t *w)
 {
-    uint32_t w[32], most = 0;
-    for (uint32_t l = 0; l < 32; l++)
-        w[l] = (b0 + l * stride) / 4;
+    uint32_t most = 0;
     for (uint32_t bank = 0; bank < 16; bank++) {
         uint32_t distinct = 0;
         for (uint32_t l = 0; l < 32; l++) {
@@ -833,6 +831,15 @@ static uint64_t byte_round_conflicts(uint32_t b0, uint32_t stride)
         most = distinct > most ? distinct : most;
     }
     return most > 2 ? most - 2 : 0;
+}
+
+/* words_conflicts when lane l reads byte b0 + l * stride */
+static uint64_t byte_round_conflicts(uint32_t b0, uint32_t stride)
+{
+    uint32_t w[32];
+    for (uint32_t l = 0; l < 32; l++)
+        w[l] = (b0 + l * stride) / 4;
+    return words_conflicts(w);
 }
 
 /* One SIMD-group reads tile[lane * s] for a list of strides s, all through one load
@@ -868,18 +875,7 @@ static void test_bank_conflicts_scattered(void **state)
             /* rounds alternate: anywhere in the tile, or few words (repeats and bank mates) */
             w[l] = r % 2 ? (seed >> 8) & 1023u : ((seed >> 8) % 6u) * 48u;
         }
-        uint32_t most = 0;
-        for (uint32_t bank = 0; bank < 16; bank++) {
-            uint32_t distinct = 0;
-            for (uint32_t l = 0; l < 32; l++) {
-                bool earlier = false;
-                for (uint32_t j = 0; j < l; j++)
-                    earlier |= w[j] == w[l];
-                distinct += w[l] % 16 == bank && !earlier;
-            }
-            most = distinct > most ? distinct : most;
-        }
-        expect += most > 2 ? most - 2 : 0;
+        expect += words_conflicts(w);
     }
     assert_int_equal(tile_conflicts("s[i * 32u + lid]", word, ROUNDS * 32, ROUNDS), expect);
 }
