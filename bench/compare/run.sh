@@ -6,7 +6,9 @@
 # check), oclgrind-kernel (without and with --data-races) and PoCL (pocl_host.c, kernel time
 # only). Every tool's outputs are compared with lockstep's functional run; the table gives
 # median wall times of REPS runs, the ratios the targets are about, lane-instructions per
-# second and lockstep's peak RSS. Detection: the kernels/bugs set through `lockstep check`
+# second and lockstep's peak RSS. lockstep's and Oclgrind's repetitions take turns (one of
+# each lockstep mode, then one of each Oclgrind run, and again), so a slow phase of this
+# shared machine falls on both sides of a ratio. Detection: the kernels/bugs set through `lockstep check`
 # and its OpenCL translation (bench/compare/bugs) through oclgrind-kernel --data-races
 # --uninitialized.
 #
@@ -155,17 +157,12 @@ median() { for f in "$@"; do cut -d' ' -f1 "$f"; done | sort -g | awk '{v[NR]=$1
     if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2 }'; }
 maxfield() { for f in "$@"; do cut -d' ' -f"$1" "$f" 2>/dev/null; done; }
 
-# time_reps TAG N CMD...: N timed runs in the current directory, results in TAG.N.t;
-# stdout and stderr of the last in TAG.out / TAG.err. Fails if any run fails.
-time_reps() {
-    local tag=$1 n=$2; shift 2
-    local r ok=0
-    rm -f "$tag".*.t
-    for r in $(seq 1 "$n"); do
-        "$TOOLS" time "$tag.$r.t" "$@" > "$tag.out" 2> "$tag.err"
-        [ "$(cut -d' ' -f3 "$tag.$r.t")" = 0 ] || ok=1
-    done
-    return $ok
+# one_rep TAG R CMD...: run R of CMD in the current directory, timed into TAG.R.t; its
+# stdout and stderr in TAG.out / TAG.err. Fails if the run fails.
+one_rep() {
+    local tag=$1 r=$2; shift 2
+    "$TOOLS" time "$tag.$r.t" "$@" > "$tag.out" 2> "$tag.err"
+    [ "$(cut -d' ' -f3 "$tag.$r.t")" = 0 ]
 }
 
 fmt_s() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "" || v == "skipped") print v == "" ? "-" : v;
@@ -191,12 +188,29 @@ for k in $KERNELS; do
         gen "$k" "$lg" "$d"
         notes=""
         mkdir -p func timed check pocl
-        time_reps func/r "$REPS" "$LOCKSTEP" run "$d/$k.yaml" --mode functional --quiet || notes="$notes lockstep-functional-failed"
-        mv -f "$d"/*.bin func/ 2>/dev/null
-        time_reps timed/r "$REPS" "$LOCKSTEP" run "$d/$k.yaml" --mode timed --quiet --stats=json || notes="$notes lockstep-timed-failed"
-        mv -f "$d"/*.bin timed/ 2>/dev/null
-        time_reps check/r "$REPS" "$LOCKSTEP" run "$d/$k.yaml" --mode timed --check --quiet || notes="$notes checks-found-something"
-        mv -f "$d"/*.bin check/ 2>/dev/null
+        ocl=false
+        [ "$lg" -le "$OCL_MAX" ] && ocl=true
+        # Rounds: each runs every lockstep mode once, then (while it has repetitions left)
+        # Oclgrind without and with --data-races, so that the tools whose times are divided
+        # share the machine's slow and fast phases instead of each getting its own.
+        rounds=$REPS
+        $ocl && [ "$OCL_REPS" -gt "$rounds" ] && rounds=$OCL_REPS
+        rm -f func/r.*.t timed/r.*.t check/r.*.t ocl.*.t ocl_races.*.t
+        for r in $(seq 1 "$rounds"); do
+            if [ "$r" -le "$REPS" ]; then
+                one_rep func/r "$r" "$LOCKSTEP" run "$d/$k.yaml" --mode functional --quiet || notes="$notes lockstep-functional-failed"
+                mv -f "$d"/*.bin func/ 2>/dev/null
+                one_rep timed/r "$r" "$LOCKSTEP" run "$d/$k.yaml" --mode timed --quiet --stats=json || notes="$notes lockstep-timed-failed"
+                mv -f "$d"/*.bin timed/ 2>/dev/null
+                one_rep check/r "$r" "$LOCKSTEP" run "$d/$k.yaml" --mode timed --check --quiet || notes="$notes checks-found-something"
+                mv -f "$d"/*.bin check/ 2>/dev/null
+            fi
+            if $ocl && [ "$r" -le "$OCL_REPS" ]; then
+                one_rep ocl "$r" oclgrind-kernel "$d/$k.sim" || notes="$notes oclgrind-failed"
+                one_rep ocl_races "$r" oclgrind-kernel --data-races "$d/$k.sim" || notes="$notes oclgrind-races-failed"
+            fi
+        done
+        notes=$(echo "$notes" | tr ' ' '\n' | awk 'NF && !seen[$0]++' | tr '\n' ' ' | sed 's/ $//; s/^./ &/')
         lanes=$(grep -o '"lane_instructions":[0-9]*' timed/r.out | cut -d: -f2)
         tf=$(median func/r.*.t); tt=$(median timed/r.*.t); tc=$(median check/r.*.t)
         rss=$(maxfield 2 check/r.*.t func/r.*.t | sort -n | tail -1)
@@ -206,9 +220,7 @@ for k in $KERNELS; do
         tp=$(awk '/^kernel_ms/ { print $2 / 1000 }' pocl/out); tp=${tp:--}
 
         to=- tr=-
-        if [ "$lg" -le "$OCL_MAX" ]; then
-            time_reps ocl "$OCL_REPS" oclgrind-kernel "$d/$k.sim" || notes="$notes oclgrind-failed"
-            time_reps ocl_races "$OCL_REPS" oclgrind-kernel --data-races "$d/$k.sim" || notes="$notes oclgrind-races-failed"
+        if $ocl; then
             [ -s ocl_races.err ] && notes="$notes oclgrind-reported:$(grep -m1 -v '^$' ocl_races.err | tr ' ' _)"
             to=$(median ocl.*.t); tr=$(median ocl_races.*.t)
         fi
