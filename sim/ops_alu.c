@@ -305,6 +305,15 @@ void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in)
                        sr == ISA_SR_THREAD_POSITION_IN_GRID_Z;
         uint32_t origin = in_grid ? tg->position[k] * d->tg_size[k] : 0;
         uint32_t pos[3] = {first % sx, (first / sx) % sy, first / (sx * sy)};
+        if (pos[0] + W <= sx) {
+            /* Every lane in one row (a 1D threadgroup of whole SIMD-groups, or a wide one):
+             * x steps by one, y and z stay. */
+            const uint32_t at = origin + pos[k], step = k == 0;
+            for (uint32_t l = 0; l < W; l++)
+                res[l] = at + step * l;
+            is_splat = false;
+            break;
+        }
         for (uint32_t l = 0; l < W; l++) {
             res[l] = origin + pos[k];
             if (++pos[0] == sx) {

@@ -122,6 +122,9 @@ static void test_special_registers(void **state)
     check_sregs((Dims){true, {3, 2, 2}, {5, 3, 2}});
     check_sregs((Dims){true, {3, 1, 1}, {40, 1, 1}});
     check_sregs((Dims){true, {2, 2, 1}, {1, 1, 64}});
+    /* rows of 64 and 48: SIMD-groups inside one row (y and z fixed), and across two */
+    check_sregs((Dims){false, {128, 3, 2}, {64, 2, 1}});
+    check_sregs((Dims){false, {96, 2, 3}, {48, 2, 2}});
 }
 
 static void test_partial_simdgroup(void **state)
