@@ -274,10 +274,10 @@ static void exec_mask_op(SimDispatch *d, SimGroup *g, const SimInst *in)
     }
     if (g->exec_mask == SIM_FULL_MASK && in->op != ISA_OP_ELSE_ICMP &&
         in->op != ISA_OP_ELSE_FCMP) {
-        /* Every lane active: every counter is 0, and lanes of a partial SIMD-group are none
-         * missing. push_exec and pop_exec leave 0 at 0, and so do if and while for a lane
-         * whose test holds: with every lane's holding (a loop going round again), nothing
-         * changes, r0 nor the exec mask. */
+        /* Every lane active, so every lane present and every counter 0. push_exec and
+         * pop_exec leave 0 at 0, and so do if and while for a lane whose test holds: with
+         * every lane's holding (a loop going round again), nothing changes, neither r0 nor
+         * the exec mask. */
         uint32_t all = ~0u;
         if (in->op != ISA_OP_PUSH_EXEC && in->op != ISA_OP_POP_EXEC)
             for (int l = 0; l < W; l++)
