@@ -1,7 +1,8 @@
 /*
  * test_exec_mask.c — pins the exec-mask machinery: the if/else/while/push/pop formulas of
  * apple-gpu-facts.md on every lane's nesting counter (r0l), read by an observer after each
- * instruction and compared with the formulas applied by hand in C; nested if/else, loops
+ * instruction and compared with the formulas applied by hand in C (from random states, and
+ * from every lane active with one lane's test failing); nested if/else, loops
  * whose lanes leave at different iterations, break and continue written as the facts file
  * says (mov16 r0l + pop_exec 0), jmp_exec_none skipping, inactive lanes leaving
  * registers and memory alone, and counters saturating at 0xffff with r0h kept.
