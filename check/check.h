@@ -108,6 +108,9 @@ SimObserver *const *check_session_observers(CheckSession *s, uint32_t *count);
 const CheckFinding *check_session_finish(CheckSession *s, const SimResult *result,
                                          uint32_t *count);
 const CheckProfile *check_session_profile(const CheckSession *s);
+/* Whether the kernel may write device buffer i: false only when none of its stores and
+ * atomics can reach it (each names another buffer argument). */
+bool check_session_may_write(const CheckSession *s, uint32_t buffer);
 void check_session_free(CheckSession *s);
 
 #endif

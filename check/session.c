@@ -389,6 +389,11 @@ static void find_writable(CheckSession *s, const SimArgBinding *bindings)
     }
 }
 
+bool check_session_may_write(const CheckSession *s, uint32_t buffer)
+{
+    return buffer >= s->num_buffers || s->writable[buffer];
+}
+
 CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
                                 const CheckBufferInfo *buffers, const SimArgBinding *bindings,
                                 const CheckOptions *opts)

@@ -21,7 +21,8 @@ void mem_device_free(MemDevice *dev)
         return;
     for (uint32_t i = 0; i < dev->count; i++) {
         free(dev->buffers[i].name);
-        free(dev->buffers[i].data);
+        if (!dev->buffers[i].borrowed)
+            free(dev->buffers[i].data);
     }
     free(dev->buffers);
     free(dev);
@@ -29,16 +30,26 @@ void mem_device_free(MemDevice *dev)
 
 MemDevice *mem_device_clone(const MemDevice *dev)
 {
+    return mem_device_clone_sharing(dev, NULL);
+}
+
+MemDevice *mem_device_clone_sharing(const MemDevice *dev, const bool *share)
+{
     MemDevice *c = util_calloc(1, sizeof *c);
     c->buffers = util_calloc(dev->count ? dev->count : 1, sizeof *c->buffers);
     c->count = dev->count;
     c->capacity = dev->count ? dev->count : 1;
     for (uint32_t i = 0; i < dev->count; i++) {
         const MemBuffer *b = &dev->buffers[i];
-        c->buffers[i] = (MemBuffer){.name = util_strdup(b->name),
-                                    .data = util_malloc(b->size ? (size_t)b->size : 1),
-                                    .size = b->size, .space = b->space};
-        memcpy(c->buffers[i].data, b->data, (size_t)b->size);
+        const bool shared = share && share[i];
+        c->buffers[i] = (MemBuffer){.name = util_strdup(b->name), .size = b->size,
+                                    .space = b->space, .borrowed = shared};
+        if (shared) {
+            c->buffers[i].data = b->data;
+        } else {
+            c->buffers[i].data = util_malloc(b->size ? (size_t)b->size : 1);
+            memcpy(c->buffers[i].data, b->data, (size_t)b->size);
+        }
     }
     return c;
 }

@@ -34,6 +34,7 @@ typedef struct MemBuffer {
     uint8_t *data;
     uint64_t size;   /* bytes */
     MemSpace space;  /* MEM_SPACE_DEVICE or MEM_SPACE_CONSTANT (read-only to kernels) */
+    bool borrowed;   /* data belongs to another device's buffer (mem_device_clone_sharing) */
 } MemBuffer;
 
 typedef struct MemDevice {
@@ -46,6 +47,10 @@ MemDevice *mem_device_new(void);
 void mem_device_free(MemDevice *dev);
 /* A copy of every buffer: names, sizes, spaces and contents. */
 MemDevice *mem_device_clone(const MemDevice *dev);
+/* The same, except that buffer i's contents are not copied but shared with dev when
+ * share[i]: for buffers no one writes while both devices are in use. The clone must be
+ * freed before dev frees those contents (it never frees them itself). */
+MemDevice *mem_device_clone_sharing(const MemDevice *dev, const bool *share);
 /* Writes every page of every buffer (with the byte it holds), so that each is the process's
  * own page before a second thread shares the address space. A page only read so far maps
  * the kernel's shared zero page, and the first store to it is then a copy-on-write whose

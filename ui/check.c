@@ -449,7 +449,14 @@ bool ui_checking_dispatch(UiChecking *c, SimLaunch *launch, SimResult *result, U
     if (launch->mode != SIM_MODE_TIMED)
         return sim_dispatch(launch, result, err);
     mem_device_own_pages(launch->device); /* the timed run stores there beside the thread */
-    MemDevice *copy = mem_device_clone(launch->device);
+    /* The checked run gets its own copy of every buffer the kernel may write; the others
+     * both runs only read, so they share them (no copy to make, no pages to fault in). */
+    const uint32_t n = launch->device->count;
+    bool *share = util_calloc(n ? n : 1, sizeof *share);
+    for (uint32_t i = 0; i < n; i++)
+        share[i] = !check_session_may_write(c->session, i);
+    MemDevice *copy = mem_device_clone_sharing(launch->device, share);
+    free(share);
     CheckedPass checked = {.launch = *launch};
     checked.launch.mode = SIM_MODE_FUNCTIONAL;
     checked.launch.device = copy;

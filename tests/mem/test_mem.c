@@ -90,12 +90,39 @@ static void test_clone_and_own_pages(void **state)
     mem_device_free(dev);
 }
 
+/* A sharing clone copies the buffers not shared and points at the others, and freeing it
+ * leaves the shared contents to their owner (ASan would see a double free). */
+static void test_clone_sharing(void **state)
+{
+    (void)state;
+    MemDevice *dev = mem_device_new();
+    UtilError err = {{0}};
+    assert_int_equal(mem_device_add(dev, "in", 4096, MEM_SPACE_DEVICE, &err), 0);
+    assert_int_equal(mem_device_add(dev, "out", 100, MEM_SPACE_DEVICE, &err), 1);
+    dev->buffers[0].data[7] = 42;
+    dev->buffers[1].data[3] = 9;
+    const bool share[] = {true, false};
+    MemDevice *c = mem_device_clone_sharing(dev, share);
+    assert_ptr_equal(c->buffers[0].data, dev->buffers[0].data);
+    assert_true(c->buffers[0].borrowed);
+    assert_true(c->buffers[1].data != dev->buffers[1].data);
+    assert_false(c->buffers[1].borrowed);
+    assert_int_equal(c->buffers[1].data[3], 9);
+    assert_string_equal(c->buffers[1].name, "out");
+    c->buffers[1].data[3] = 1;
+    assert_int_equal(dev->buffers[1].data[3], 9);
+    mem_device_free(c);
+    assert_int_equal(dev->buffers[0].data[7], 42);
+    mem_device_free(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_and_translate),
         cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_clone_and_own_pages),
+        cmocka_unit_test(test_clone_sharing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
