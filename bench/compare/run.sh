@@ -8,9 +8,9 @@
 # median wall times of REPS runs, the ratios the targets are about, lane-instructions per
 # second and lockstep's peak RSS. lockstep's and Oclgrind's repetitions take turns (one of
 # each lockstep mode, then one of each Oclgrind run, and again), so a slow phase of this
-# shared machine falls on both sides of a ratio. Detection: the kernels/bugs set through `lockstep check`
-# and its OpenCL translation (bench/compare/bugs) through oclgrind-kernel --data-races
-# --uninitialized.
+# shared machine falls on both sides of a ratio. Detection: the kernels/bugs set through
+# `lockstep check` and its OpenCL translation (bench/compare/bugs) through oclgrind-kernel
+# --data-races --uninitialized.
 #
 # Environment: BUILD (build directory, default build), REPS (lockstep and PoCL repetitions,
 # default 3), OCL_REPS (Oclgrind repetitions, default 1), OCL_MAX (largest log2 size
