@@ -45,8 +45,8 @@ $(DEPS_STAMP): scripts/deps.sh
 	@bash scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-# The interpreter's lane loops and the checkers' per-access loops are written to be
-# vectorized; -O3 lets GCC do it.
+# The interpreter's lane loops, the checkers' per-access loops and the cache model's tag
+# compares are written to be vectorized; -O3 lets GCC do it.
 # On a build machine with AVX2 and FMA they are compiled for those (twice the lanes per host
 # instruction; the results are the same bits, as nothing is contracted or reassociated). Such
 # a binary needs such a machine: `make SIM_ARCH=` builds one that runs on any x86-64.
@@ -54,7 +54,7 @@ SIM_OPT ?= -O3
 SIM_ARCH ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && \
               echo 'int main(void){return 0;}' | $(CC) -mavx2 -mfma -x c -o /dev/null - 2>/dev/null && \
               echo -mavx2 -mfma)
-$(BUILD)/obj/sim/%.o $(BUILD)/obj/check/%.o: ALLFLAGS += $(SIM_OPT) $(SIM_ARCH)
+$(BUILD)/obj/sim/%.o $(BUILD)/obj/check/%.o $(BUILD)/obj/mem/%.o: ALLFLAGS += $(SIM_OPT) $(SIM_ARCH)
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

@@ -249,6 +249,50 @@ static void test_non_power_of_two_sets(void **state)
     mem_hierarchy_free(h);
 }
 
+/* Random accesses to an L1 alone, against an LRU written here: each set a list of its lines,
+ * most recent first. For every way count from 1 to 16 (4, 8, 12 and 16 are the ones the
+ * model compares four ways at a time), sets a power of two or not, and a pool of lines a
+ * little larger than the cache, so that hits, misses into empty ways and evictions all
+ * happen, in sets filled unevenly. */
+static void test_lru_against_reference(void **state)
+{
+    (void)state;
+    enum { LINE = 64, MAX_WAYS = 16, MAX_SETS = 5, ACCESSES = 6000 };
+    for (uint32_t ways = 1; ways <= MAX_WAYS; ways++) {
+        for (uint32_t sets = 4; sets <= MAX_SETS; sets++) {
+            MemHierarchyConfig cfg = {.cores = 1};
+            cfg.level[MEM_LEVEL_L1] = level((uint64_t)sets * ways * LINE, LINE, ways, 1, 64);
+            cfg.level[MEM_LEVEL_DRAM] = level(0, 0, 0, 10, 64);
+            MemHierarchy *h = mem_hierarchy_new(&cfg);
+            assert_non_null(h);
+            uint64_t lru[MAX_SETS][MAX_WAYS]; /* lines, most recent first */
+            uint32_t used[MAX_SETS] = {0};
+            uint32_t seed = 2024u + ways * 31u + sets;
+            const uint32_t pool = sets * ways + sets * ways / 2 + 3;
+            for (uint32_t k = 0; k < ACCESSES; k++) {
+                seed = seed * 1664525u + 1013904223u;
+                const uint64_t line = (seed >> 9) % pool;
+                const uint32_t s = (uint32_t)(line % sets);
+                uint32_t at = used[s];
+                for (uint32_t i = 0; i < used[s]; i++)
+                    if (lru[s][i] == line)
+                        at = i;
+                const bool hit = at < used[s];
+                if (!hit)
+                    at = used[s] < ways ? used[s]++ : ways - 1; /* the last is the LRU one */
+                memmove(&lru[s][1], &lru[s][0], at * sizeof lru[s][0]);
+                lru[s][0] = line;
+                const MemLevel got = access_level(h, 0, line * LINE + (seed & (LINE - 1)), k * 100);
+                if (got != (hit ? MEM_LEVEL_L1 : MEM_LEVEL_DRAM))
+                    fail_msg("%u ways, %u sets, access %u (line %llu): got %s, expected %s", ways,
+                             sets, k, (unsigned long long)line, mem_level_names[got],
+                             hit ? "L1" : "DRAM");
+            }
+            mem_hierarchy_free(h);
+        }
+    }
+}
+
 static void test_tg_bank_cycles(void **state)
 {
     (void)state;
@@ -465,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_port_queueing),
         cmocka_unit_test(test_dram_bandwidth_saturation),
         cmocka_unit_test(test_non_power_of_two_sets),
+        cmocka_unit_test(test_lru_against_reference),
         cmocka_unit_test(test_tg_bank_cycles),
         cmocka_unit_test(test_tg_bank_cycles_random),
         cmocka_unit_test(test_config_validation),
