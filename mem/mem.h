@@ -48,8 +48,8 @@ void mem_device_free(MemDevice *dev);
 /* A copy of every buffer: names, sizes, spaces and contents. */
 MemDevice *mem_device_clone(const MemDevice *dev);
 /* The same, except that buffer i's contents are not copied but shared with dev when
- * share[i]: for buffers no one writes while both devices are in use. The clone must be
- * freed before dev frees those contents (it never frees them itself). */
+ * share[i]: for buffers no one writes while both devices are in use. The clone never frees
+ * shared contents, and must not be used once dev has freed them. */
 MemDevice *mem_device_clone_sharing(const MemDevice *dev, const bool *share);
 /* Writes every page of every buffer (with the byte it holds), so that each is the process's
  * own page before a second thread shares the address space. A page only read so far maps
