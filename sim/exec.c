@@ -647,7 +647,7 @@ static inline __attribute__((always_inline)) void exec_one(SimDispatch *d, SimGr
         g->state = SIM_GROUP_DONE;
 }
 
-static void exec_one_plain(SimDispatch *d, SimGroup *g) { exec_one(d, g, false); }
+void sim_exec_one_unobserved(SimDispatch *d, SimGroup *g) { exec_one(d, g, false); }
 static void exec_one_observed(SimDispatch *d, SimGroup *g) { exec_one(d, g, true); }
 
 void sim_exec_one(SimDispatch *d, SimGroup *g)
@@ -655,5 +655,5 @@ void sim_exec_one(SimDispatch *d, SimGroup *g)
     if (d->launch->num_observers)
         exec_one_observed(d, g);
     else
-        exec_one_plain(d, g);
+        sim_exec_one_unobserved(d, g);
 }

@@ -101,13 +101,18 @@ static void prune_slot(TimedRun *t, TGroup *tg, uint32_t k, uint64_t now)
 
 /* Inlined into issue, which calls it once per instruction. */
 static inline __attribute__((always_inline)) void compute_ready(TimedRun *t, TGroup *tg,
-                                                                uint64_t now)
+                                                                const TInst *ti, uint64_t now)
 {
-    const TInst *ti = &t->tinst[tg->g->pc < t->d->count ? tg->g->pc : 0];
-    const uint16_t *h = t->halves + ti->first;
-    uint64_t worst = 0;
-    for (uint32_t i = 0; i < ti->ncheck; i++)
-        worst = max64(worst, tg->sb[h[i]]);
+    const uint64_t *sb = tg->sb;
+    uint64_t worst;
+    if (UTIL_LIKELY(ti->fixed)) {
+        worst = max64(max64(sb[ti->rd[0]], sb[ti->rd[1]]), max64(sb[ti->rd[2]], sb[ti->rd[3]]));
+    } else {
+        const uint16_t *h = t->halves + ti->first;
+        worst = 0;
+        for (uint32_t i = 0; i < ti->ncheck; i++)
+            worst = max64(worst, sb[h[i]]);
+    }
     uint64_t ready = worst >> 1;
     uint8_t reason = worst & 1 ? SIM_STALL_MEMORY : SIM_STALL_DEPENDENCY;
     if (UTIL_UNLIKELY(ti->kind == T_WAIT)) {
@@ -135,7 +140,10 @@ static inline __attribute__((always_inline)) void compute_ready(TimedRun *t, TGr
     timing_publish(t, tg);
 }
 
-void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now) { compute_ready(t, tg, now); }
+void timing_compute_ready(TimedRun *t, TGroup *tg, uint64_t now)
+{
+    compute_ready(t, tg, &t->tinst[tg->g->pc < t->d->count ? tg->g->pc : 0], now);
+}
 
 /* ---- memory timing ------------------------------------------------------------------------ */
 
@@ -422,16 +430,21 @@ static inline __attribute__((always_inline)) void issue_tail(TimedRun *t, TCore 
                                                              uint8_t mem, uint64_t now)
 {
     SimGroup *g = tg->g;
-    const uint16_t *h = t->halves + ti->first;
     const uint64_t landed = done << 1 | mem;
-    for (uint32_t i = 0; i < ti->nwrite; i++)
-        tg->sb[h[i]] = landed;
+    if (UTIL_LIKELY(ti->fixed)) {
+        tg->sb[ti->wr[0]] = landed;
+        tg->sb[ti->wr[1]] = landed;
+    } else {
+        const uint16_t *h = t->halves + ti->first;
+        for (uint32_t i = 0; i < ti->nwrite; i++)
+            tg->sb[h[i]] = landed;
+    }
     if (ti->flops)
         t->flops += (uint64_t)ti->flops * (uint64_t)util_popcount32(mask);
     t->end = max64(t->end, max64(done, now + 1));
 
     if (UTIL_LIKELY(g->state == SIM_GROUP_RUNNING)) {
-        compute_ready(t, tg, now);
+        compute_ready(t, tg, &t->tinst[g->pc], now); /* running: pc < count (sim_exec_one) */
     } else if (g->state == SIM_GROUP_AT_BARRIER) {
         tg->ready = T_NEVER;
         tg->reason = SIM_STALL_BARRIER;
@@ -452,7 +465,10 @@ static inline __attribute__((always_inline)) bool exec_issued(TimedRun *t, TCore
                                                               SimGroup *g, const TInst *ti,
                                                               uint64_t now)
 {
-    sim_exec_one(t->d, g);
+    if (UTIL_UNLIKELY(t->observed))
+        sim_exec_one(t->d, g);
+    else
+        sim_exec_one_unobserved(t->d, g);
     if (UTIL_UNLIKELY(t->d->stopped)) {
         t->stopped_group = g;
         return false;

@@ -13,6 +13,8 @@
  * and SIM_GROUP_DONE at stop or past the last instruction. When the budget has run out it
  * executes nothing and sets d->stopped. */
 void sim_exec_one(SimDispatch *d, SimGroup *g);
+/* sim_exec_one for a dispatch with no observer attached, one call less. */
+void sim_exec_one_unobserved(SimDispatch *d, SimGroup *g);
 
 /* Fills tg for the threadgroup at `pos` (dispatch order `linear`) and makes its SIMD-groups
  * in groups[], with registers from regs (zeroed), stacks from stack (zeroed) and threadgroup

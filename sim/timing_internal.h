@@ -48,7 +48,16 @@ typedef struct TInst {
     uint8_t get_sr;      /* reads d->tg: that must be this SIMD-group's threadgroup */
     uint8_t local;       /* TLocal */
     uint16_t memo;       /* threadgroup access: its TBankMemo in TimedRun.memo */
+    /* The same halves in fixed places, for the issue loop's branch-free path when `fixed`
+     * (at most 4 checked, 2 written): unused places name the scoreboard's last two entries,
+     * one never written (ready at 0) for rd, one never read for wr (T_SB_ZERO, T_SB_SINK). */
+    uint8_t fixed;
+    uint16_t rd[4], wr[2];
 } TInst;
+
+/* A SIMD-group's scoreboard has num_halves + 2 entries: these two are the extra ones. */
+#define T_SB_ZERO(t) ((t)->num_halves)
+#define T_SB_SINK(t) ((t)->num_halves + 1u)
 
 /* The last lane pattern a threadgroup instruction's access had, and its bank cycles. */
 typedef struct TBankMemo {

@@ -163,6 +163,11 @@ void timing_precompute(TimedRun *t)
                 ti->nwrite = (uint8_t)writes->n;
         }
         ti->ncheck = (uint8_t)writes->n;
+        ti->fixed = ti->ncheck <= 4 && ti->nwrite <= 2;
+        for (uint32_t k = 0; k < 4; k++)
+            ti->rd[k] = (uint16_t)(k < ti->ncheck ? writes->list[k] : T_SB_ZERO(t));
+        for (uint32_t k = 0; k < 2; k++)
+            ti->wr[k] = (uint16_t)(k < ti->nwrite ? writes->list[k] : T_SB_SINK(t));
         util_reserve((void **)&t->halves, &cap, used + writes->n + 1, sizeof *t->halves);
         ti->first = (uint32_t)used;
         memcpy(t->halves + used, writes->list, writes->n * sizeof *t->halves);
@@ -205,7 +210,7 @@ static TSlot *new_slot(TimedRun *t)
     s->regs = util_calloc((size_t)max_groups * p->num_regs * W + 1, sizeof *s->regs);
     s->stack = util_calloc((size_t)max_groups * W * (p->stack_bytes ? p->stack_bytes : 1), 1);
     s->tg_memory = util_calloc(d->tg_mem_bytes ? d->tg_mem_bytes : 1, 1);
-    s->sb = util_calloc((size_t)max_groups * (t->num_halves + 1), sizeof *s->sb);
+    s->sb = util_calloc((size_t)max_groups * (t->num_halves + 2), sizeof *s->sb);
     s->slot_done = util_calloc((size_t)max_groups * 2 * t->slot_cap, sizeof *s->slot_done);
     util_reserve((void **)&t->slots, &t->cap_slots, t->num_slots + 1, sizeof *t->slots);
     t->slots[t->num_slots++] = s;
@@ -282,7 +287,7 @@ void timing_place(TimedRun *t, uint64_t now)
         core->tg_mem += d->tg_mem_bytes;
         t->resident_tgs++;
         notify_tg(t, slot, true);
-        size_t halves = t->num_halves + 1;
+        size_t halves = t->num_halves + 2;
         memset(slot->sb, 0, slot->n * halves * sizeof *slot->sb);
         /* Threadgroups placed as others end start the cycle after. */
         uint64_t start = now ? now + 1 : 0;

@@ -151,6 +151,63 @@ static void test_dependent_chain(void **state)
     free(tb);
 }
 
+/* A chain of n instructions alternating between two lines, each reading the other's result:
+ * `first` and `second` with %s for nothing (printf templates of one instruction each). */
+static char *alternating_chain(const char *first, const char *second, uint32_t n)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel alt\n.regs 12\n.arg out, device, u0\n");
+    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n    mov r2, 1.0\n"
+                         "    mov r3, 1.0\n    mov r4, 1\n    mov r5, 0\n    mov r6, 2\n"
+                         "    mov r7, 0\n    mov r8, 3\n    mov r9, 0\n");
+    for (uint32_t i = 0; i < n; i++)
+        grow(&t, &len, &cap, "    %s\n", i & 1 ? second : first);
+    grow(&t, &len, &cap, "    st_dev.b32 r2, u0, r1\n    stop\n");
+    return t;
+}
+
+/* Cycles added by 100 more instructions of an alternating chain: 100 x `latency` when each
+ * waits for the one before. */
+static uint64_t chain_step_cycles(const SimGpuConfig *gpu, const char *first, const char *second)
+{
+    Run a, b;
+    char *ta = alternating_chain(first, second, 100), *tb = alternating_chain(first, second, 200);
+    run_kernel(&a, ta, gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    run_kernel(&b, tb, gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    check_accounting(&b, gpu);
+    uint64_t d = b.res.stats.cycles - a.res.stats.cycles;
+    run_free(&a);
+    run_free(&b);
+    free(ta);
+    free(tb);
+    return d;
+}
+
+/* The dependence a chain waits on sits at every place of the register halves an instruction
+ * checks (its written halves are listed first, then the read ones): in the third and fourth
+ * places of a 32-bit op, in a single half of 16-bit ops, and in places nine to twelve of a
+ * 64-bit op, which checks twelve halves. */
+static void test_dependence_in_every_place(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.op[ISA_OP_FMUL32] = (SimOpTiming){7, 1};
+    gpu.op[ISA_OP_FADD16] = (SimOpTiming){5, 1};
+    gpu.op[ISA_OP_IADD64] = (SimOpTiming){11, 1};
+    /* 32-bit: writes r3 (places 1, 2), reads r2 (places 3, 4), and back */
+    assert_int_equal(chain_step_cycles(&gpu, "fmul32 r3, r2, 1.5", "fmul32 r2, r3, 0.5"), 100 * 7);
+    /* the same with the dependence through the second source only */
+    assert_int_equal(chain_step_cycles(&gpu, "fmul32 r3, 1.5, r2", "fmul32 r2, 0.5, r3"), 100 * 7);
+    /* 16-bit: one half each, the other half of the same register */
+    assert_int_equal(chain_step_cycles(&gpu, "fadd16 r2h, r2l, 1.0", "fadd16 r2l, r2h, 1.0"), 100 * 5);
+    /* 64-bit: writes r6:r7 (4 halves), reads r8:r9 then r4:r5 (places 9 to 12), and back */
+    assert_int_equal(chain_step_cycles(&gpu, "iadd64 r6, r8, r4", "iadd64 r4, r8, r6"), 100 * 11);
+    /* and without a read of the last result: each waits only for the one two back, which
+     * wrote the same half (a write waits for the pending one), 5 cycles per two */
+    assert_int_equal(chain_step_cycles(&gpu, "fadd16 r2h, r3l, 1.0", "fadd16 r3h, r2l, 1.0"), 50 * 5);
+}
+
 /* ---- independent work: one issue per cycle per scheduler ---------------------------------- */
 
 static void test_throughput(void **state)
@@ -914,6 +971,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dependent_chain),
+        cmocka_unit_test(test_dependence_in_every_place),
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_wait_and_idle_skip),
         cmocka_unit_test(test_barrier_release),
