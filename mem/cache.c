@@ -216,6 +216,7 @@ static void cache_init(CacheArray *a, const MemCacheLevelConfig *c)
      * runs a second thread). */
     const size_t ways = (size_t)(a->sets * a->assoc);
     a->lines = util_malloc(2 * ways * sizeof *a->lines);
+    util_populate(a->lines, 2 * ways * sizeof *a->lines);
     memset(a->lines, 0, 2 * ways * sizeof *a->lines);
     a->stamps = a->lines + ways;
 }

@@ -48,6 +48,7 @@ MemDevice *mem_device_clone_sharing(const MemDevice *dev, const bool *share)
             c->buffers[i].data = b->data;
         } else {
             c->buffers[i].data = util_malloc(b->size ? (size_t)b->size : 1);
+            util_populate(c->buffers[i].data, (size_t)b->size);
             memcpy(c->buffers[i].data, b->data, (size_t)b->size);
         }
     }
@@ -57,6 +58,7 @@ MemDevice *mem_device_clone_sharing(const MemDevice *dev, const bool *share)
 void mem_device_own_pages(MemDevice *dev)
 {
     for (uint32_t i = 0; i < dev->count; i++) {
+        util_populate(dev->buffers[i].data, (size_t)dev->buffers[i].size); /* mostly does it */
         volatile uint8_t *p = dev->buffers[i].data;
         for (uint64_t off = 0; off < dev->buffers[i].size; off += 4096)
             p[off] = p[off];

@@ -296,6 +296,9 @@ static bool fill_buffer(Binder *b, const UiArgSpec *s, UiBoundArg *a, uint8_t *d
         ok = ui_init_fill(a->type, a->count, &n, dst, &why);
         return ok || ui_yaml_fail(b->doc, s->value, b->err, "%s", why.message);
     }
+    if (in->kind == UI_INIT_FILL || in->kind == UI_INIT_RANGE || in->kind == UI_INIT_RANDOM ||
+        in->kind == UI_INIT_NORMAL)
+        util_populate(dst, (size_t)(a->count * ui_elem_size(a->type))); /* written throughout */
     switch (in->kind) {
     case UI_INIT_ZERO:
         return true;

@@ -39,6 +39,13 @@ bool util_failv(UtilError *err, const char *fmt, va_list ap) UTIL_PRINTF(2, 0);
 
 void *util_malloc(size_t size);
 void *util_calloc(size_t count, size_t size);
+/* Maps every whole page of [p, p + n) now, in one system call, where each would otherwise be
+ * mapped at its first touch by a page fault (about 1.5 us each on a virtual machine): for
+ * memory about to be written throughout. Contents are unchanged. A hint only: below
+ * UTIL_POPULATE_MIN bytes, and where the kernel cannot (Linux before 5.14, other systems),
+ * it does nothing and pages are mapped as they are touched. */
+#define UTIL_POPULATE_MIN (64u * 1024u)
+void util_populate(void *p, size_t n);
 void *util_realloc(void *ptr, size_t size);
 char *util_strdup(const char *s);
 char *util_strndup(const char *s, size_t n);

@@ -1,10 +1,12 @@
 /*
  * test_util.c — the shared helpers of util/util.c: formatting, growable arrays, error
- * messages, file reading and path handling.
+ * messages, file reading, path handling and populating pages.
  */
 #include "test_util.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../../util/util.h"
@@ -147,6 +149,61 @@ static void test_bits(void **state)
     assert_int_equal(UTIL_MAX(3u, 9u), 9u);
 }
 
+static long minor_faults(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+/* Whether this kernel takes MADV_POPULATE_WRITE, asked here apart from util_populate. */
+static bool kernel_populates(void)
+{
+#if defined(__linux__)
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    bool ok = madvise(p, 4096, 23 /* MADV_POPULATE_WRITE */) == 0;
+    munmap(p, 4096);
+    return ok;
+#else
+    return false;
+#endif
+}
+
+/* util_populate leaves every byte as it was, at any alignment and size (below the size it
+ * acts on too), and pages it mapped take no fault when written after: a 4 MB fresh buffer
+ * written throughout takes over 1000 faults without it. */
+static void test_populate(void **state)
+{
+    (void)state;
+    const size_t n = 4u << 20;
+    uint8_t *fresh = util_calloc(1, n), *filled = util_malloc(n + 64);
+    for (size_t i = 0; i < n + 64; i++)
+        filled[i] = (uint8_t)(i * 7 + 3);
+    util_populate(filled + 13, n - 29);     /* unaligned ends */
+    util_populate(filled + 1, 100);         /* below UTIL_POPULATE_MIN: nothing */
+    for (size_t i = 0; i < n + 64; i++)
+        if (filled[i] != (uint8_t)(i * 7 + 3))
+            fail_msg("byte %zu changed", i);
+    long before = minor_faults();
+    util_populate(fresh, n);
+    long mid = minor_faults();
+    for (size_t i = 0; i < n; i++)
+        if (fresh[i])
+            fail_msg("byte %zu of a zeroed buffer is %u", i, fresh[i]);
+    for (size_t i = 0; i < n; i += 4096)
+        fresh[i] = 1;
+    long after = minor_faults();
+    print_message("populate: %ld faults, then %ld writing 1024 pages\n", mid - before, after - mid);
+    if (kernel_populates())
+        assert_true(after - mid < 64);
+    else
+        print_message("populate: this kernel has no MADV_POPULATE_WRITE (Linux 5.14)\n");
+    free(fresh);
+    free(filled);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_bits),
+        cmocka_unit_test(test_populate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
