@@ -106,21 +106,30 @@ void sim_exec_sfu(SimDispatch *d, SimGroup *g, const SimInst *in)
     sim_write32(g, sim_bank(d, g, &in->o[0]), res);
 }
 
-/* Reads lane l of a register operand of the given width (16, 32 or 64 bits). */
-static uint64_t read_width(SimDispatch *d, SimGroup *g, const SimOpd *o, const IsaOperand *io,
-                           int l)
+/* Reads every lane of a register operand of the given width (16, 32 or 64 bits), zero-extended;
+ * one loop per kind, so each vectorizes. */
+static void read_lanes(SimDispatch *d, SimGroup *g, const SimOpd *o, const IsaOperand *io,
+                       uint64_t *v)
 {
     switch ((IsaOperandKind)io->kind) {
-    case ISA_OPD_R16: case ISA_OPD_U16:
-        return sim_bank16(d, g, o)[l * 2];
-    case ISA_OPD_R64: case ISA_OPD_U64: {
-        const uint32_t *p = sim_bank(d, g, o);
-        return (uint64_t)p[W + l] << 32 | p[l];
+    case ISA_OPD_R16: case ISA_OPD_U16: {
+        const uint16_t *p = sim_bank16(d, g, o);
+        for (int l = 0; l < W; l++)
+            v[l] = p[l * 2];
+        break;
     }
-    case ISA_OPD_IMM:
-        return sim_bank(d, g, o)[l] | (uint64_t)sim_bank(d, g, o)[W + l] << 32;
-    default:
-        return sim_bank(d, g, o)[l];
+    case ISA_OPD_R64: case ISA_OPD_U64: case ISA_OPD_IMM: {
+        const uint32_t *p = sim_bank(d, g, o);
+        for (int l = 0; l < W; l++)
+            v[l] = (uint64_t)p[W + l] << 32 | p[l];
+        break;
+    }
+    default: {
+        const uint32_t *p = sim_bank(d, g, o);
+        for (int l = 0; l < W; l++)
+            v[l] = p[l];
+        break;
+    }
     }
 }
 
@@ -137,30 +146,26 @@ void sim_exec_convert(SimDispatch *d, SimGroup *g, const SimInst *in)
     IsaType src = (IsaType)isa->src_type, dst = (IsaType)isa->type;
     unsigned src_bytes = isa_type_size(src);
     uint64_t out[W];
+    read_lanes(d, g, &in->o[1], &isa->opd[1], out);
     if (int_type(src) && int_type(dst)) {
         /* Integer to integer (pointer arithmetic's s32 -> s64, above all): extend from the
-         * source's width, then wrap to the destination's, as util_convert does, without a
-         * call per lane. Narrow signed results are sign-extended to 32 bits. */
+         * source's width, then wrap to the destination's, as util_convert does, in one
+         * branch-free loop. Narrow signed results are sign-extended to 32 bits. Signs
+         * extend as (x ^ m) - m, m the sign bit, on x cut to its width. */
         const unsigned sb = 8 * src_bytes, db = 8 * isa_type_size(dst);
         const uint64_t smask = sb < 64 ? (UINT64_C(1) << sb) - 1 : ~UINT64_C(0);
         const uint64_t dmask = db < 64 ? (UINT64_C(1) << db) - 1 : ~UINT64_C(0);
-        const bool sext = signed_type(src) && sb < 64, narrow = signed_type(dst) && db < 32;
+        const uint64_t ssign = signed_type(src) && sb < 64 ? UINT64_C(1) << (sb - 1) : 0;
+        const uint64_t dsign = signed_type(dst) && db < 32 ? UINT64_C(1) << (db - 1) : 0;
+        const uint64_t dkeep = dsign ? UINT64_C(0xffffffff) : dmask;
         for (int l = 0; l < W; l++) {
-            uint64_t v = read_width(d, g, &in->o[1], &isa->opd[1], l) & smask;
-            if (sext && (v >> (sb - 1) & 1))
-                v |= ~smask;
-            v &= dmask;
-            if (narrow && (v >> (db - 1) & 1))
-                v |= UINT64_C(0xffffffff) & ~dmask;
-            out[l] = v;
+            const uint64_t v = (((out[l] & smask) ^ ssign) - ssign) & dmask;
+            out[l] = ((v ^ dsign) - dsign) & dkeep;
         }
     } else {
-        for (int l = 0; l < W; l++) {
-            uint64_t v = read_width(d, g, &in->o[1], &isa->opd[1], l);
-            if (src_bytes < 8)
-                v &= src_bytes == 4 ? 0xffffffffull : src_bytes == 2 ? 0xffffull : 0xffull;
-            out[l] = util_convert(v, src, dst, (IsaRound)isa->round);
-        }
+        const uint64_t smask = src_bytes < 8 ? (UINT64_C(1) << (8 * src_bytes)) - 1 : ~UINT64_C(0);
+        for (int l = 0; l < W; l++)
+            out[l] = util_convert(out[l] & smask, src, dst, (IsaRound)isa->round);
     }
     switch ((IsaOperandKind)isa->opd[0].kind) {
     case ISA_OPD_R16: {

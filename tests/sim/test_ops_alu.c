@@ -694,6 +694,57 @@ static void test_cvt(void **state)
     assert_true(h_f16_is_nan((uint16_t)out[0]));
 }
 
+/* Integer to integer over many lanes at once, each its own value (test_cvt runs one lane):
+ * 40 threads, a full SIMD-group and 8 lanes of the next, against extension and wrap-around
+ * written here with shifts. */
+static uint64_t ref_int_cvt(uint64_t x, unsigned sw, bool ss, unsigned dw, bool ds)
+{
+    uint64_t v = sw < 64 ? (ss ? (uint64_t)((int64_t)(x << (64 - sw)) >> (64 - sw))
+                               : x & ((UINT64_C(1) << sw) - 1))
+                         : x;
+    if (dw < 64)
+        v &= (UINT64_C(1) << dw) - 1;
+    if (ds && dw < 32)
+        v = (uint64_t)(uint32_t)((int32_t)((uint32_t)v << (32 - dw)) >> (32 - dw));
+    return v;
+}
+
+static void test_cvt_lanes(void **state)
+{
+    (void)state;
+    static const char *const pairs[] = {
+        "s64.s32", "u64.u32", "s64.u32", "u64.s32", "s32.s8", "u32.u8", "s32.s16", "u32.s16",
+        "s8.u32", "u8.s32", "s16.s32", "u16.s32", "s16.u64", "s32.s64", "u32.u64", "u64.s8",
+        "s64.s16", "s64.s64", "s8.s64",
+    };
+    enum { N = 40 };
+    V v[N];
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t x = (i + 1) * UINT64_C(0x9e3779b97f4a7c15);
+        x ^= i & 1 ? 0 : UINT64_C(0x8080808080808080); /* sign bits set in half the lanes */
+        v[i] = (V){(uint32_t)x, (uint32_t)(x >> 32), 0, 0};
+    }
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        const char *t = pairs[p];
+        unsigned dw = (unsigned)atoi(t + 1), sw = (unsigned)atoi(strchr(t, '.') + 2);
+        bool ds = t[0] == 's', ss = strchr(t, '.')[1] == 's';
+        char insn[64];
+        snprintf(insn, sizeof insn, "cvt.%s r6, r2", t);
+        uint32_t out[2 * N];
+        run_vec(insn, v, N, out);
+        for (uint32_t i = 0; i < N; i++) {
+            uint64_t x = (uint64_t)v[i].b << 32 | v[i].a;
+            uint64_t want = ref_int_cvt(x, sw, ss, dw, ds);
+            if (dw < 64)
+                want |= (uint64_t)SENT << 32;
+            uint64_t got = (uint64_t)out[2 * i + 1] << 32 | out[2 * i];
+            if (got != want)
+                fail_msg("%s lane %u of %#llx: expected %#llx, got %#llx", insn, i,
+                         (unsigned long long)x, (unsigned long long)want, (unsigned long long)got);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -702,7 +753,7 @@ int main(void)
         cmocka_unit_test(test_icmpsel),    cmocka_unit_test(test_f32_arith),
         cmocka_unit_test(test_f32_modifiers), cmocka_unit_test(test_sfu),
         cmocka_unit_test(test_f16_arith),  cmocka_unit_test(test_f16_modifiers),
-        cmocka_unit_test(test_fcmpsel),    cmocka_unit_test(test_cvt),
+        cmocka_unit_test(test_fcmpsel),    cmocka_unit_test(test_cvt), cmocka_unit_test(test_cvt_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
