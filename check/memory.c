@@ -456,8 +456,10 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
     if (!c->uninit || acc->space == MEM_SPACE_THREAD ||
         (acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit))
         return;
-    if (acc->space == MEM_SPACE_THREADGROUP && acc->kind == SIM_ACCESS_READ && !c->tg_unwritten)
-        return; /* every byte has been written: a tile read after it is filled */
+    if (acc->space == MEM_SPACE_THREADGROUP && !c->tg_unwritten)
+        return; /* every byte has been written: a read finds no hole (a tile read after it
+                 * is filled), and a write marks bytes marked already (a histogram's atomics
+                 * on bins it cleared) */
     uint32_t bad = 0, bad_lane = 0;
     uint64_t bad_addr = 0;
     if (acc->space == MEM_SPACE_THREADGROUP && acc->kind == SIM_ACCESS_READ && acc->bytes == 4) {

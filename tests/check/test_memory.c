@@ -252,6 +252,43 @@ static void test_threadgroup_fill_count(void **state)
     }
 }
 
+/* Once every byte of threadgroup memory is written, later writes and atomics leave nothing
+ * to mark (check/memory.c returns before looking at them), and the next threadgroup starts
+ * with every byte unwritten again: here threadgroup 0 fills its 128 bytes, runs atomics on
+ * them and reads them clean; threadgroup 1 leaves word 5 out, runs the same atomics (on
+ * other words) and must be told of its hole when lane 5 reads it. */
+static void test_threadgroup_full_then_next(void **state)
+{
+    (void)state;
+    Checked c;
+    h_init(&c.h, ".kernel k\n.regs 8\n.tgmem 128\n.arg out, device, u0\n"
+                 "    get_sr r1, thread_position_in_grid.x\n"
+                 "    get_sr r2, thread_index_in_threadgroup\n"
+                 "    get_sr r3, threadgroup_position_in_grid.x\n"
+                 "    shl r4, r2, 2\n"
+                 "    mov r5, 0\n"
+                 "    if_icmp.eq 1, r3, 1\n"
+                 "      if_icmp.eq 2, r2, 5\n        mov r5, 1\n      pop_exec 2\n"
+                 "    pop_exec 1\n"
+                 "    if_icmp.eq 1, r5, 0\n      st_tg.b32 r2, r4, 0\n    pop_exec 1\n"
+                 "    barrier.tg\n"
+                 "    and r6, r2, 3\n"
+                 "    shl r6, r6, 2\n"
+                 "    atom_tg.add.u32 r7, r6, 0, 1\n"
+                 "    barrier.tg\n"
+                 "    ld_tg.b32 r7, r4, 0\n"
+                 "    st_dev.b32 r7, u0, r1\n"
+                 "    stop\n");
+    c.info = NULL;
+    h_buffer(&c.h, 0, "out", 256, MEM_SPACE_DEVICE);
+    run_checked(&c, 64, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "threadgroup memory byte 20");
+    assert_int_equal(f->first.thread.lane, 5);
+    assert_int_equal(f->first.thread.threadgroup[0], 1);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
 /* ---- device loads used before their wait ------------------------------------------------------ */
 
 static void test_read_before_wait(void **state)
@@ -344,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_uninitialized_threadgroup_per_threadgroup),
         cmocka_unit_test(test_uninitialized_device_buffer),
         cmocka_unit_test(test_threadgroup_fill_count),
+        cmocka_unit_test(test_threadgroup_full_then_next),
         cmocka_unit_test(test_memory_written_before_read_is_silent),
         cmocka_unit_test(test_out_of_bounds_read_never_used_is_warning),
         cmocka_unit_test(test_out_of_bounds_read_used_is_error),
