@@ -1,6 +1,7 @@
 /*
- * util.c — checked allocation, error formatting and file reading shared by every module.
- * Allocation failure is not a recoverable condition for a simulator: it aborts with a message.
+ * util.c — checked allocation, error formatting and file reading shared by every module,
+ * and mapping a large buffer's pages ahead of writing it (util_populate). Allocation failure
+ * is not a recoverable condition for a simulator: it aborts with a message.
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -62,11 +63,8 @@ void util_populate(void *p, size_t n)
 #endif
     if (n < UTIL_POPULATE_MIN)
         return;
-    static size_t page;
-    if (!page) {
-        long sz = sysconf(_SC_PAGESIZE);
-        page = sz > 0 ? (size_t)sz : 4096;
-    }
+    const long sz = sysconf(_SC_PAGESIZE); /* from the process's start-up data, no call */
+    const size_t page = sz > 0 ? (size_t)sz : 4096;
     uintptr_t first = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
     uintptr_t end = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
     if (end > first)
