@@ -19,6 +19,18 @@
     "              uint tg [[threadgroup_position_in_grid]]) {\n"
 
 /* plain aliases counter: both arguments are bound to the one buffer. */
+/* A finding's count, and each of its two accesses' kind and thread (its index in the
+ * threadgroup). */
+static void expect_pair(const CheckFinding *f, uint64_t count, CheckAccessKind first,
+                        uint32_t first_local, CheckAccessKind second, uint32_t second_local)
+{
+    assert_int_equal(f->count, count);
+    assert_int_equal(f->first.access, first);
+    assert_int_equal(f->first.thread.local[0], first_local);
+    assert_int_equal(f->second.access, second);
+    assert_int_equal(f->second.thread.local[0], second_local);
+}
+
 static void setup_aliased(Checked *c, const char *src)
 {
     setup(c, src, 64);
@@ -99,11 +111,7 @@ static void test_atomic_after_plain_write(void **state)
     expect_count(&c, 1);
     const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
     expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
-    assert_int_equal(f->count, 1);
-    assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
-    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
-    assert_int_equal(f->first.thread.local[0], 0);
-    assert_int_equal(f->second.thread.local[0], 32);
+    expect_pair(f, 1, CHECK_ACCESS_WRITE, 0, CHECK_ACCESS_ATOMIC, 32);
     assert_int_equal(((uint32_t *)h_data(&c.h, 0))[0], 7 + 32);
     done(&c);
 }
@@ -242,11 +250,7 @@ static void test_tg_atomic_then_read_after_barrier(void **state)
     expect_count(&c, 1);
     const CheckFinding *f =
         find(&c, "atomic and non-atomic access race on threadgroup memory byte 20");
-    assert_int_equal(f->count, 1);
-    assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
-    assert_int_equal(f->first.thread.local[0], 0);
-    assert_int_equal(f->second.access, CHECK_ACCESS_READ);
-    assert_int_equal(f->second.thread.local[0], 40);
+    expect_pair(f, 1, CHECK_ACCESS_ATOMIC, 0, CHECK_ACCESS_READ, 40);
     done(&c);
 }
 
@@ -277,11 +281,7 @@ static void expect_atomic_block_race(const char *first, CheckAccessKind kind)
     expect_count(&c, 1);
     const CheckFinding *f =
         find(&c, "atomic and non-atomic access race on threadgroup memory byte 0");
-    assert_int_equal(f->count, 32);
-    assert_int_equal(f->first.access, kind);
-    assert_int_equal(f->first.thread.local[0], 0);
-    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
-    assert_int_equal(f->second.thread.local[0], 32);
+    expect_pair(f, 32, kind, 0, CHECK_ACCESS_ATOMIC, 32);
     done(&c);
 }
 
