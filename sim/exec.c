@@ -21,6 +21,9 @@
 
 static inline float f32(uint32_t u) { return util_bits_f32(u); }
 static inline uint32_t bits(float f) { return util_f32_bits(f); }
+/* bits of an arithmetic result: a NaN is the canonical one (sim_canon_f32), tested as a
+ * float, which the lane loops turn into one unordered compare and a blend */
+static inline uint32_t canon_bits(float f) { return f != f ? 0x7fc00000u : util_f32_bits(f); }
 
 void sim_update_exec(SimGroup *g)
 {
@@ -119,7 +122,7 @@ static void fma_lanes_soft(uint32_t *r, const uint32_t *a, const uint32_t *b, co
         float x = f32((a[l] & o[1].and_mask) ^ o[1].xor_mask);
         float y = f32((b[l] & o[2].and_mask) ^ o[2].xor_mask);
         float z = f32((c[l] & o[3].and_mask) ^ o[3].xor_mask);
-        r[l] = bits(util_fma_f32(x, y, z));
+        r[l] = sim_canon_f32(bits(util_fma_f32(x, y, z)));
     }
 }
 
@@ -131,8 +134,8 @@ __attribute__((target("avx2,fma"))) static void fma_lanes_hw(uint32_t *r, const 
     const uint32_t am = o[1].and_mask, ax = o[1].xor_mask, bm = o[2].and_mask,
                    bx = o[2].xor_mask, cm = o[3].and_mask, cx = o[3].xor_mask;
     for (int l = 0; l < W; l++)
-        r[l] = bits(__builtin_fmaf(f32((a[l] & am) ^ ax), f32((b[l] & bm) ^ bx),
-                                   f32((c[l] & cm) ^ cx)));
+        r[l] = canon_bits(__builtin_fmaf(f32((a[l] & am) ^ ax), f32((b[l] & bm) ^ bx),
+                                         f32((c[l] & cm) ^ cx)));
 }
 #endif
 
@@ -161,7 +164,7 @@ static FmaLanes fma_lanes(void)
         const uint32_t *A = SRC(1), *B = SRC(2);                                                 \
         for (int l = 0; l < W; l++) {                                                            \
             float a = FSRC(A, 1, l), b = FSRC(B, 2, l);                                          \
-            res[l] = bits(expr);                                                                 \
+            res[l] = canon_bits(expr);                                                  \
         }                                                                                        \
         goto write_f32;                                                                          \
     } while (0)
@@ -202,7 +205,7 @@ static FmaLanes fma_lanes(void)
         const uint32_t *A = SRC(1);                                                              \
         for (int l = 0; l < W; l++) {                                                            \
             float a = FSRC(A, 1, l);                                                             \
-            res[l] = bits(expr);                                                                 \
+            res[l] = canon_bits(expr);                                                  \
         }                                                                                        \
         goto write_f32;                                                                          \
     } while (0)
@@ -341,7 +344,12 @@ static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, 
     case ISA_OP_FMUL32: F32_BINARY(a * b);
     case ISA_OP_FMIN32: F32_BINARY(fmin_ieee(a, b));
     case ISA_OP_FMAX32: F32_BINARY(fmax_ieee(a, b));
-    case ISA_OP_FMOV32: F32_UNARY(a);
+    case ISA_OP_FMOV32: { /* a move: a NaN keeps its bits */
+        const uint32_t *A = SRC(1);
+        for (int l = 0; l < W; l++)
+            res[l] = (A[l] & in->o[1].and_mask) ^ in->o[1].xor_mask;
+        goto write_f32;
+    }
     case ISA_OP_FFMA32:
         fma_lanes()(res, SRC(1), SRC(2), SRC(3), in->o);
         goto write_f32;
@@ -355,7 +363,16 @@ static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, 
     case ISA_OP_FMUL16: F16_BINARY(a * b);
     case ISA_OP_FMIN16: F16_BINARY(fmin_ieee(a, b));
     case ISA_OP_FMAX16: F16_BINARY(fmax_ieee(a, b));
-    case ISA_OP_FMOV16: F16_UNARY(a);
+    case ISA_OP_FMOV16:
+        if (!(in->flags & SIM_INST_SAT)) { /* a move: a NaN keeps its bits */
+            const uint16_t *A = sim_bank16(d, g, &in->o[1]);
+            uint16_t out[W];
+            for (int l = 0; l < W; l++)
+                out[l] = (uint16_t)((A[l * 2] & in->o[1].and_mask) ^ in->o[1].xor_mask);
+            sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
+            goto written;
+        }
+        F16_UNARY(a);
     case ISA_OP_FLOOR16: F16_UNARY(floorf(a));
     case ISA_OP_CEIL16: F16_UNARY(ceilf(a));
     case ISA_OP_TRUNC16: F16_UNARY(truncf(a));
@@ -369,7 +386,7 @@ static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, 
             uint16_t a = (uint16_t)((A[l * 2] & in->o[1].and_mask) ^ in->o[1].xor_mask);
             uint16_t b = (uint16_t)((B[l * 2] & in->o[2].and_mask) ^ in->o[2].xor_mask);
             uint16_t c = (uint16_t)((C[l * 2] & in->o[3].and_mask) ^ in->o[3].xor_mask);
-            out[l] = util_fma_f16(a, b, c);
+            out[l] = sim_canon_f16(util_fma_f16(a, b, c));
             if (in->flags & SIM_INST_SAT)
                 out[l] = util_f32_to_f16(saturate(util_f16_to_f32(out[l])));
         }
@@ -562,7 +579,7 @@ write_f16_from_f32: {
     uint16_t out[W];
     bool sat = in->flags & SIM_INST_SAT;
     for (int l = 0; l < W; l++)
-        out[l] = util_f32_to_f16(sat ? saturate(resf[l]) : resf[l]);
+        out[l] = sim_canon_f16(util_f32_to_f16(sat ? saturate(resf[l]) : resf[l]));
     sim_write16(g, sim_bank16(d, g, &in->o[0]), out);
 }
 written:

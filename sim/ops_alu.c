@@ -101,7 +101,7 @@ void sim_exec_sfu(SimDispatch *d, SimGroup *g, const SimInst *in)
         case ISA_OP_SIN32: v = sinf(a); break;
         default: v = cosf(a); break; /* COS32 */
         }
-        res[l] = util_f32_bits(v);
+        res[l] = sim_canon_f32(util_f32_bits(v));
     }
     sim_write32(g, sim_bank(d, g, &in->o[0]), res);
 }

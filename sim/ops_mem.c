@@ -419,7 +419,7 @@ static uint32_t atomic_apply(IsaAtomicOp op, IsaType type, uint32_t old, uint32_
     switch (op) {
     case ISA_ATOM_ADD:
         if (type == ISA_TYPE_F32)
-            return util_f32_bits(util_bits_f32(old) + util_bits_f32(v));
+            return sim_canon_f32(util_f32_bits(util_bits_f32(old) + util_bits_f32(v)));
         return old + v;
     case ISA_ATOM_SUB: return old - v;
     case ISA_ATOM_XCHG: return v;

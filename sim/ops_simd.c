@@ -64,7 +64,7 @@ static uint32_t combine(IsaReduceOp op, IsaType type, uint32_t x, uint32_t y)
         case ISA_RED_MIN: r = (b != b || a < b) ? a : b; r = a != a ? b : r; break;
         default: r = (b != b || a > b) ? a : b; r = a != a ? b : r; break; /* MAX */
         }
-        return half ? util_f32_to_f16(r) : util_f32_bits(r);
+        return half ? sim_canon_f16(util_f32_to_f16(r)) : sim_canon_f32(util_f32_bits(r));
     }
     bool is_signed = type == ISA_TYPE_S32;
     switch (op) {
@@ -113,6 +113,7 @@ static uint32_t identity(IsaReduceOp op, IsaType type)
     } while (0)
 
 #define AS_U32(x) (x)
+#define F32_CANON(x) sim_canon_f32(util_f32_bits(x))
 #define AS_S32(x) ((int32_t)(x))
 #define FROM_S32(x) ((uint32_t)(x))
 
@@ -126,12 +127,12 @@ static bool reduce_fast(SimDispatch *d, SimGroup *g, const SimInst *in, uint32_t
     const uint32_t *A = sim_bank(d, g, &in->o[1]);
     uint32_t res[W];
     if (type == ISA_TYPE_F32 && op == ISA_RED_SUM)
-        TREE_REDUCE(float, util_bits_f32, util_f32_bits, a + b);
+        TREE_REDUCE(float, util_bits_f32, F32_CANON, a + b);
     else if (type == ISA_TYPE_F32 && op == ISA_RED_MAX)
-        TREE_REDUCE(float, util_bits_f32, util_f32_bits,
+        TREE_REDUCE(float, util_bits_f32, F32_CANON,
                     a != a ? b : (b != b || a > b) ? a : b);
     else if (type == ISA_TYPE_F32 && op == ISA_RED_MIN)
-        TREE_REDUCE(float, util_bits_f32, util_f32_bits,
+        TREE_REDUCE(float, util_bits_f32, F32_CANON,
                     a != a ? b : (b != b || a < b) ? a : b);
     else if (type != ISA_TYPE_F32 && op == ISA_RED_SUM)
         TREE_REDUCE(uint32_t, AS_U32, AS_U32, a + b);

@@ -153,6 +153,19 @@ static inline uint32_t sim_lanes_outside(const uint32_t *index, const uint32_t *
     return bad;
 }
 
+/* A float arithmetic result as the ISA defines it (docs/ISA.md, "Floating point"): any NaN is
+ * the canonical quiet NaN, whatever NaNs the operands held and whichever the host or the
+ * compiler of lockstep would have passed on, so every mode and host gives the same bits. */
+static inline uint32_t sim_canon_f32(uint32_t x)
+{
+    return (x & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : x;
+}
+
+static inline uint16_t sim_canon_f16(uint16_t x)
+{
+    return (x & 0x7fffu) > 0x7c00u ? (uint16_t)0x7e00u : x;
+}
+
 static inline void sim_write32(SimGroup *g, uint32_t *dst, const uint32_t *res)
 {
     if (g->exec_mask == SIM_FULL_MASK) {
