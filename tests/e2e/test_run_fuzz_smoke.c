@@ -1,0 +1,476 @@
+/*
+ * test_run_fuzz_smoke.c — "the simulator never crashes, whatever a kernel does", tested on
+ * kernels nobody wrote: every example and seed kernel, compiled to assembly, then mutated a
+ * few dozen ways each by a seeded generator (registers, immediates, uniforms, labels and
+ * opcodes swapped; lines deleted, duplicated and reordered). Each mutant that assembles runs
+ * on a small grid with a small instruction budget in every way a user can run it:
+ * functional, functional under every checker, timed (twice), and timed under every checker.
+ * Whatever it does (faults, races, endless loops, barriers in divergent code), each run must
+ * end, and:
+ *  - the checkers change nothing: the buffers and the instruction count of the checked
+ *    functional run are those of the plain one;
+ *  - timed runs are deterministic: two give the same buffers, cycles and instructions.
+ * Under `make asan` this also catches memory errors on paths no example reaches. The seeds
+ * are read from kernels/ and ../shared/kernels/seed/ (the tests run from the repository
+ * root). A longer hunt: RUN_FUZZ_SEED=N RUN_FUZZ_MUTANTS=M build/tests/e2e/test_run_fuzz_smoke
+ * (M mutants per seed kernel; the suite runs seed 2026 with 24).
+ */
+#include "test_util.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "../../check/check.h"
+#include "../../isa/isa.h"
+#include "../../lang/lang.h"
+#include "../../mem/mem.h"
+#include "../../sim/sim.h"
+
+enum {
+    MAX_SEEDS = 96,
+    MUTANTS_PER_SEED = 24,
+    BUDGET = 3000,      /* SIMD-group instructions per run */
+    DEVICE_BYTES = 1024,
+    CONSTANT_BYTES = 64,
+    TG_ARG_BYTES = 256,
+    MAX_LINES = 4096,
+};
+
+static char *seeds[MAX_SEEDS];
+static int num_seeds;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint32_t below(uint64_t *rng, uint32_t n) { return n ? (uint32_t)(rng_next(rng) % n) : 0; }
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Every kernel under dir (subfolders too) as assembly text: .s files as they are, .metal
+ * files compiled (those that need function constants or fail are skipped). */
+static void add_seeds_from(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) && num_seeds < MAX_SEEDS) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        UtilError err = {{0}};
+        if (ends_with(e->d_name, ".metal")) {
+            IsaProgram *p = lang_compile_file(path, NULL, NULL, &err);
+            if (p) {
+                seeds[num_seeds++] = isa_disassemble(p, false);
+                isa_program_free(p);
+            }
+        } else if (ends_with(e->d_name, ".s")) {
+            size_t size;
+            char *text = util_read_file(path, &size, &err);
+            if (text)
+                seeds[num_seeds++] = text;
+        } else if (!strchr(e->d_name, '.')) {
+            add_seeds_from(path);
+        }
+    }
+    closedir(d);
+}
+
+/* ---- mutating assembly -------------------------------------------------------------------- */
+
+typedef struct Lines {
+    char *line[MAX_LINES];
+    int n;
+} Lines;
+
+static void split_lines(const char *text, Lines *L)
+{
+    L->n = 0;
+    const char *p = text;
+    while (*p && L->n < MAX_LINES) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *s = malloc(len + 1);
+        memcpy(s, p, len);
+        s[len] = '\0';
+        L->line[L->n++] = s;
+        p += len + (end ? 1 : 0);
+    }
+}
+
+static void free_lines(Lines *L)
+{
+    for (int i = 0; i < L->n; i++)
+        free(L->line[i]);
+    L->n = 0;
+}
+
+/* An instruction line: indented, and neither a comment nor empty. */
+static bool is_inst(const char *s)
+{
+    if (*s != ' ' && *s != '\t')
+        return false;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return *s && *s != ';';
+}
+
+static int pick_inst(uint64_t *rng, const Lines *L)
+{
+    int count = 0;
+    for (int i = 0; i < L->n; i++)
+        count += is_inst(L->line[i]);
+    if (!count)
+        return -1;
+    int k = (int)below(rng, (uint32_t)count);
+    for (int i = 0; i < L->n; i++)
+        if (is_inst(L->line[i]) && k-- == 0)
+            return i;
+    return -1;
+}
+
+/* Replaces bytes [at, at + len) of *s with repl. */
+static void splice(char **s, size_t at, size_t len, const char *repl)
+{
+    size_t old = strlen(*s), n = strlen(repl);
+    char *t = malloc(old - len + n + 1);
+    memcpy(t, *s, at);
+    memcpy(t + at, repl, n);
+    memcpy(t + at + n, *s + at + len, old - at - len + 1);
+    free(*s);
+    *s = t;
+}
+
+/* The k-th token (after the mnemonic) of line s that starts with one of `starts` followed by
+ * a digit, or any number when starts is "#": its place and length. */
+static bool find_token(const char *s, const char *starts, uint64_t *rng, size_t *at, size_t *len)
+{
+    size_t pos[64], lens[64];
+    int n = 0;
+    const char *p = s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    while (*p && *p != ' ')
+        p++; /* the mnemonic */
+    while (*p && *p != ';' && n < 64) {
+        if (*p == ' ' || *p == ',') {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (*q && *q != ' ' && *q != ',' && *q != ';')
+            q++;
+        bool want;
+        if (starts[0] == '#')
+            want = (*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9');
+        else
+            want = strchr(starts, *p) && p[1] >= '0' && p[1] <= '9';
+        if (want) {
+            pos[n] = (size_t)(p - s);
+            lens[n++] = (size_t)(q - p);
+        }
+        p = q;
+    }
+    if (!n)
+        return false;
+    int k = (int)below(rng, (uint32_t)n);
+    *at = pos[k];
+    *len = lens[k];
+    return true;
+}
+
+/* Another mnemonic with the same operands and modifiers as the one line s starts with. */
+static bool swap_opcode(char **s, uint64_t *rng)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t at = (size_t)(p - *s), len = 0;
+    while (p[len] && p[len] != '.' && p[len] != ' ')
+        len++;
+    IsaOpcode op = isa_lookup_op(p, len);
+    if (op >= ISA_OP_COUNT)
+        return false;
+    int same[ISA_OP_COUNT], n = 0;
+    for (int o = 0; o < ISA_OP_COUNT; o++)
+        if (o != (int)op && strcmp(isa_ops[o].operands, isa_ops[op].operands) == 0 &&
+            isa_ops[o].modifiers == isa_ops[op].modifiers)
+            same[n++] = o;
+    if (!n)
+        return false;
+    splice(s, at, len, isa_ops[same[below(rng, (uint32_t)n)]].name);
+    return true;
+}
+
+static void mutate(uint64_t *rng, const char *seed, Lines *L)
+{
+    static const char *const numbers[] = {"0", "1", "2", "3", "-1", "31", "32", "33", "255",
+                                          "256", "1023", "1024", "4096", "65535", "65536",
+                                          "2147483647", "-2147483648", "4294967295", "7"};
+    split_lines(seed, L);
+    int edits = 1 + (int)below(rng, 3);
+    for (int k = 0; k < edits; k++) {
+        int i = pick_inst(rng, L);
+        if (i < 0)
+            return;
+        char buf[32];
+        size_t at, len;
+        switch (below(rng, 8)) {
+        case 0: /* another register */
+            if (find_token(L->line[i], "r", rng, &at, &len)) {
+                size_t digits = 1;
+                while (L->line[i][at + digits] >= '0' && L->line[i][at + digits] <= '9')
+                    digits++;
+                snprintf(buf, sizeof buf, "r%u", below(rng, 12));
+                splice(&L->line[i], at, digits, buf);
+            }
+            break;
+        case 1: /* another number */
+            if (find_token(L->line[i], "#", rng, &at, &len))
+                splice(&L->line[i], at, len, numbers[below(rng, sizeof numbers / sizeof *numbers)]);
+            break;
+        case 2: /* another uniform */
+            if (find_token(L->line[i], "u", rng, &at, &len)) {
+                snprintf(buf, sizeof buf, "u%u", below(rng, 10));
+                splice(&L->line[i], at, len, buf);
+            }
+            break;
+        case 3: /* another label */
+            if (find_token(L->line[i], "L", rng, &at, &len)) {
+                int j = (int)below(rng, (uint32_t)L->n);
+                for (int t = 0; t < L->n; t++, j = (j + 1) % L->n) {
+                    const char *c = strchr(L->line[j], ':');
+                    if (L->line[j][0] == 'L' && c && c[1] == '\0') {
+                        snprintf(buf, sizeof buf, "%.*s", (int)(c - L->line[j]), L->line[j]);
+                        splice(&L->line[i], at, len, buf);
+                        break;
+                    }
+                }
+            }
+            break;
+        case 4: /* another opcode of the same shape */
+            swap_opcode(&L->line[i], rng);
+            break;
+        case 5: /* delete */
+            free(L->line[i]);
+            memmove(&L->line[i], &L->line[i + 1], (size_t)(L->n - i - 1) * sizeof *L->line);
+            L->n--;
+            break;
+        case 6: /* duplicate */
+            if (L->n < MAX_LINES) {
+                memmove(&L->line[i + 1], &L->line[i], (size_t)(L->n - i) * sizeof *L->line);
+                L->line[i + 1] = strdup(L->line[i]);
+                L->n++;
+            }
+            break;
+        default: /* swap with the next line */
+            if (i + 1 < L->n) {
+                char *t = L->line[i];
+                L->line[i] = L->line[i + 1];
+                L->line[i + 1] = t;
+            }
+            break;
+        }
+    }
+}
+
+static char *join_lines(const Lines *L)
+{
+    size_t size = 1;
+    for (int i = 0; i < L->n; i++)
+        size += strlen(L->line[i]) + 1;
+    char *text = malloc(size), *p = text;
+    for (int i = 0; i < L->n; i++)
+        p += sprintf(p, "%s\n", L->line[i]);
+    *p = '\0';
+    return text;
+}
+
+/* ---- running a mutant ---------------------------------------------------------------------- */
+
+typedef struct Run {
+    MemDevice *dev;
+    SimArgBinding bind[64];
+    SimResult res;
+    bool ok;
+    CheckSession *checks;
+} Run;
+
+/* Fresh buffers for every argument, filled from `fill` (the same for every run of a
+ * mutant): device buffers with any bits, constant buffers with small numbers (sizes and
+ * counts a loop may run to). */
+static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
+{
+    r->dev = mem_device_new();
+    for (uint32_t i = 0; i < p->num_args && i < 64; i++) {
+        const IsaArg *a = &p->args[i];
+        if (a->kind == ISA_ARG_THREADGROUP) {
+            r->bind[i].tg_bytes = TG_ARG_BYTES;
+            continue;
+        }
+        const bool constant = a->kind == ISA_ARG_CONSTANT;
+        const uint64_t bytes = constant ? CONSTANT_BYTES : DEVICE_BYTES;
+        UtilError err = {{0}};
+        int32_t idx = mem_device_add(r->dev, a->name, bytes, constant ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE,
+                                     &err);
+        if (idx < 0)
+            fail_msg("mem_device_add: %s", err.message);
+        r->bind[i].buffer = (uint32_t)idx;
+        uint32_t *w = (uint32_t *)r->dev->buffers[idx].data;
+        uint64_t s = fill + i;
+        for (uint64_t k = 0; k < bytes / 4; k++)
+            w[k] = constant ? (uint32_t)(rng_next(&s) % 200) : (uint32_t)rng_next(&s);
+    }
+}
+
+static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
+                    bool checked)
+{
+    memset(r, 0, sizeof *r);
+    bind_buffers(r, p, fill);
+    SimLaunch L = {
+        .program = p, .device = r->dev, .bindings = r->bind, .mode = mode,
+        .instruction_budget = BUDGET,
+    };
+    if (two_d) {
+        L.grid[0] = 24, L.grid[1] = 6, L.grid[2] = 1;
+        L.threadgroup[0] = 8, L.threadgroup[1] = 4, L.threadgroup[2] = 1;
+    } else {
+        L.grid[0] = 100, L.grid[1] = 1, L.grid[2] = 1;
+        L.threadgroup[0] = 64, L.threadgroup[1] = 1, L.threadgroup[2] = 1;
+    }
+    if (checked) {
+        CheckOptions o = check_options_all();
+        r->checks = check_session_new(p, r->dev, NULL, r->bind, &o);
+        L.observers = check_session_observers(r->checks, &L.num_observers);
+    }
+    UtilError err = {{0}};
+    r->ok = sim_dispatch(&L, &r->res, &err);
+    if (!r->ok && !err.message[0])
+        fail_msg("sim_dispatch refused a launch without saying why");
+    if (r->ok && r->res.instructions > BUDGET)
+        fail_msg("a run went %llu instructions past a budget of %d",
+                 (unsigned long long)r->res.instructions, BUDGET);
+    if (r->checks && r->ok) {
+        uint32_t n;
+        check_session_finish(r->checks, &r->res, &n);
+    }
+}
+
+static void run_free(Run *r)
+{
+    if (r->checks)
+        check_session_free(r->checks);
+    if (r->ok)
+        sim_result_free(&r->res);
+    mem_device_free(r->dev);
+}
+
+static bool same_buffers(const Run *a, const Run *b)
+{
+    if (a->dev->count != b->dev->count)
+        return false;
+    for (uint32_t i = 0; i < a->dev->count; i++)
+        if (memcmp(a->dev->buffers[i].data, b->dev->buffers[i].data, a->dev->buffers[i].size))
+            return false;
+    return true;
+}
+
+static void report(const char *what, const char *text)
+{
+    print_error("mutant:\n%s\n", text);
+    fail_msg("%s", what);
+}
+
+/* Every way of running one mutant; returns whether the launch was accepted. */
+static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, bool two_d)
+{
+    Run plain, checked, t1, t2, tc;
+    run_one(&plain, p, fill, two_d, SIM_MODE_FUNCTIONAL, false);
+    if (!plain.ok) {
+        run_free(&plain);
+        return false;
+    }
+    run_one(&checked, p, fill, two_d, SIM_MODE_FUNCTIONAL, true);
+    if (!checked.ok || !same_buffers(&plain, &checked) ||
+        checked.res.instructions != plain.res.instructions) {
+        print_error("fill %llu, %s grid: %llu instructions plain, %llu checked\n",
+                    (unsigned long long)fill, two_d ? "2D" : "1D",
+                    (unsigned long long)plain.res.instructions,
+                    (unsigned long long)checked.res.instructions);
+        report("the checkers changed a functional run", text);
+    }
+    run_one(&t1, p, fill, two_d, SIM_MODE_TIMED, false);
+    run_one(&t2, p, fill, two_d, SIM_MODE_TIMED, false);
+    if (!t1.ok || !t2.ok || !same_buffers(&t1, &t2) ||
+        t1.res.stats.cycles != t2.res.stats.cycles ||
+        t1.res.instructions != t2.res.instructions)
+        report("two timed runs differ", text);
+    run_one(&tc, p, fill, two_d, SIM_MODE_TIMED, true);
+    if (!tc.ok)
+        report("a timed run with checks was refused", text);
+    run_free(&plain);
+    run_free(&checked);
+    run_free(&t1);
+    run_free(&t2);
+    run_free(&tc);
+    return true;
+}
+
+static void test_mutated_programs_run_to_an_end(void **state)
+{
+    (void)state;
+    add_seeds_from("kernels");
+    add_seeds_from("../shared/kernels/seed");
+    assert_true(num_seeds >= 10);
+    /* RUN_FUZZ_SEED and RUN_FUZZ_MUTANTS run other and more mutants (a longer hunt) */
+    const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
+    uint64_t rng = env_seed ? strtoull(env_seed, NULL, 10) : 2026;
+    const int mutants = env_count ? atoi(env_count) : MUTANTS_PER_SEED;
+    int assembled = 0, refused = 0, launched = 0;
+    for (int s = 0; s < num_seeds; s++) {
+        for (int m = 0; m < mutants; m++) {
+            Lines L;
+            mutate(&rng, seeds[s], &L);
+            char *text = join_lines(&L);
+            free_lines(&L);
+            UtilError err = {{0}};
+            IsaProgram *p = isa_assemble(text, "mutant.s", &err);
+            if (!p) {
+                refused++;
+                if (strncmp(err.message, "mutant.s", 8) != 0)
+                    fail_msg("a refused mutant's message does not name the file: %s", err.message);
+            } else {
+                assembled++;
+                launched += run_mutant(p, text, rng_next(&rng), m & 1);
+                isa_program_free(p);
+            }
+            free(text);
+        }
+    }
+    print_message("run fuzz smoke: %d seeds, %d mutants assembled (%d launched), %d refused\n",
+                  num_seeds, assembled, launched, refused);
+    /* a generator that only broke programs would test nothing past the assembler */
+    assert_true(launched >= num_seeds * mutants / 4);
+    for (int s = 0; s < num_seeds; s++)
+        free(seeds[s]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mutated_programs_run_to_an_end),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
