@@ -806,8 +806,10 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
     uint8_t sp;
     if (acc->space == MEM_SPACE_THREADGROUP)
         sp = SP_TG;
-    else if (acc->space == MEM_SPACE_DEVICE)
-        sp = SP_DEV;
+    else if (acc->space == MEM_SPACE_DEVICE || acc->space == MEM_SPACE_CONSTANT)
+        sp = SP_DEV; /* a constant load may read any buffer (assembly can point one at a
+                      * buffer the kernel writes): it races as a device load does; loads of
+                      * buffers nothing writes are dropped below */
     else
         return;
     if (UTIL_UNLIKELY(r->serial >= UINT32_MAX - 2)) {

@@ -350,6 +350,34 @@ static void test_store_through_pointer_register(void **state)
     done(&c);
 }
 
+/* Found by the run fuzzer: a constant load (ld_const) reads whatever buffer its base names,
+ * here `c`, which the kernel also stores to. Thread 0 of each SIMD-group stores c[0] while
+ * every SIMD-group loads c[0] as its count: the load must race with the store like a device
+ * load, not pass unseen as a load from a read-only constant buffer. */
+static void test_constant_load_of_a_written_buffer(void **state)
+{
+    (void)state;
+    const char *src = ".kernel k\n"
+                      ".regs 4\n"
+                      ".arg c, device, u0\n"
+                      "    get_sr r1, thread_position_in_grid.x\n"
+                      "    ld_const.b32 r2, u0, 0\n"
+                      "    mov r3, 7\n"
+                      "    st_dev.b32 r3, u0, r1\n"
+                      "    stop\n";
+    Checked c;
+    memset(&c, 0, sizeof c);
+    h_init(&c.h, src);
+    h_buffer(&c.h, 0, "c", 4096, MEM_SPACE_DEVICE);
+    run(&c, 64, 32);
+    /* SIMD-group 0 stored c[0] = 7; threadgroup 1's loads of c[0] come after it */
+    const CheckFinding *raw = find(&c, "device memory race between threadgroups (read after write) on c[0]");
+    assert_int_equal(raw->first.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(raw->second.access, CHECK_ACCESS_READ);
+    assert_int_equal(raw->second.thread.threadgroup[0], 1);
+    done(&c);
+}
+
 /* De-duplication: one thread of threadgroup 0 stores, 256 threads of threadgroups 1..8 load —
  * one finding, counted once per racing load. */
 static void test_dedup_counts_accesses(void **state)
@@ -640,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_broadcast_reads_then_write),
         cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),
+        cmocka_unit_test(test_constant_load_of_a_written_buffer),
         cmocka_unit_test(test_same_value_writes_benign),
         cmocka_unit_test(test_same_instruction_different_values),
         cmocka_unit_test(test_disjoint_indices_silent),

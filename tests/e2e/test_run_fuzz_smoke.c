@@ -396,9 +396,17 @@ static bool same_buffers(const Run *a, const Run *b)
     return true;
 }
 
+/* Fails with the mutant's instructions, a line at a time (comments left out). */
 static void report(const char *what, const char *text)
 {
-    print_error("mutant:\n%s\n", text);
+    print_error("mutant:\n");
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        if (len && *p != ';')
+            print_error("%.*s\n", len, p);
+        p += len + (end ? 1 : 0);
+    }
     fail_msg("%s", what);
 }
 
