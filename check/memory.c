@@ -197,10 +197,10 @@ static void report_before_wait(MemoryChecker *c, const SimGroupView *sg, const I
     check_site_thread(&f.first, sg, lane, load_pc);
     f.first.access = CHECK_ACCESS_READ;
     f.first.space = MEM_SPACE_DEVICE;
-    f.first.index = -1;
+    f.first.index = CHECK_NO_INDEX;
     check_site_thread(&f.second, sg, lane, inst->pc);
     f.second.access = write ? CHECK_ACCESS_WRITE : CHECK_ACCESS_READ;
-    f.second.index = -1;
+    f.second.index = CHECK_NO_INDEX;
     char name[16];
     reg_name(o, half, name, sizeof name);
     uint32_t load_line = check_line_of(p, load_pc), line = check_line_of(p, inst->pc);

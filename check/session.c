@@ -79,7 +79,7 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
 {
     site->space = space;
     site->symbol[0] = '\0';
-    site->index = -1;
+    site->index = CHECK_NO_INDEX;
     if (space == MEM_SPACE_DEVICE || space == MEM_SPACE_CONSTANT) {
         MemBuffer *b = mem_device_buffer_at(s->device, addr);
         site->offset = addr & MEM_MAX_BUFFER_BYTES;
@@ -120,7 +120,7 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
 
 const char *check_site_name(const CheckSite *site, char *buf, size_t size)
 {
-    if (site->symbol[0] && site->index >= 0)
+    if (site->symbol[0] && site->index != CHECK_NO_INDEX)
         snprintf(buf, size, "%s[%lld]", site->symbol, (long long)site->index);
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);
@@ -458,13 +458,13 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
         g.kind = CHECK_OUT_OF_BOUNDS;
         g.first.space = f->space;
         g.first.offset = f->offset;
-        g.first.index = -1;
+        g.first.index = CHECK_NO_INDEX;
         if (f->buffer) {
             snprintf(g.first.symbol, sizeof g.first.symbol, "%s", f->buffer);
             for (uint32_t i = 0; i < s->num_buffers; i++)
                 if (s->device->buffers[i].name && strcmp(s->device->buffers[i].name, f->buffer) == 0 &&
                     s->buffers[i].elem_size)
-                    g.first.index = (int64_t)(f->offset / s->buffers[i].elem_size);
+                    g.first.index = (int64_t)f->offset / (int64_t)s->buffers[i].elem_size;
         }
         check_site_name(&g.first, name, sizeof name);
         bool unused = !f->is_write && check_memory_read_unused(s, f->pc);
@@ -475,8 +475,8 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
                      f->is_write ? "write" : "read", (unsigned long long)f->offset);
         else
             snprintf(g.message, sizeof g.message,
-                     "out-of-bounds %s of %s (byte offset %llu, %u bytes; valid 0..%llu)",
-                     f->is_write ? "write" : "read", name, (unsigned long long)f->offset, f->bytes,
+                     "out-of-bounds %s of %s (byte offset %lld, %u bytes; valid 0..%llu)",
+                     f->is_write ? "write" : "read", name, (long long)f->offset, f->bytes,
                      (unsigned long long)(f->valid_bytes ? f->valid_bytes - 1 : 0));
         if (unused) {
             size_t len = strlen(g.message);

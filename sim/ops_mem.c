@@ -48,10 +48,21 @@ static uint8_t *resolve(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace
     const uint32_t *base = sim_bank(d, g, &in->o[1]);
     int64_t index = (int32_t)sim_bank(d, g, &in->o[2])[l];
     if (space == MEM_SPACE_DEVICE || space == MEM_SPACE_CONSTANT) {
-        uint64_t addr = ((uint64_t)base[W + l] << 32 | base[l]) + (uint64_t)(index * (int64_t)esize);
+        const uint64_t from = (uint64_t)base[W + l] << 32 | base[l];
+        uint64_t addr = from + (uint64_t)(index * (int64_t)esize);
         *addr_out = addr;
         MemBuffer *b = mem_device_buffer_at(d->device, addr);
         uint64_t offset = addr & MEM_MAX_BUFFER_BYTES;
+        MemBuffer *home = mem_device_buffer_at(d->device, from);
+        if (home && b != home) {
+            /* An access belongs to the buffer its base points into: an index that leaves it
+             * is out of bounds of that buffer (at a negative offset, or one past 4 GB), even
+             * where another buffer lies. */
+            const uint32_t h = (uint32_t)(home - d->device->buffers);
+            sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, home->space, is_write, home->name,
+                      addr - mem_buffer_address(h), bytes, home->size);
+            return NULL;
+        }
         if (!b) {
             sim_fault(d, g, l, SIM_FAULT_NO_BUFFER, space, is_write, NULL, addr, bytes, 0);
             return NULL;

@@ -177,7 +177,9 @@ typedef struct SimFault {
     MemSpace space;
     bool is_write;
     const char *buffer;       /* device/constant buffer name, or NULL */
-    uint64_t offset;          /* first byte accessed (the address when no buffer) */
+    uint64_t offset;          /* first byte accessed, from the buffer's start: a negative one
+                               * as two's complement (read it as int64_t); or the address when
+                               * no buffer */
     uint32_t bytes;           /* bytes accessed */
     uint64_t valid_bytes;     /* valid offsets are [0, valid_bytes) */
     SimThreadId thread;

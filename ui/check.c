@@ -170,7 +170,7 @@ static bool is_memory_kind(CheckKind k)
 /* "shared[10]" / "out" / "threadgroup memory byte 40", as check/ names sites in messages. */
 static const char *site_name(const CheckSite *site, char *buf, size_t size)
 {
-    if (site->symbol[0] && site->index >= 0)
+    if (site->symbol[0] && site->index != CHECK_NO_INDEX)
         snprintf(buf, size, "%s[%" PRId64 "]", site->symbol, site->index);
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);
@@ -371,7 +371,11 @@ static void json_site(FILE *out, Sources *src, const CheckSite *s)
         json_string(out, s->symbol);
     else
         fputs("null", out);
-    fprintf(out, ",\"index\":%" PRId64 ",\"offset\":%" PRIu64 ",\"name\":", s->index, s->offset);
+    if (s->index == CHECK_NO_INDEX)
+        fprintf(out, ",\"index\":null");
+    else
+        fprintf(out, ",\"index\":%" PRId64, s->index);
+    fprintf(out, ",\"offset\":%" PRId64 ",\"name\":", (int64_t)s->offset);
     json_string(out, site_name(s, name, sizeof name));
     fputs(",\"thread\":{\"grid\":", out);
     json_dims(out, s->thread.grid);

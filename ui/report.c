@@ -105,8 +105,8 @@ uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget)
         const char *rw = f->is_write ? "write" : "read";
         switch (f->kind) {
         case SIM_FAULT_OUT_OF_BOUNDS:
-            fprintf(out, "error: out-of-bounds %s of %s at byte offset %" PRIu64 " (%u bytes; ",
-                    rw, space_text(f, where, sizeof where), f->offset, f->bytes);
+            fprintf(out, "error: out-of-bounds %s of %s at byte offset %" PRId64 " (%u bytes; ",
+                    rw, space_text(f, where, sizeof where), (int64_t)f->offset, f->bytes);
             if (f->valid_bytes)
                 fprintf(out, "valid 0..%" PRIu64 ")", f->valid_bytes - 1);
             else

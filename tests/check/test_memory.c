@@ -169,6 +169,32 @@ static void test_out_of_bounds_read_used_is_error(void **state)
     done(&c);
 }
 
+/* An index before a buffer's start is out of bounds of that buffer, named with its negative
+ * element and byte offset: b[-1], not an element of the buffer whose addresses lie before
+ * b's (`a` here). */
+static void test_out_of_bounds_negative_index(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h,
+            "kernel void k(device float *a [[buffer(0)]], device float *b [[buffer(1)]],\n"
+            "              uint gid [[thread_position_in_grid]]) {\n"
+            "    b[int(gid) - 1] = 1.0f;\n"
+            "}\n",
+            NULL);
+    CheckBufferInfo info[2] = {{.elem_size = 4}, {.elem_size = 4}};
+    c.info = info;
+    h_buffer(&c.h, 0, "a", 16, MEM_SPACE_DEVICE);
+    h_buffer(&c.h, 1, "b", 16, MEM_SPACE_DEVICE);
+    run_checked(&c, 4, 4);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds write of b[-1]");
+    assert_non_null(strstr(f->message, "(byte offset -4, 4 bytes; valid 0..15)"));
+    assert_int_equal(f->first.index, -1);
+    assert_int_equal((int64_t)f->first.offset, -4);
+    assert_int_equal(f->first.thread.grid[0], 0);
+    done(&c);
+}
+
 /* Assembly: the faulting load's register is overwritten before anything reads it. */
 static void test_out_of_bounds_overwritten_register(void **state)
 {
@@ -386,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_read_never_used_is_warning),
         cmocka_unit_test(test_out_of_bounds_read_used_is_error),
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
+        cmocka_unit_test(test_out_of_bounds_negative_index),
         cmocka_unit_test(test_read_before_wait),
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
         cmocka_unit_test(test_loads_used_after_wait_are_silent),

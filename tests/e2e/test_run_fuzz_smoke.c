@@ -2,7 +2,7 @@
  * test_run_fuzz_smoke.c — "the simulator never crashes, whatever a kernel does", tested on
  * kernels nobody wrote: every example and seed kernel, compiled to assembly, then mutated a
  * few dozen ways each by a seeded generator (registers, immediates, uniforms, labels and
- * opcodes swapped; lines deleted, duplicated and reordered). Each mutant that assembles runs
+ * opcodes swapped; lines deleted, duplicated, reordered, and taken from other kernels). Each mutant that assembles runs
  * on a small grid with a small instruction budget in every way a user can run it:
  * functional, functional under every checker, timed (twice), and timed under every checker.
  * Whatever it does (faults, races, endless loops, barriers in divergent code), each run must
@@ -229,7 +229,7 @@ static void mutate(uint64_t *rng, const char *seed, Lines *L)
             return;
         char buf[32];
         size_t at, len;
-        switch (below(rng, 8)) {
+        switch (below(rng, 9)) {
         case 0: /* another register */
             if (find_token(L->line[i], "r", rng, &at, &len)) {
                 size_t digits = 1;
@@ -277,6 +277,18 @@ static void mutate(uint64_t *rng, const char *seed, Lines *L)
                 L->n++;
             }
             break;
+        case 8: { /* an instruction of another kernel (a barrier, an atomic, a shuffle...) */
+            Lines other;
+            split_lines(seeds[below(rng, (uint32_t)num_seeds)], &other);
+            int j = pick_inst(rng, &other);
+            if (j >= 0 && L->n < MAX_LINES) {
+                memmove(&L->line[i + 1], &L->line[i], (size_t)(L->n - i) * sizeof *L->line);
+                L->line[i + 1] = strdup(other.line[j]);
+                L->n++;
+            }
+            free_lines(&other);
+            break;
+        }
         default: /* swap with the next line */
             if (i + 1 < L->n) {
                 char *t = L->line[i];
@@ -386,13 +398,24 @@ static void run_free(Run *r)
     mem_device_free(r->dev);
 }
 
+/* Whether a and b hold the same buffers; when not, the first word that differs is printed. */
 static bool same_buffers(const Run *a, const Run *b)
 {
     if (a->dev->count != b->dev->count)
         return false;
-    for (uint32_t i = 0; i < a->dev->count; i++)
-        if (memcmp(a->dev->buffers[i].data, b->dev->buffers[i].data, a->dev->buffers[i].size))
-            return false;
+    for (uint32_t i = 0; i < a->dev->count; i++) {
+        const MemBuffer *x = &a->dev->buffers[i], *y = &b->dev->buffers[i];
+        for (uint64_t k = 0; k + 4 <= x->size; k += 4) {
+            uint32_t u, v;
+            memcpy(&u, x->data + k, 4);
+            memcpy(&v, y->data + k, 4);
+            if (u != v) {
+                print_error("buffer %s, byte %llu: 0x%08x, then 0x%08x\n", x->name,
+                            (unsigned long long)k, u, v);
+                return false;
+            }
+        }
+    }
     return true;
 }
 
@@ -447,8 +470,10 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
      * issues work cannot show in the buffers: they are the functional run's. */
     if (checked.order_free && !has_atomics(p)) {
         compared_modes++;
-        if (!same_buffers(&plain, &t1))
+        if (!same_buffers(&plain, &t1)) {
+            print_error("fill %llu, %s grid\n", (unsigned long long)fill, two_d ? "2D" : "1D");
             report("a race-free run's buffers differ between functional and timed mode", text);
+        }
     }
     run_one(&tc, p, fill, two_d, SIM_MODE_TIMED, true);
     if (!tc.ok)

@@ -212,7 +212,10 @@ static void test_partial_vector_and_no_buffer(void **state)
 {
     (void)state;
     /* .x4 at element 2 of a 5-word buffer crosses its end: the whole access faults (offset 8,
-     * 16 bytes); index -1 from a buffer's start is an address of no buffer. */
+     * 16 bytes). Index -1 from a buffer's start is out of bounds of that buffer, at offset -4;
+     * an index that reaches another buffer (here 4 GB back from `out`, where `a` starts) is
+     * out of bounds of the buffer its base points into, and `a` is left alone; a base that
+     * points into no buffer (a null pointer in r6:r7) is an address of no buffer. */
     const char *k =
         ".kernel x\n.regs 8\n.arg a, device, u0\n.arg out, device, u2\n"
         "    mov r2, 1\n    mov r3, 2\n    mov r4, 3\n    mov r5, 4\n"
@@ -222,6 +225,10 @@ static void test_partial_vector_and_no_buffer(void **state)
         "    ld_dev.b32 r6, u0, -1, 0\n"
         "    wait 0\n"
         "    st_dev.b32 r6, u2, 4\n"
+        "    st_dev.b32 r6, u2, -1073741824\n"
+        "    mov r6, 0\n    mov r7, 0\n"
+        "    ld_dev.b32 r2, r6, 0, 0\n"
+        "    wait 0\n"
         "    stop\n";
     Harness h;
     h_init(&h, k);
@@ -231,9 +238,11 @@ static void test_partial_vector_and_no_buffer(void **state)
         a[i] = 9;
     out[4] = 77;
     h_run1(&h, 1, 1);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 5; i++) {
         assert_int_equal(out[i], 0u);
-    assert_int_equal(h.res.total_faults, 2);
+        assert_int_equal(a[i], 9u);
+    }
+    assert_int_equal(h.res.total_faults, 4);
     const SimFault *f = &h.res.faults[0];
     assert_int_equal(f->kind, SIM_FAULT_OUT_OF_BOUNDS);
     assert_string_equal(f->buffer, "a");
@@ -242,10 +251,22 @@ static void test_partial_vector_and_no_buffer(void **state)
     assert_int_equal(f->valid_bytes, 20);
     assert_int_equal(f->pc, h_pc_of(h.prog, 4));
     f = &h.res.faults[1];
+    assert_int_equal(f->kind, SIM_FAULT_OUT_OF_BOUNDS);
+    assert_string_equal(f->buffer, "a");
+    assert_int_equal((int64_t)f->offset, -4);
+    assert_int_equal(f->valid_bytes, 20);
+    assert_int_equal(f->pc, h_pc_of(h.prog, 7));
+    f = &h.res.faults[2];
+    assert_int_equal(f->kind, SIM_FAULT_OUT_OF_BOUNDS);
+    assert_string_equal(f->buffer, "out");
+    assert_true(f->is_write);
+    assert_int_equal((int64_t)f->offset, -4294967296ll);
+    assert_int_equal(f->pc, h_pc_of(h.prog, 10));
+    f = &h.res.faults[3];
     assert_int_equal(f->kind, SIM_FAULT_NO_BUFFER);
     assert_null(f->buffer);
-    assert_int_equal(f->offset, mem_buffer_address(h.bind[0].buffer) - 4);
-    assert_int_equal(f->pc, h_pc_of(h.prog, 7));
+    assert_int_equal(f->offset, 0);
+    assert_int_equal(f->pc, h_pc_of(h.prog, 13));
     h_free(&h);
 }
 
