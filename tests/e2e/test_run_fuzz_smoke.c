@@ -38,7 +38,9 @@ enum {
     MAX_LINES = 4096,
 };
 
-static char *seeds[MAX_SEEDS];
+static char *seeds[MAX_SEEDS];       /* assembly */
+static char *metal_seeds[MAX_SEEDS]; /* the Metal sources among them */
+static int num_metal_seeds;
 static int compared_modes; /* mutants whose functional and timed buffers were compared */
 static int num_seeds;
 
@@ -77,6 +79,9 @@ static void add_seeds_from(const char *dir)
             if (p) {
                 seeds[num_seeds++] = isa_disassemble(p, false);
                 isa_program_free(p);
+                size_t size;
+                metal_seeds[num_metal_seeds] = util_read_file(path, &size, &err);
+                num_metal_seeds += metal_seeds[num_metal_seeds] != NULL;
             }
         } else if (ends_with(e->d_name, ".s")) {
             size_t size;
@@ -312,6 +317,100 @@ static char *join_lines(const Lines *L)
     return text;
 }
 
+/* ---- mutating Metal ------------------------------------------------------------------------- */
+
+static bool is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* A random number (digits standing alone) or identifier of line s: its place and length. */
+static bool find_c_token(const char *s, bool number, uint64_t *rng, size_t *at, size_t *len)
+{
+    size_t pos[128], lens[128];
+    int n = 0;
+    for (size_t i = 0; s[i] && n < 128;) {
+        if (!is_ident(s[i])) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (is_ident(s[j]))
+            j++;
+        const bool digits = s[i] >= '0' && s[i] <= '9';
+        if (digits == number) {
+            pos[n] = i;
+            lens[n++] = j - i;
+        }
+        i = j;
+    }
+    if (!n)
+        return false;
+    int k = (int)below(rng, (uint32_t)n);
+    *at = pos[k];
+    *len = lens[k];
+    return true;
+}
+
+/* Line-level edits of Metal source that keep it mostly compilable: numbers and names swapped
+ * (loop bounds, indices, which variable), comparisons and arithmetic flipped, lines
+ * deleted, duplicated and swapped. */
+static void mutate_metal(uint64_t *rng, const char *seed, Lines *L)
+{
+    static const char *const numbers[] = {"0", "1", "2", "3", "7", "16", "31", "32", "33", "64",
+                                          "255", "256", "1024", "65536"};
+    static const char ops[] = "<>+-*&|^";
+    split_lines(seed, L);
+    if (!L->n)
+        return;
+    int edits = 1 + (int)below(rng, 2);
+    for (int k = 0; k < edits; k++) {
+        int i = (int)below(rng, (uint32_t)L->n);
+        size_t at, len;
+        switch (below(rng, 6)) {
+        case 0:
+            if (find_c_token(L->line[i], true, rng, &at, &len))
+                splice(&L->line[i], at, len, numbers[below(rng, sizeof numbers / sizeof *numbers)]);
+            break;
+        case 1: { /* a name another line uses */
+            size_t at2, len2;
+            int j = (int)below(rng, (uint32_t)L->n);
+            if (find_c_token(L->line[i], false, rng, &at, &len) &&
+                find_c_token(L->line[j], false, rng, &at2, &len2)) {
+                char name[64];
+                snprintf(name, sizeof name, "%.*s", (int)(len2 < 63 ? len2 : 63), L->line[j] + at2);
+                splice(&L->line[i], at, len, name);
+            }
+            break;
+        }
+        case 2: { /* an operator */
+            char *c = strpbrk(L->line[i], ops);
+            if (c)
+                *c = ops[below(rng, sizeof ops - 1)];
+            break;
+        }
+        case 3:
+            free(L->line[i]);
+            memmove(&L->line[i], &L->line[i + 1], (size_t)(L->n - i - 1) * sizeof *L->line);
+            L->n--;
+            break;
+        case 4:
+            if (L->n < MAX_LINES) {
+                memmove(&L->line[i + 1], &L->line[i], (size_t)(L->n - i) * sizeof *L->line);
+                L->line[i + 1] = strdup(L->line[i]);
+                L->n++;
+            }
+            break;
+        default:
+            if (i + 1 < L->n) {
+                char *t = L->line[i];
+                L->line[i] = L->line[i + 1];
+                L->line[i + 1] = t;
+            }
+            break;
+        }
+        if (!L->n)
+            return;
+    }
+}
+
 /* ---- running a mutant ---------------------------------------------------------------------- */
 
 typedef struct Run {
@@ -489,8 +588,6 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
 static void test_mutated_programs_run_to_an_end(void **state)
 {
     (void)state;
-    add_seeds_from("kernels");
-    add_seeds_from("../shared/kernels/seed");
     assert_true(num_seeds >= 10);
     /* RUN_FUZZ_SEED and RUN_FUZZ_MUTANTS run other and more mutants (a longer hunt) */
     const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
@@ -522,14 +619,66 @@ static void test_mutated_programs_run_to_an_end(void **state)
                   num_seeds, assembled, launched, compared_modes, refused);
     /* a generator that only broke programs would test nothing past the assembler */
     assert_true(launched >= num_seeds * mutants / 4);
+}
+
+/* Mutated Metal kernels that still compile run the same way: what the compiler makes of
+ * odd but valid code must not crash the simulator either. */
+static void test_mutated_metal_runs_to_an_end(void **state)
+{
+    (void)state;
+    assert_true(num_metal_seeds >= 10);
+    const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
+    uint64_t rng = env_seed ? strtoull(env_seed, NULL, 10) : 2027;
+    const int mutants = env_count ? atoi(env_count) : MUTANTS_PER_SEED;
+    int compiled = 0, launched = 0;
+    for (int s = 0; s < num_metal_seeds; s++) {
+        for (int m = 0; m < mutants; m++) {
+            Lines L;
+            mutate_metal(&rng, metal_seeds[s], &L);
+            char *text = join_lines(&L);
+            free_lines(&L);
+            UtilError err = {{0}};
+            IsaProgram *p = lang_compile_source(text, "mutant.metal", NULL, NULL, &err);
+            if (p) {
+                compiled++;
+                char *listing = isa_disassemble(p, false);
+                launched += run_mutant(p, listing, rng_next(&rng), m & 1);
+                free(listing);
+                isa_program_free(p);
+            } else if (strncmp(err.message, "mutant.metal", 12) != 0) {
+                fail_msg("a refused mutant's message does not name the file: %s", err.message);
+            }
+            free(text);
+        }
+    }
+    print_message("run fuzz smoke (Metal): %d seeds, %d mutants compiled, %d launched\n",
+                  num_metal_seeds, compiled, launched);
+    assert_true(launched >= num_metal_seeds * mutants / 4);
+}
+
+static int load_seeds(void **state)
+{
+    (void)state;
+    add_seeds_from("kernels");
+    add_seeds_from("../shared/kernels/seed");
+    return 0;
+}
+
+static int free_seeds(void **state)
+{
+    (void)state;
     for (int s = 0; s < num_seeds; s++)
         free(seeds[s]);
+    for (int s = 0; s < num_metal_seeds; s++)
+        free(metal_seeds[s]);
+    return 0;
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mutated_programs_run_to_an_end),
+        cmocka_unit_test(test_mutated_metal_runs_to_an_end),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, load_seeds, free_seeds);
 }
