@@ -27,6 +27,7 @@
 #include "../../lang/lang.h"
 #include "../../mem/mem.h"
 #include "../../sim/sim.h"
+#include "../../ui/ui.h"
 
 enum {
     MAX_SEEDS = 96,
@@ -42,6 +43,8 @@ static char *seeds[MAX_SEEDS];       /* assembly */
 static char *metal_seeds[MAX_SEEDS]; /* the Metal sources among them */
 static int num_metal_seeds;
 static int compared_modes; /* mutants whose functional and timed buffers were compared */
+static SimGpuConfig gpus[16]; /* the timed runs take turns: every shipped config, and two odd ones */
+static int num_gpus;
 static int num_seeds;
 
 static uint64_t rng_next(uint64_t *s)
@@ -450,13 +453,13 @@ static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
 }
 
 static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
-                    bool checked)
+                    bool checked, const SimGpuConfig *gpu)
 {
     memset(r, 0, sizeof *r);
     bind_buffers(r, p, fill);
     SimLaunch L = {
         .program = p, .device = r->dev, .bindings = r->bind, .mode = mode,
-        .instruction_budget = BUDGET,
+        .instruction_budget = BUDGET, .gpu = gpu,
     };
     if (two_d) {
         L.grid[0] = 24, L.grid[1] = 6, L.grid[2] = 1;
@@ -544,13 +547,14 @@ static bool has_atomics(const IsaProgram *p)
 /* Every way of running one mutant; returns whether the launch was accepted. */
 static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, bool two_d)
 {
+    const SimGpuConfig *gpu = &gpus[fill % (uint64_t)num_gpus];
     Run plain, checked, t1, t2, tc;
-    run_one(&plain, p, fill, two_d, SIM_MODE_FUNCTIONAL, false);
+    run_one(&plain, p, fill, two_d, SIM_MODE_FUNCTIONAL, false, NULL);
     if (!plain.ok) {
         run_free(&plain);
         return false;
     }
-    run_one(&checked, p, fill, two_d, SIM_MODE_FUNCTIONAL, true);
+    run_one(&checked, p, fill, two_d, SIM_MODE_FUNCTIONAL, true, NULL);
     if (!checked.ok || !same_buffers(&plain, &checked) ||
         checked.res.instructions != plain.res.instructions) {
         print_error("fill %llu, %s grid: %llu instructions plain, %llu checked\n",
@@ -559,8 +563,8 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
                     (unsigned long long)checked.res.instructions);
         report("the checkers changed a functional run", text);
     }
-    run_one(&t1, p, fill, two_d, SIM_MODE_TIMED, false);
-    run_one(&t2, p, fill, two_d, SIM_MODE_TIMED, false);
+    run_one(&t1, p, fill, two_d, SIM_MODE_TIMED, false, gpu);
+    run_one(&t2, p, fill, two_d, SIM_MODE_TIMED, false, gpu);
     if (!t1.ok || !t2.ok || !same_buffers(&t1, &t2) ||
         t1.res.stats.cycles != t2.res.stats.cycles ||
         t1.res.instructions != t2.res.instructions)
@@ -570,11 +574,13 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
     if (checked.order_free && !has_atomics(p)) {
         compared_modes++;
         if (!same_buffers(&plain, &t1)) {
-            print_error("fill %llu, %s grid\n", (unsigned long long)fill, two_d ? "2D" : "1D");
+            print_error("fill %llu, %s grid, gpu %s (%u cores, %u schedulers)\n",
+                        (unsigned long long)fill, two_d ? "2D" : "1D", gpu->name, gpu->cores,
+                        gpu->schedulers_per_core);
             report("a race-free run's buffers differ between functional and timed mode", text);
         }
     }
-    run_one(&tc, p, fill, two_d, SIM_MODE_TIMED, true);
+    run_one(&tc, p, fill, two_d, SIM_MODE_TIMED, true, gpu);
     if (!tc.ok)
         report("a timed run with checks was refused", text);
     run_free(&plain);
@@ -589,6 +595,7 @@ static void test_mutated_programs_run_to_an_end(void **state)
 {
     (void)state;
     assert_true(num_seeds >= 10);
+    assert_true(num_gpus >= 8);
     /* RUN_FUZZ_SEED and RUN_FUZZ_MUTANTS run other and more mutants (a longer hunt) */
     const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
     uint64_t rng = env_seed ? strtoull(env_seed, NULL, 10) : 2026;
@@ -661,6 +668,27 @@ static int load_seeds(void **state)
     (void)state;
     add_seeds_from("kernels");
     add_seeds_from("../shared/kernels/seed");
+    DIR *d = opendir("sim/gpus");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && num_gpus < 14) {
+        char path[1024];
+        snprintf(path, sizeof path, "sim/gpus/%s", e->d_name);
+        UiGpu g;
+        UtilError err = {{0}};
+        if (ends_with(e->d_name, ".yaml") && ui_gpu_load(path, &g, &err))
+            gpus[num_gpus++] = g.config;
+    }
+    if (d)
+        closedir(d);
+    /* odd schedulers and one core: the engine's paths for counts other than 4, and a GPU
+     * whose every threadgroup waits for the one core */
+    gpus[num_gpus] = *sim_gpu_default();
+    gpus[num_gpus].schedulers_per_core = 3;
+    gpus[num_gpus].wait_slot_loads = 1;
+    gpus[num_gpus++].barrier_latency = 0;
+    gpus[num_gpus] = *sim_gpu_default();
+    gpus[num_gpus].cores = gpus[num_gpus].memory.cores = 1;
+    gpus[num_gpus++].schedulers_per_core = 1;
     return 0;
 }
 
