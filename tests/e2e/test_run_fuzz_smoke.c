@@ -8,7 +8,8 @@
  * Whatever it does (faults, races, endless loops, barriers in divergent code), each run must
  * end, and:
  *  - the checkers change nothing: the buffers and the instruction count of the checked
- *    functional run are those of the plain one;
+ *    functional run are those of the plain one; and they are deterministic: a second
+ *    checked run finds the same things (messages, counts, instructions);
  *  - timed runs are deterministic: two give the same buffers, cycles and instructions;
  *  - where the checkers find no race and no divergent barrier, and the kernel has no atomic,
  *    the timed run's buffers are the functional run's.
@@ -423,7 +424,16 @@ typedef struct Run {
     bool ok;
     CheckSession *checks;
     bool order_free; /* checked: no finding says the result may depend on the order of work */
+    uint64_t findings; /* checked: a hash of every finding's kind, message, sites and count */
 } Run;
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
 
 /* Fresh buffers for every argument, filled from `fill` (the same for every run of a
  * mutant): device buffers with any bits, constant buffers with small numbers (sizes and
@@ -484,6 +494,13 @@ static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimM
         uint32_t n;
         const CheckFinding *f = check_session_finish(r->checks, &r->res, &n);
         r->order_free = !r->res.budget_exceeded;
+        r->findings = hash_bytes(0xcbf29ce484222325ull, &n, sizeof n);
+        for (uint32_t i = 0; i < n; i++) {
+            r->findings = hash_bytes(r->findings, f[i].message, strlen(f[i].message));
+            r->findings = hash_bytes(r->findings, &f[i].count, sizeof f[i].count);
+            r->findings = hash_bytes(r->findings, &f[i].first.pc, sizeof f[i].first.pc);
+            r->findings = hash_bytes(r->findings, &f[i].second.pc, sizeof f[i].second.pc);
+        }
         for (uint32_t i = 0; i < n; i++)
             if (f[i].kind == CHECK_RACE || f[i].kind == CHECK_BARRIER_DIVERGENCE ||
                 f[i].kind == CHECK_BUDGET)
@@ -563,6 +580,11 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
                     (unsigned long long)checked.res.instructions);
         report("the checkers changed a functional run", text);
     }
+    Run again;
+    run_one(&again, p, fill, two_d, SIM_MODE_FUNCTIONAL, true, NULL);
+    if (!again.ok || again.findings != checked.findings)
+        report("two checked runs found different things", text);
+    run_free(&again);
     run_one(&t1, p, fill, two_d, SIM_MODE_TIMED, false, gpu);
     run_one(&t2, p, fill, two_d, SIM_MODE_TIMED, false, gpu);
     if (!t1.ok || !t2.ok || !same_buffers(&t1, &t2) ||
