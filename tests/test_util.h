@@ -1,12 +1,14 @@
 /*
- * test_util.h — helpers shared by the cmocka suites: the repository paths, and running the
- * lockstep binary as a user would, capturing its exit status and output.
+ * test_util.h — helpers shared by the cmocka suites: the repository paths, running the
+ * lockstep binary as a user would, capturing its exit status and output, and what the fuzz
+ * smoke suites share (a seeded generator, a walk over the kernel folders).
  */
 #ifndef LOCKSTEP_TEST_UTIL_H
 #define LOCKSTEP_TEST_UTIL_H
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 
 /* The lockstep binary under test: $LOCKSTEP, else build/lockstep. */
@@ -60,6 +63,34 @@ static inline int test_lockstep(const char *args, char **output)
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "%s %s", test_lockstep_path(), args);
     return test_run(cmd, output);
+}
+
+/* splitmix64: the fuzz smoke suites' seeded generator */
+static inline uint64_t test_rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Calls visit(path, name) for every file under dir in name order, going into subfolders
+ * (names without a dot), skipping hidden entries, while visit returns true. */
+static inline bool test_walk_files(const char *dir, bool (*visit)(const char *path, const char *name))
+{
+    struct dirent **list;
+    int n = scandir(dir, &list, NULL, alphasort);
+    bool more = true;
+    for (int i = 0; i < n; i++) {
+        const char *name = list[i]->d_name;
+        char path[1024];
+        if (more && name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
+            more = strchr(name, '.') ? visit(path, name) : test_walk_files(path, visit);
+        free(list[i]);
+    }
+    if (n >= 0)
+        free(list);
+    return more;
 }
 
 #endif

@@ -20,7 +20,6 @@
  */
 #include "test_util.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 
 #include "../../check/check.h"
@@ -48,15 +47,7 @@ static SimGpuConfig gpus[16]; /* the timed runs take turns: every shipped config
 static int num_gpus;
 static int num_seeds;
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(uint64_t *rng, uint32_t n) { return n ? (uint32_t)(rng_next(rng) % n) : 0; }
+static uint32_t below(uint64_t *rng, uint32_t n) { return n ? (uint32_t)(test_rng_next(rng) % n) : 0; }
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -64,39 +55,36 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Every kernel under dir (subfolders too) as assembly text: .s files as they are, .metal
- * files compiled (those that need function constants or fail are skipped). */
-static void add_seeds_from(const char *dir)
+/* A seed kernel as assembly text: a .s file as it is, a .metal file compiled (one that needs
+ * function constants, or fails, is skipped) and kept as Metal too. */
+static bool add_seed(const char *path, const char *name)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) && num_seeds < MAX_SEEDS) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        UtilError err = {{0}};
-        if (ends_with(e->d_name, ".metal")) {
-            IsaProgram *p = lang_compile_file(path, NULL, NULL, &err);
-            if (p) {
-                seeds[num_seeds++] = isa_disassemble(p, false);
-                isa_program_free(p);
-                size_t size;
-                metal_seeds[num_metal_seeds] = util_read_file(path, &size, &err);
-                num_metal_seeds += metal_seeds[num_metal_seeds] != NULL;
-            }
-        } else if (ends_with(e->d_name, ".s")) {
-            size_t size;
-            char *text = util_read_file(path, &size, &err);
-            if (text)
-                seeds[num_seeds++] = text;
-        } else if (!strchr(e->d_name, '.')) {
-            add_seeds_from(path);
+    UtilError err = {{0}};
+    size_t size;
+    if (ends_with(name, ".metal")) {
+        IsaProgram *p = lang_compile_file(path, NULL, NULL, &err);
+        if (p) {
+            seeds[num_seeds++] = isa_disassemble(p, false);
+            isa_program_free(p);
+            metal_seeds[num_metal_seeds] = util_read_file(path, &size, &err);
+            num_metal_seeds += metal_seeds[num_metal_seeds] != NULL;
         }
+    } else if (ends_with(name, ".s")) {
+        char *text = util_read_file(path, &size, &err);
+        if (text)
+            seeds[num_seeds++] = text;
     }
-    closedir(d);
+    return num_seeds < MAX_SEEDS;
+}
+
+/* Every shipped GPU config */
+static bool add_gpu(const char *path, const char *name)
+{
+    UiGpu g;
+    UtilError err = {{0}};
+    if (ends_with(name, ".yaml") && ui_gpu_load(path, &g, &err))
+        gpus[num_gpus++] = g.config;
+    return num_gpus < 14;
 }
 
 /* ---- mutating assembly -------------------------------------------------------------------- */
@@ -458,7 +446,7 @@ static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
         uint32_t *w = (uint32_t *)r->dev->buffers[idx].data;
         uint64_t s = fill + i;
         for (uint64_t k = 0; k < bytes / 4; k++)
-            w[k] = constant ? (uint32_t)(rng_next(&s) % 200) : (uint32_t)rng_next(&s);
+            w[k] = constant ? (uint32_t)(test_rng_next(&s) % 200) : (uint32_t)test_rng_next(&s);
     }
 }
 
@@ -613,15 +601,22 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
     return true;
 }
 
+/* RUN_FUZZ_SEED and RUN_FUZZ_MUTANTS: other and more mutants than the suite's (a longer hunt) */
+static void hunt_params(uint64_t seed, uint64_t *rng, int *mutants)
+{
+    const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
+    *rng = env_seed ? strtoull(env_seed, NULL, 10) : seed;
+    *mutants = env_count ? atoi(env_count) : MUTANTS_PER_SEED;
+}
+
 static void test_mutated_programs_run_to_an_end(void **state)
 {
     (void)state;
     assert_true(num_seeds >= 10);
     assert_true(num_gpus >= 8);
-    /* RUN_FUZZ_SEED and RUN_FUZZ_MUTANTS run other and more mutants (a longer hunt) */
-    const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
-    uint64_t rng = env_seed ? strtoull(env_seed, NULL, 10) : 2026;
-    const int mutants = env_count ? atoi(env_count) : MUTANTS_PER_SEED;
+    uint64_t rng;
+    int mutants;
+    hunt_params(2026, &rng, &mutants);
     int assembled = 0, refused = 0, launched = 0;
     for (int s = 0; s < num_seeds; s++) {
         for (int m = 0; m < mutants; m++) {
@@ -637,7 +632,7 @@ static void test_mutated_programs_run_to_an_end(void **state)
                     fail_msg("a refused mutant's message does not name the file: %s", err.message);
             } else {
                 assembled++;
-                launched += run_mutant(p, text, rng_next(&rng), m & 1);
+                launched += run_mutant(p, text, test_rng_next(&rng), m & 1);
                 isa_program_free(p);
             }
             free(text);
@@ -656,9 +651,9 @@ static void test_mutated_metal_runs_to_an_end(void **state)
 {
     (void)state;
     assert_true(num_metal_seeds >= 10);
-    const char *env_seed = getenv("RUN_FUZZ_SEED"), *env_count = getenv("RUN_FUZZ_MUTANTS");
-    uint64_t rng = env_seed ? strtoull(env_seed, NULL, 10) : 2027;
-    const int mutants = env_count ? atoi(env_count) : MUTANTS_PER_SEED;
+    uint64_t rng;
+    int mutants;
+    hunt_params(2027, &rng, &mutants);
     int compiled = 0, launched = 0;
     for (int s = 0; s < num_metal_seeds; s++) {
         for (int m = 0; m < mutants; m++) {
@@ -671,7 +666,7 @@ static void test_mutated_metal_runs_to_an_end(void **state)
             if (p) {
                 compiled++;
                 char *listing = isa_disassemble(p, false);
-                launched += run_mutant(p, listing, rng_next(&rng), m & 1);
+                launched += run_mutant(p, listing, test_rng_next(&rng), m & 1);
                 free(listing);
                 isa_program_free(p);
             } else if (strncmp(err.message, "mutant.metal", 12) != 0) {
@@ -688,20 +683,9 @@ static void test_mutated_metal_runs_to_an_end(void **state)
 static int load_seeds(void **state)
 {
     (void)state;
-    add_seeds_from("kernels");
-    add_seeds_from("../shared/kernels/seed");
-    DIR *d = opendir("sim/gpus");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && num_gpus < 14) {
-        char path[1024];
-        snprintf(path, sizeof path, "sim/gpus/%s", e->d_name);
-        UiGpu g;
-        UtilError err = {{0}};
-        if (ends_with(e->d_name, ".yaml") && ui_gpu_load(path, &g, &err))
-            gpus[num_gpus++] = g.config;
-    }
-    if (d)
-        closedir(d);
+    test_walk_files("kernels", add_seed);
+    test_walk_files("../shared/kernels/seed", add_seed);
+    test_walk_files("sim/gpus", add_gpu);
     /* odd schedulers and one core: the engine's paths for counts other than 4, and a GPU
      * whose every threadgroup waits for the one core */
     gpus[num_gpus] = *sim_gpu_default();

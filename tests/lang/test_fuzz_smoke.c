@@ -7,7 +7,6 @@
  */
 #include "test_util.h"
 
-#include <dirent.h>
 
 #include "../../lang/lang.h"
 
@@ -18,39 +17,20 @@ static char *seeds[MAX_SEEDS];
 static size_t seed_sizes[MAX_SEEDS];
 static int num_seeds;
 
-static uint64_t rng_next(uint64_t *s)
+/* Every .metal file under kernels/ and the seed folder (in name order) */
+static bool add_seed(const char *path, const char *name)
 {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void add_seeds_from(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) && num_seeds < MAX_SEEDS) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t n = strlen(e->d_name);
-        if (n > 6 && strcmp(e->d_name + n - 6, ".metal") == 0) {
-            UtilError err;
-            size_t size;
-            char *text = util_read_file(path, &size, &err);
-            if (text) {
-                seeds[num_seeds] = text;
-                seed_sizes[num_seeds++] = size;
-            }
-        } else if (!strchr(e->d_name, '.')) {
-            add_seeds_from(path); /* subfolders of kernels/ */
+    size_t n = strlen(name);
+    if (n > 6 && strcmp(name + n - 6, ".metal") == 0) {
+        UtilError err;
+        size_t size;
+        char *text = util_read_file(path, &size, &err);
+        if (text) {
+            seeds[num_seeds] = text;
+            seed_sizes[num_seeds++] = size;
         }
     }
-    closedir(d);
+    return num_seeds < MAX_SEEDS;
 }
 
 /* One mutation of seed text into out (NUL-terminated). */
@@ -58,7 +38,7 @@ static void mutate(uint64_t *rng, const char *seed, size_t size, char *out, size
 {
     size_t len = size < cap - 1 ? size : cap - 1;
     memcpy(out, seed, len);
-    int edits = 1 + (int)(rng_next(rng) % 4);
+    int edits = 1 + (int)(test_rng_next(rng) % 4);
     static const char *const snippets[] = {
         "(", ")", "{", "}", "[[", "]]", ";", "#define X(", "#if 1\n", "#endif\n", "\"", "/*",
         "<", ">", "::", "template <typename T>", "threadgroup", "device", "->", ".xyzw", "0x",
@@ -66,18 +46,18 @@ static void mutate(uint64_t *rng, const char *seed, size_t size, char *out, size
         "[[buffer(0)]]", "half4(", "as_type<uint>(", "break;", "continue;", "switch (x) {",
     };
     for (int k = 0; k < edits && len > 0; k++) {
-        size_t at = (size_t)(rng_next(rng) % len);
-        switch (rng_next(rng) % 4) {
+        size_t at = (size_t)(test_rng_next(rng) % len);
+        switch (test_rng_next(rng) % 4) {
         case 0: /* truncate */
             len = at;
             break;
         case 1: /* flip a byte */
-            out[at] = (char)(rng_next(rng) & 0xff);
+            out[at] = (char)(test_rng_next(rng) & 0xff);
             if (out[at] == '\0')
                 out[at] = '@';
             break;
         case 2: { /* delete a run */
-            size_t n = 1 + (size_t)(rng_next(rng) % 16);
+            size_t n = 1 + (size_t)(test_rng_next(rng) % 16);
             if (at + n > len)
                 n = len - at;
             memmove(out + at, out + at + n, len - at - n);
@@ -85,7 +65,7 @@ static void mutate(uint64_t *rng, const char *seed, size_t size, char *out, size
             break;
         }
         default: { /* insert a snippet */
-            const char *s = snippets[rng_next(rng) % (sizeof snippets / sizeof *snippets)];
+            const char *s = snippets[test_rng_next(rng) % (sizeof snippets / sizeof *snippets)];
             size_t n = strlen(s);
             if (len + n >= cap - 1)
                 break;
@@ -102,8 +82,8 @@ static void mutate(uint64_t *rng, const char *seed, size_t size, char *out, size
 static void test_mutated_kernels_never_crash(void **state)
 {
     (void)state;
-    add_seeds_from("kernels");
-    add_seeds_from("../shared/kernels/seed");
+    test_walk_files("kernels", add_seed);
+    test_walk_files("../shared/kernels/seed", add_seed);
     assert_true(num_seeds > 0);
     uint64_t rng = 12345;
     static char buf[1 << 17];
