@@ -645,8 +645,58 @@ static void test_mutated_programs_run_to_an_end(void **state)
     assert_true(launched >= num_seeds * mutants / 4);
 }
 
+/* text without its comments (an argument's type is one: assembly has no types) */
+static char *strip_comments(const char *text)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (const char *p = text; *p;) {
+        size_t code = strcspn(p, ";\n"), line = strcspn(p, "\n");
+        while (code && p[code - 1] == ' ')
+            code--;
+        memcpy(o, p, code);
+        o += code;
+        p += line;
+        if (*p == '\n')
+            *o++ = *p++;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* `lockstep compile`'s listing (with its source comments) assembles back to the program it
+ * shows: disassembled again, the same instructions and directives. */
+static void round_trip(const IsaProgram *p, const char *listing_with_types)
+{
+    char *listing = strip_comments(listing_with_types);
+    char *annotated = isa_disassemble(p, true);
+    UtilError err = {{0}};
+    IsaProgram *q = isa_assemble(annotated, "listing.s", &err);
+    if (!q) {
+        print_error("assembler: %s\n", err.message);
+        report("a compiled kernel's listing does not assemble", annotated);
+    }
+    char *again_with_types = isa_disassemble(q, false), *again = strip_comments(again_with_types);
+    free(again_with_types);
+    if (strcmp(again, listing) != 0) {
+        size_t i = 0, line = 1;
+        while (again[i] && again[i] == listing[i])
+            line += again[i++] == '\n';
+        const char *a = listing + i, *b = again + i;
+        while (a > listing && a[-1] != '\n')
+            a--, b--;
+        print_error("line %zu: compiled \"%.*s\", assembled back \"%.*s\"\n", line,
+                    (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+        report("a compiled kernel's listing assembles to another program", annotated);
+    }
+    free(again);
+    free(listing);
+    isa_program_free(q);
+    free(annotated);
+}
+
 /* Mutated Metal kernels that still compile run the same way: what the compiler makes of
- * odd but valid code must not crash the simulator either. */
+ * odd but valid code must not crash the simulator either; and each one's listing must
+ * assemble back to it. */
 static void test_mutated_metal_runs_to_an_end(void **state)
 {
     (void)state;
@@ -667,6 +717,7 @@ static void test_mutated_metal_runs_to_an_end(void **state)
                 compiled++;
                 char *listing = isa_disassemble(p, false);
                 launched += run_mutant(p, listing, test_rng_next(&rng), m & 1);
+                round_trip(p, listing);
                 free(listing);
                 isa_program_free(p);
             } else if (strncmp(err.message, "mutant.metal", 12) != 0) {
