@@ -133,9 +133,16 @@ static inline void sim_index_range(uint64_t origin, uint64_t size, uint32_t byte
                                    int32_t *lo, int32_t *hi)
 {
     const int64_t o = (int64_t)origin;
-    int64_t hi64 = (int64_t)size - (int64_t)bytes - o;
+    int64_t hi64 = (int64_t)size - (int64_t)bytes - o; /* the last start past the origin */
     const int64_t lo64 = -(o >> shift);
-    hi64 = hi64 < 0 ? -1 : hi64 >> shift;
+    /* floor(hi64 / 2^shift), negative too: with the origin past the region's end the last
+     * index in bounds is below -1 (written without shifting a negative number) */
+    hi64 = hi64 < 0 ? -(int64_t)(((uint64_t)-hi64 + (1u << shift) - 1) >> shift) : hi64 >> shift;
+    if (hi64 < lo64 || hi64 < INT32_MIN || lo64 > INT32_MAX) { /* no 32-bit index is in bounds */
+        *lo = 0;
+        *hi = -1;
+        return;
+    }
     *lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
     *hi = hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
 }

@@ -10,7 +10,9 @@
  *  - the checkers change nothing: the buffers and the instruction count of the checked
  *    functional run are those of the plain one; and they are deterministic: a second
  *    checked run finds the same things (messages, counts, instructions);
- *  - timed runs are deterministic: two give the same buffers, cycles and instructions;
+ *  - timed runs are deterministic: two give the same buffers, cycles and instructions, also
+ *    when one runs far from its budget (cores running ahead of the cycle loop) and the other
+ *    with a budget just above what it uses (nothing running ahead);
  *  - where the checkers find no race and no divergent barrier, and the kernel has no atomic,
  *    the timed run's buffers are the functional run's.
  * Under `make asan` this also catches memory errors on paths no example reaches. The seeds
@@ -450,14 +452,14 @@ static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
     }
 }
 
-static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
-                    bool checked, const SimGpuConfig *gpu)
+static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
+                       bool checked, const SimGpuConfig *gpu, uint64_t budget)
 {
     memset(r, 0, sizeof *r);
     bind_buffers(r, p, fill);
     SimLaunch L = {
         .program = p, .device = r->dev, .bindings = r->bind, .mode = mode,
-        .instruction_budget = BUDGET, .gpu = gpu,
+        .instruction_budget = budget, .gpu = gpu,
     };
     if (two_d) {
         L.grid[0] = 24, L.grid[1] = 6, L.grid[2] = 1;
@@ -475,9 +477,9 @@ static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimM
     r->ok = sim_dispatch(&L, &r->res, &err);
     if (!r->ok && !err.message[0])
         fail_msg("sim_dispatch refused a launch without saying why");
-    if (r->ok && r->res.instructions > BUDGET)
-        fail_msg("a run went %llu instructions past a budget of %d",
-                 (unsigned long long)r->res.instructions, BUDGET);
+    if (r->ok && r->res.instructions > budget)
+        fail_msg("a run went %llu instructions past a budget of %llu",
+                 (unsigned long long)r->res.instructions, (unsigned long long)budget);
     if (r->checks && r->ok) {
         uint32_t n;
         const CheckFinding *f = check_session_finish(r->checks, &r->res, &n);
@@ -494,6 +496,12 @@ static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimM
                 f[i].kind == CHECK_BUDGET)
                 r->order_free = false;
     }
+}
+
+static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
+                    bool checked, const SimGpuConfig *gpu)
+{
+    run_budget(r, p, fill, two_d, mode, checked, gpu, BUDGET);
 }
 
 static void run_free(Run *r)
@@ -573,8 +581,15 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
     if (!again.ok || again.findings != checked.findings)
         report("two checked runs found different things", text);
     run_free(&again);
-    run_one(&t1, p, fill, two_d, SIM_MODE_TIMED, false, gpu);
-    run_one(&t2, p, fill, two_d, SIM_MODE_TIMED, false, gpu);
+    /* A kernel that ends within the budget runs timed with a budget far above it, so that
+     * cores and schedulers run ahead of the cycle loop (only done far from a budget), and
+     * again with a budget just above what it used, so that nothing runs ahead: the cycles
+     * and results must be the same. Others run twice with the budget. */
+    const bool ends = !plain.res.budget_exceeded;
+    run_budget(&t1, p, fill, two_d, SIM_MODE_TIMED, false, gpu, ends ? 1u << 20 : BUDGET);
+    const uint64_t budget2 = ends && t1.ok && !t1.res.budget_exceeded
+                                 ? t1.res.instructions + 1 + fill % 64 : (uint64_t)BUDGET;
+    run_budget(&t2, p, fill, two_d, SIM_MODE_TIMED, false, gpu, budget2);
     if (!t1.ok || !t2.ok || !same_buffers(&t1, &t2) ||
         t1.res.stats.cycles != t2.res.stats.cycles ||
         t1.res.instructions != t2.res.instructions)

@@ -208,6 +208,53 @@ static void test_device_out_of_bounds(void **state)
     h_free(&h);
 }
 
+/* Found by the run fuzzer (a segfault): a constant base past the end of its region with a
+ * negative index. The in-bounds indices are then all below -1, and index -1 was taken for
+ * one of them, so loads and stores went past the region: threadgroup memory at base 20 of
+ * 16 bytes, and at base 4294967292 (the crash); and a device buffer of 16 bytes through a
+ * uniform pointing 256 bytes into it. Index -2 from base 20 is byte 12: in bounds. */
+static void test_base_past_the_end(void **state)
+{
+    (void)state;
+    const char *k =
+        ".kernel x\n.regs 8\n.arg a, device, u0\n.arg out, device, u2\n"
+        ".uniform u10, 256\n.uniform u11, 1\n.tgmem 16\n"
+        "    mov r1, 5\n"
+        "    st_tg.b32 r1, 0, 3\n"            /* tg[12] = 5 */
+        "    mov r2, 7\n    mov r3, 7\n    mov r4, 7\n    mov r5, 7\n    mov r6, 7\n"
+        "    ld_tg.b32 r2, 20, -2\n"          /* tg[12]: 5 */
+        "    ld_tg.b32 r3, 20, -1\n"          /* byte 16: out of bounds */
+        "    st_tg.b32 r1, 20, -1\n"          /* out of bounds */
+        "    ld_tg.b32 r4, 4294967292, -1\n"  /* byte 4294967288 */
+        "    ld_dev.b32 r5, u10, -1, 0\n"     /* a, byte 252 of 16 */
+        "    st_dev.b32 r1, u10, -1\n"
+        "    wait 0\n"
+        "    st_dev.b32 r2, u2, 0\n    st_dev.b32 r3, u2, 1\n    st_dev.b32 r4, u2, 2\n"
+        "    st_dev.b32 r5, u2, 3\n"
+        "    stop\n";
+    for (int timed = 0; timed < 2; timed++) {
+        Harness h;
+        h_init(&h, k);
+        h_buffer(&h, 0, "a", 16, MEM_SPACE_DEVICE);
+        uint32_t *out = h_buffer(&h, 1, "out", 16, MEM_SPACE_DEVICE);
+        h_grid(&h, false, 1, 1, 1, 1, 1, 1);
+        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
+        h_run(&h);
+        assert_int_equal(out[0], 5u);
+        assert_int_equal(out[1], 0u); /* a faulting load reads 0 */
+        assert_int_equal(out[2], 0u);
+        assert_int_equal(out[3], 0u);
+        assert_int_equal(h.res.total_faults, 5);
+        static const uint64_t offset[5] = {16, 16, 4294967288ull, 252, 252};
+        for (int i = 0; i < 5; i++) {
+            assert_int_equal(h.res.faults[i].kind, SIM_FAULT_OUT_OF_BOUNDS);
+            assert_int_equal(h.res.faults[i].offset, offset[i]);
+            assert_int_equal(h.res.faults[i].is_write, i == 1 || i == 4);
+        }
+        h_free(&h);
+    }
+}
+
 static void test_partial_vector_and_no_buffer(void **state)
 {
     (void)state;
@@ -784,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_formats_device),       cmocka_unit_test(test_formats_constant),
         cmocka_unit_test(test_formats_threadgroup),  cmocka_unit_test(test_formats_stack),
         cmocka_unit_test(test_device_out_of_bounds), cmocka_unit_test(test_partial_vector_and_no_buffer),
+        cmocka_unit_test(test_base_past_the_end),
         cmocka_unit_test(test_partial_coalesced), cmocka_unit_test(test_word_gathers),
         cmocka_unit_test(test_tg_atomic_bounds),
         cmocka_unit_test(test_constant_writes_fault), cmocka_unit_test(test_tg_stack_out_of_bounds),
