@@ -376,7 +376,11 @@ static void notify_release(TimedRun *t, TSlot *slot)
             L->observers[i]->barrier_release(L->observers[i]->ctx, &slot->view);
 }
 
-/* Every SIMD-group still running has arrived: all go on barrier_latency after the last. */
+static void group_done(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now);
+
+/* Every SIMD-group still running has arrived: all go on barrier_latency after the last. One
+ * whose barrier was the program's last instruction has nothing left: it ends now, as
+ * functional mode ends it on release (no instruction issues for it). */
 static void check_release(TimedRun *t, TSlot *slot, uint64_t now)
 {
     if (!slot->arrived || slot->arrived + slot->done < slot->n)
@@ -385,12 +389,17 @@ static void check_release(TimedRun *t, TSlot *slot, uint64_t now)
     uint64_t release = now + t->cfg->barrier_latency;
     if (release <= now)
         release = now + 1;
+    bool ended = false;
     for (uint32_t i = 0; i < slot->n; i++) {
         TGroup *tg = &slot->tgroups[i];
         if (tg->g->state != SIM_GROUP_AT_BARRIER)
             continue;
         tg->g->state = SIM_GROUP_RUNNING;
         tg->sp->at_barrier--;
+        if (UTIL_UNLIKELY(tg->g->pc >= t->d->count)) {
+            ended = true;
+            continue;
+        }
         timing_compute_ready(t, tg, now);
         if (release >= tg->ready) {
             tg->ready = release;
@@ -401,6 +410,18 @@ static void check_release(TimedRun *t, TSlot *slot, uint64_t now)
     }
     slot->arrived = 0;
     timing_next_turn(t, slot, now);
+    /* The last of them may end the threadgroup, and its slot may then take a new one. */
+    const uint32_t n = slot->n;
+    for (uint32_t i = 0; ended && i < n; i++) {
+        TGroup *tg = &slot->tgroups[i];
+        if (tg->g->state != SIM_GROUP_RUNNING || tg->g->pc < t->d->count)
+            continue;
+        tg->g->state = SIM_GROUP_DONE;
+        const bool last = slot->done + 1 == n;
+        group_done(t, &t->cores[tg->core], tg->sp, tg, now);
+        if (last)
+            break;
+    }
 }
 
 static void group_done(TimedRun *t, TCore *core, TSched *s, TGroup *tg, uint64_t now)

@@ -592,8 +592,15 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
     run_budget(&t2, p, fill, two_d, SIM_MODE_TIMED, false, gpu, budget2);
     if (!t1.ok || !t2.ok || !same_buffers(&t1, &t2) ||
         t1.res.stats.cycles != t2.res.stats.cycles ||
-        t1.res.instructions != t2.res.instructions)
+        t1.res.instructions != t2.res.instructions) {
+        print_error("fill %llu, %s grid, gpu %s; cycles %llu and %llu, instructions %llu and "
+                    "%llu (budgets %u and %llu)\n",
+                    (unsigned long long)fill, two_d ? "2D" : "1D", gpu->name,
+                    (unsigned long long)t1.res.stats.cycles, (unsigned long long)t2.res.stats.cycles,
+                    (unsigned long long)t1.res.instructions, (unsigned long long)t2.res.instructions,
+                    ends ? 1u << 20 : BUDGET, (unsigned long long)budget2);
         report("two timed runs differ", text);
+    }
     /* With no race, no divergent barrier and no atomic, the order in which the timed engine
      * issues work cannot show in the buffers: they are the functional run's. */
     if (checked.order_free && !has_atomics(p)) {

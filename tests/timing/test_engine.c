@@ -318,6 +318,47 @@ static void test_barrier_release(void **state)
     free(t);
 }
 
+/* Found by the run fuzzer: a program whose last instruction is a barrier (no `stop`). On
+ * release the SIMD-groups have nothing left, and end, as functional mode ends them: the
+ * engine issued a phantom instruction for each, from past the end of its tables (reading
+ * garbage timing and writing a pipe slot out of bounds), so cycles varied from run to run.
+ * Here two SIMD-groups run a chain (one with no lane active), meet at the barrier, and end. */
+static void test_barrier_as_last_instruction(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.op[ISA_OP_FFMA32] = (SimOpTiming){10, 1};
+    gpu.barrier_latency = 7;
+    const char *k = ".kernel k\n.regs 4\n.arg out, device, u0\n"
+                    "    get_sr r1, thread_position_in_grid.x\n"
+                    "    mov r2, 1.0\n"
+                    "    if_icmp.ult 1, r1, 32\n"
+                    "    ffma32 r2, r2, r2, r2\n    ffma32 r2, r2, r2, r2\n    ffma32 r2, r2, r2, r2\n"
+                    "    st_dev.b32 r2, u0, r1\n"
+                    "    pop_exec 1\n"
+                    "    barrier.tg\n";
+    Run f, a, b;
+    run_kernel(&f, k, &gpu, SIM_MODE_FUNCTIONAL, 64, 64, 4096);
+    run_kernel(&a, k, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
+    run_kernel(&b, k, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
+    /* 9 instructions each, none past the end */
+    assert_int_equal(f.res.instructions, 18);
+    assert_int_equal(a.res.instructions, 18);
+    uint64_t issued = 0;
+    for (uint32_t c = 0; c < a.res.stats.num_cores; c++)
+        issued += a.res.stats.cores[c].instructions;
+    assert_int_equal(issued, 18);
+    check_accounting(&a, &gpu);
+    assert_int_equal(a.res.stats.cycles, b.res.stats.cycles);
+    /* the release comes after the chain (3 latencies; the other SIMD-group runs it too,
+     * with no lane active) and the barrier's 7 cycles */
+    assert_true(a.res.stats.cycles >= 3 * 10 + 7);
+    assert_memory_equal(f.dev->buffers[0].data, a.dev->buffers[0].data, 4096);
+    run_free(&f);
+    run_free(&a);
+    run_free(&b);
+}
+
 /* ---- occupancy ---------------------------------------------------------------------------- */
 
 /* A threadgroup store of 32 words `stride` words apart, then a load with no lane active
@@ -975,6 +1016,7 @@ int main(void)
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_wait_and_idle_skip),
         cmocka_unit_test(test_barrier_release),
+        cmocka_unit_test(test_barrier_as_last_instruction),
         cmocka_unit_test(test_tg_port_without_lanes),
         cmocka_unit_test(test_bank_conflicts_odd_banks),
         cmocka_unit_test(test_schedulers_per_core),
