@@ -126,6 +126,10 @@ static inline uint64_t sim_lane_offset(uint32_t base, uint32_t index, uint32_t s
     return (uint64_t)(int64_t)base + ((uint64_t)(int64_t)(int32_t)index << shift);
 }
 
+/* sim_index_range floors with >>: the compilers lockstep supports shift a negative number
+ * arithmetically (C leaves it to them). */
+_Static_assert((-5 >> 1) == -3, "right shift of a negative number must be arithmetic");
+
 /* The indices i for which `bytes` at origin + i * 2^shift lie inside a region of `size`
  * bytes, as the range [*lo, *hi] (empty when *hi < *lo). origin is where a uniform base
  * points; -(origin >> shift) = ceil(-origin / 2^shift) as origin >= 0. */
@@ -133,18 +137,13 @@ static inline void sim_index_range(uint64_t origin, uint64_t size, uint32_t byte
                                    int32_t *lo, int32_t *hi)
 {
     const int64_t o = (int64_t)origin;
-    int64_t hi64 = (int64_t)size - (int64_t)bytes - o; /* the last start past the origin */
-    const int64_t lo64 = -(o >> shift);
-    /* floor(hi64 / 2^shift), negative too: with the origin past the region's end the last
-     * index in bounds is below -1 (written without shifting a negative number) */
-    hi64 = hi64 < 0 ? -(int64_t)(((uint64_t)-hi64 + (1u << shift) - 1) >> shift) : hi64 >> shift;
-    if (hi64 < lo64 || hi64 < INT32_MIN || lo64 > INT32_MAX) { /* no 32-bit index is in bounds */
-        *lo = 0;
-        *hi = -1;
-        return;
-    }
-    *lo = lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
-    *hi = hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
+    /* floor((size - bytes - o) / 2^shift), negative too (an arithmetic shift: see below):
+     * with the origin past the region's end, the last index in bounds is below -1 */
+    const int64_t hi64 = ((int64_t)size - (int64_t)bytes - o) >> shift;
+    const int64_t lo64 = -(o >> shift); /* >= -2^32 */
+    const bool none = hi64 < INT32_MIN; /* every index in bounds is below any 32-bit one */
+    *lo = none ? 0 : lo64 < INT32_MIN ? INT32_MIN : (int32_t)lo64;
+    *hi = none ? -1 : hi64 > INT32_MAX ? INT32_MAX : (int32_t)hi64;
 }
 
 /* The lanes whose select[] is set and whose signed index lies outside [lo, hi]: two 32-bit
