@@ -38,9 +38,9 @@ extern const char *const check_kind_names[CHECK_KIND_COUNT]; /* "race", "barrier
 
 typedef enum CheckAccessKind { CHECK_ACCESS_READ, CHECK_ACCESS_WRITE, CHECK_ACCESS_ATOMIC } CheckAccessKind;
 
-/* One side of a finding: who did what, where. */
 #define CHECK_NO_INDEX INT64_MIN /* CheckSite.index when the element is not known */
 
+/* One side of a finding: who did what, where. */
 typedef struct CheckSite {
     bool valid;
     uint32_t pc;               /* the instruction (program->locs gives file:line:col) */
@@ -48,7 +48,7 @@ typedef struct CheckSite {
     CheckAccessKind access;
     MemSpace space;
     char symbol[64];           /* buffer or variable name ("shared", "out"); "" unknown */
-    int64_t index;             /* element index into symbol (negative: before it); CHECK_NO_INDEX unknown */
+    int64_t index;             /* element in symbol (< 0: before it), or CHECK_NO_INDEX */
     uint64_t offset;           /* byte offset in the buffer / threadgroup memory */
 } CheckSite;
 

@@ -164,7 +164,7 @@ static FmaLanes fma_lanes(void)
         const uint32_t *A = SRC(1), *B = SRC(2);                                                 \
         for (int l = 0; l < W; l++) {                                                            \
             float a = FSRC(A, 1, l), b = FSRC(B, 2, l);                                          \
-            res[l] = canon_bits(expr);                                                  \
+            res[l] = canon_bits(expr);                                                           \
         }                                                                                        \
         goto write_f32;                                                                          \
     } while (0)
@@ -205,7 +205,7 @@ static FmaLanes fma_lanes(void)
         const uint32_t *A = SRC(1);                                                              \
         for (int l = 0; l < W; l++) {                                                            \
             float a = FSRC(A, 1, l);                                                             \
-            res[l] = canon_bits(expr);                                                  \
+            res[l] = canon_bits(expr);                                                           \
         }                                                                                        \
         goto write_f32;                                                                          \
     } while (0)

@@ -137,7 +137,7 @@ static inline void sim_index_range(uint64_t origin, uint64_t size, uint32_t byte
                                    int32_t *lo, int32_t *hi)
 {
     const int64_t o = (int64_t)origin;
-    /* floor((size - bytes - o) / 2^shift), negative too (an arithmetic shift: see below):
+    /* floor((size - bytes - o) / 2^shift), negative too (an arithmetic shift, asserted above):
      * with the origin past the region's end, the last index in bounds is below -1 */
     const int64_t hi64 = ((int64_t)size - (int64_t)bytes - o) >> shift;
     const int64_t lo64 = -(o >> shift); /* >= -2^32 */

@@ -76,7 +76,8 @@ static inline uint64_t test_rng_next(uint64_t *s)
 
 /* Calls visit(path, name) for every file under dir in name order, going into subfolders
  * (names without a dot), skipping hidden entries, while visit returns true. */
-static inline bool test_walk_files(const char *dir, bool (*visit)(const char *path, const char *name))
+typedef bool (*TestVisit)(const char *path, const char *name);
+static inline bool test_walk_files(const char *dir, TestVisit visit)
 {
     struct dirent **list;
     int n = scandir(dir, &list, NULL, alphasort);
@@ -84,7 +85,8 @@ static inline bool test_walk_files(const char *dir, bool (*visit)(const char *pa
     for (int i = 0; i < n; i++) {
         const char *name = list[i]->d_name;
         char path[1024];
-        if (more && name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
+        const int len = snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (more && name[0] != '.' && len < (int)sizeof path)
             more = strchr(name, '.') ? visit(path, name) : test_walk_files(path, visit);
         free(list[i]);
     }

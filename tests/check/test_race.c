@@ -371,7 +371,8 @@ static void test_constant_load_of_a_written_buffer(void **state)
     h_buffer(&c.h, 0, "c", 4096, MEM_SPACE_DEVICE);
     run(&c, 64, 32);
     /* SIMD-group 0 stored c[0] = 7; threadgroup 1's loads of c[0] come after it */
-    const CheckFinding *raw = find(&c, "device memory race between threadgroups (read after write) on c[0]");
+    const CheckFinding *raw =
+        find(&c, "device memory race between threadgroups (read after write) on c[0]");
     assert_int_equal(raw->first.access, CHECK_ACCESS_WRITE);
     assert_int_equal(raw->second.access, CHECK_ACCESS_READ);
     assert_int_equal(raw->second.thread.threadgroup[0], 1);

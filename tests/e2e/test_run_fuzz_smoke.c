@@ -2,9 +2,11 @@
  * test_run_fuzz_smoke.c — "the simulator never crashes, whatever a kernel does", tested on
  * kernels nobody wrote: every example and seed kernel, compiled to assembly, then mutated a
  * few dozen ways each by a seeded generator (registers, immediates, uniforms, labels and
- * opcodes swapped; lines deleted, duplicated, reordered, and taken from other kernels). Each mutant that assembles runs
- * on a small grid with a small instruction budget in every way a user can run it:
- * functional, functional under every checker, timed (twice), and timed under every checker.
+ * opcodes swapped; lines deleted, duplicated, reordered, and taken from other kernels); and
+ * Metal kernels mutated line by line that still compile. Each mutant that assembles runs on
+ * a small grid with a small instruction budget in every way a user can run it: functional,
+ * functional under every checker, timed (twice, over every shipped GPU config and two odd
+ * ones), and timed under every checker.
  * Whatever it does (faults, races, endless loops, barriers in divergent code), each run must
  * end, and:
  *  - the checkers change nothing: the buffers and the instruction count of the checked
@@ -45,11 +47,14 @@ static char *seeds[MAX_SEEDS];       /* assembly */
 static char *metal_seeds[MAX_SEEDS]; /* the Metal sources among them */
 static int num_metal_seeds;
 static int compared_modes; /* mutants whose functional and timed buffers were compared */
-static SimGpuConfig gpus[16]; /* the timed runs take turns: every shipped config, and two odd ones */
+static SimGpuConfig gpus[16]; /* the timed runs take turns: every shipped config, two odd */
 static int num_gpus;
 static int num_seeds;
 
-static uint32_t below(uint64_t *rng, uint32_t n) { return n ? (uint32_t)(test_rng_next(rng) % n) : 0; }
+static uint32_t below(uint64_t *rng, uint32_t n)
+{
+    return n ? (uint32_t)(test_rng_next(rng) % n) : 0;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -313,7 +318,10 @@ static char *join_lines(const Lines *L)
 
 /* ---- mutating Metal ------------------------------------------------------------------------- */
 
-static bool is_ident(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+static bool is_ident(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 /* A random number (digits standing alone) or identifier of line s: its place and length. */
 static bool find_c_token(const char *s, bool number, uint64_t *rng, size_t *at, size_t *len)
@@ -440,8 +448,8 @@ static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
         const bool constant = a->kind == ISA_ARG_CONSTANT;
         const uint64_t bytes = constant ? CONSTANT_BYTES : DEVICE_BYTES;
         UtilError err = {{0}};
-        int32_t idx = mem_device_add(r->dev, a->name, bytes, constant ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE,
-                                     &err);
+        const MemSpace space = constant ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE;
+        int32_t idx = mem_device_add(r->dev, a->name, bytes, space, &err);
         if (idx < 0)
             fail_msg("mem_device_add: %s", err.message);
         r->bind[i].buffer = (uint32_t)idx;
@@ -598,8 +606,10 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
         print_error("fill %llu, %s grid, gpu %s; cycles %llu and %llu, instructions %llu and "
                     "%llu (budgets %u and %llu)\n",
                     (unsigned long long)fill, two_d ? "2D" : "1D", gpu->name,
-                    (unsigned long long)t1.res.stats.cycles, (unsigned long long)t2.res.stats.cycles,
-                    (unsigned long long)t1.res.instructions, (unsigned long long)t2.res.instructions,
+                    (unsigned long long)t1.res.stats.cycles,
+                    (unsigned long long)t2.res.stats.cycles,
+                    (unsigned long long)t1.res.instructions,
+                    (unsigned long long)t2.res.instructions,
                     ends ? 1u << 20 : BUDGET, (unsigned long long)budget2);
         report("two timed runs differ", text);
     }

@@ -65,9 +65,12 @@ static const char *const kernel =
 /* Operand bits per lane: NaNs of both signs, signaling and quiet, with payloads; invalid
  * operations (inf * 0, inf - inf, sqrt(-1)); and plain numbers. The rest repeat lane 5.
  * C[1]'s low half is a binary16 signaling NaN with a payload. */
-static const uint32_t A[6] = {0x7fa00001, 0x7fc00005, 0x7f800000, 0xbf800000, 0x7f800000, 0x40000000};
-static const uint32_t B[6] = {0xffb00002, 0x3f800000, 0x00000000, 0xff800001, 0xff800000, 0x40400000};
-static const uint32_t C[6] = {0x3f800000, 0xffc07d01, 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000};
+static const uint32_t A[6] = {0x7fa00001, 0x7fc00005, 0x7f800000,
+                              0xbf800000, 0x7f800000, 0x40000000};
+static const uint32_t B[6] = {0xffb00002, 0x3f800000, 0x00000000,
+                              0xff800001, 0xff800000, 0x40400000};
+static const uint32_t C[6] = {0x3f800000, 0xffc07d01, 0x3f800000,
+                              0x3f800000, 0x3f800000, 0x3f800000};
 
 static float f(uint32_t x)
 {

@@ -333,7 +333,9 @@ static void test_barrier_as_last_instruction(void **state)
                     "    get_sr r1, thread_position_in_grid.x\n"
                     "    mov r2, 1.0\n"
                     "    if_icmp.ult 1, r1, 32\n"
-                    "    ffma32 r2, r2, r2, r2\n    ffma32 r2, r2, r2, r2\n    ffma32 r2, r2, r2, r2\n"
+                    "    ffma32 r2, r2, r2, r2\n"
+                    "    ffma32 r2, r2, r2, r2\n"
+                    "    ffma32 r2, r2, r2, r2\n"
                     "    st_dev.b32 r2, u0, r1\n"
                     "    pop_exec 1\n"
                     "    barrier.tg\n";
