@@ -460,7 +460,18 @@ static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
     }
 }
 
-static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
+/* The grids the mutants run on: partial threadgroups and partial SIMD-groups in each. */
+static const struct {
+    const char *name;
+    uint32_t grid[3], tg[3];
+} shapes[] = {
+    {"1D", {100, 1, 1}, {64, 1, 1}},  /* 2 threadgroups, the second of 36 threads */
+    {"2D", {24, 6, 1}, {8, 4, 1}},    /* 3 x 2 threadgroups, the last row of 8 x 2 */
+    {"3D", {10, 3, 7}, {5, 3, 5}},    /* 2 x 1 x 2, 75 threads each (3 SIMD-groups), then 30 */
+};
+enum { NUM_SHAPES = sizeof shapes / sizeof *shapes };
+
+static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, uint32_t shape, SimMode mode,
                        bool checked, const SimGpuConfig *gpu, uint64_t budget)
 {
     memset(r, 0, sizeof *r);
@@ -469,13 +480,8 @@ static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, S
         .program = p, .device = r->dev, .bindings = r->bind, .mode = mode,
         .instruction_budget = budget, .gpu = gpu,
     };
-    if (two_d) {
-        L.grid[0] = 24, L.grid[1] = 6, L.grid[2] = 1;
-        L.threadgroup[0] = 8, L.threadgroup[1] = 4, L.threadgroup[2] = 1;
-    } else {
-        L.grid[0] = 100, L.grid[1] = 1, L.grid[2] = 1;
-        L.threadgroup[0] = 64, L.threadgroup[1] = 1, L.threadgroup[2] = 1;
-    }
+    memcpy(L.grid, shapes[shape].grid, sizeof L.grid);
+    memcpy(L.threadgroup, shapes[shape].tg, sizeof L.threadgroup);
     if (checked) {
         CheckOptions o = check_options_all();
         r->checks = check_session_new(p, r->dev, NULL, r->bind, &o);
@@ -508,10 +514,10 @@ static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, S
     }
 }
 
-static void run_one(Run *r, const IsaProgram *p, uint64_t fill, bool two_d, SimMode mode,
+static void run_one(Run *r, const IsaProgram *p, uint64_t fill, uint32_t shape, SimMode mode,
                     bool checked, const SimGpuConfig *gpu)
 {
-    run_budget(r, p, fill, two_d, mode, checked, gpu, BUDGET);
+    run_budget(r, p, fill, shape, mode, checked, gpu, BUDGET);
 }
 
 static void run_free(Run *r)
@@ -568,26 +574,26 @@ static bool has_atomics(const IsaProgram *p)
 }
 
 /* Every way of running one mutant; returns whether the launch was accepted. */
-static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, bool two_d)
+static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, uint32_t shape)
 {
     const SimGpuConfig *gpu = &gpus[fill % (uint64_t)num_gpus];
     Run plain, checked, t1, t2, tc;
-    run_one(&plain, p, fill, two_d, SIM_MODE_FUNCTIONAL, false, NULL);
+    run_one(&plain, p, fill, shape, SIM_MODE_FUNCTIONAL, false, NULL);
     if (!plain.ok) {
         run_free(&plain);
         return false;
     }
-    run_one(&checked, p, fill, two_d, SIM_MODE_FUNCTIONAL, true, NULL);
+    run_one(&checked, p, fill, shape, SIM_MODE_FUNCTIONAL, true, NULL);
     if (!checked.ok || !same_buffers(&plain, &checked) ||
         checked.res.instructions != plain.res.instructions) {
         print_error("fill %llu, %s grid: %llu instructions plain, %llu checked\n",
-                    (unsigned long long)fill, two_d ? "2D" : "1D",
+                    (unsigned long long)fill, shapes[shape].name,
                     (unsigned long long)plain.res.instructions,
                     (unsigned long long)checked.res.instructions);
         report("the checkers changed a functional run", text);
     }
     Run again;
-    run_one(&again, p, fill, two_d, SIM_MODE_FUNCTIONAL, true, NULL);
+    run_one(&again, p, fill, shape, SIM_MODE_FUNCTIONAL, true, NULL);
     if (!again.ok || again.findings != checked.findings)
         report("two checked runs found different things", text);
     run_free(&again);
@@ -596,16 +602,16 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
      * again with a budget just above what it used, so that nothing runs ahead: the cycles
      * and results must be the same. Others run twice with the budget. */
     const bool ends = !plain.res.budget_exceeded;
-    run_budget(&t1, p, fill, two_d, SIM_MODE_TIMED, false, gpu, ends ? 1u << 20 : BUDGET);
+    run_budget(&t1, p, fill, shape, SIM_MODE_TIMED, false, gpu, ends ? 1u << 20 : BUDGET);
     const uint64_t budget2 = ends && t1.ok && !t1.res.budget_exceeded
                                  ? t1.res.instructions + 1 + fill % 64 : (uint64_t)BUDGET;
-    run_budget(&t2, p, fill, two_d, SIM_MODE_TIMED, false, gpu, budget2);
+    run_budget(&t2, p, fill, shape, SIM_MODE_TIMED, false, gpu, budget2);
     if (!t1.ok || !t2.ok || !same_buffers(&t1, &t2) ||
         t1.res.stats.cycles != t2.res.stats.cycles ||
         t1.res.instructions != t2.res.instructions) {
         print_error("fill %llu, %s grid, gpu %s; cycles %llu and %llu, instructions %llu and "
                     "%llu (budgets %u and %llu)\n",
-                    (unsigned long long)fill, two_d ? "2D" : "1D", gpu->name,
+                    (unsigned long long)fill, shapes[shape].name, gpu->name,
                     (unsigned long long)t1.res.stats.cycles,
                     (unsigned long long)t2.res.stats.cycles,
                     (unsigned long long)t1.res.instructions,
@@ -619,12 +625,12 @@ static bool run_mutant(const IsaProgram *p, const char *text, uint64_t fill, boo
         compared_modes++;
         if (!same_buffers(&plain, &t1)) {
             print_error("fill %llu, %s grid, gpu %s (%u cores, %u schedulers)\n",
-                        (unsigned long long)fill, two_d ? "2D" : "1D", gpu->name, gpu->cores,
+                        (unsigned long long)fill, shapes[shape].name, gpu->name, gpu->cores,
                         gpu->schedulers_per_core);
             report("a race-free run's buffers differ between functional and timed mode", text);
         }
     }
-    run_one(&tc, p, fill, two_d, SIM_MODE_TIMED, true, gpu);
+    run_one(&tc, p, fill, shape, SIM_MODE_TIMED, true, gpu);
     if (!tc.ok)
         report("a timed run with checks was refused", text);
     run_free(&plain);
@@ -666,7 +672,7 @@ static void test_mutated_programs_run_to_an_end(void **state)
                     fail_msg("a refused mutant's message does not name the file: %s", err.message);
             } else {
                 assembled++;
-                launched += run_mutant(p, text, test_rng_next(&rng), m & 1);
+                launched += run_mutant(p, text, test_rng_next(&rng), (uint32_t)m % NUM_SHAPES);
                 isa_program_free(p);
             }
             free(text);
@@ -750,7 +756,7 @@ static void test_mutated_metal_runs_to_an_end(void **state)
             if (p) {
                 compiled++;
                 char *listing = isa_disassemble(p, false);
-                launched += run_mutant(p, listing, test_rng_next(&rng), m & 1);
+                launched += run_mutant(p, listing, test_rng_next(&rng), (uint32_t)m % NUM_SHAPES);
                 round_trip(p, listing);
                 free(listing);
                 isa_program_free(p);
