@@ -8,7 +8,7 @@
  * functional under every checker, timed (twice, over every shipped GPU config and two odd
  * ones), and timed under every checker.
  * Whatever it does (faults, races, endless loops, barriers in divergent code), each run must
- * end, and:
+ * end, at its budget exactly when the budget stops it, and:
  *  - the checkers change nothing: the buffers and the instruction count of the checked
  *    functional run are those of the plain one; and they are deterministic: a second
  *    checked run finds the same things (messages, counts, instructions);
@@ -491,8 +491,9 @@ static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, uint32_t shap
     r->ok = sim_dispatch(&L, &r->res, &err);
     if (!r->ok && !err.message[0])
         fail_msg("sim_dispatch refused a launch without saying why");
-    if (r->ok && r->res.instructions > budget)
-        fail_msg("a run went %llu instructions past a budget of %llu",
+    if (r->ok && (r->res.instructions > budget ||
+                  (r->res.budget_exceeded && r->res.instructions != budget)))
+        fail_msg("a run stopped at %llu instructions by a budget of %llu",
                  (unsigned long long)r->res.instructions, (unsigned long long)budget);
     if (r->checks && r->ok) {
         uint32_t n;
