@@ -484,6 +484,8 @@ static void run_budget(Run *r, const IsaProgram *p, uint64_t fill, uint32_t shap
     memcpy(L.threadgroup, shapes[shape].tg, sizeof L.threadgroup);
     if (checked) {
         CheckOptions o = check_options_all();
+        o.strict_simd = fill >> 8 & 1; /* the policies take turns too */
+        o.same_value_races = fill >> 9 & 1;
         r->checks = check_session_new(p, r->dev, NULL, r->bind, &o);
         L.observers = check_session_observers(r->checks, &L.num_observers);
     }
