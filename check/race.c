@@ -138,8 +138,14 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
         insert_read(r, sh, c, b);
         return;
     }
+    const uint32_t agent = r->strict ? 0 : 5;
     if (!b->done_w && conflicts(r, c->w, b)) {
-        bool same = acc_kind(c->w) != ACC_ATOMIC && b->kind != ACC_ATOMIC && !((c->value ^ value) & vmask);
+        /* the same value is benign, unless another agent read the word, then wrote it: that
+         * read could have seen this write (an agent's own reads precede its writes) */
+        const bool other_rmw =
+            acc_kind(c->w) == ACC_RMW && acc_tid(c->w) >> agent != (uint32_t)b->tid >> agent;
+        bool same = acc_kind(c->w) != ACC_ATOMIC && !other_rmw && b->kind != ACC_ATOMIC &&
+                    !((c->value ^ value) & vmask);
         if (!same || r->same_value) {
             b->done_w = true;
             race_report(r, sg, b, &c->w, addr, same);
@@ -154,7 +160,14 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
             race_report(r, sg, b, hit, addr, false);
         }
     }
-    c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, b->kind)};
+    /* the writer's own read since the last barrier makes it a read-modify-write */
+    bool rmw = false;
+    const RaceAccess *reads[3] = {&c->r1, m ? &m->r2 : NULL, m ? &m->rx : NULL};
+    for (int k = 0; k < 3 && b->kind == ACC_WRITE; k++)
+        rmw |= reads[k] && reads[k]->serial && reads[k]->serial >= r->tg_first &&
+               reads[k]->serial >= r->rel[b->sp] &&
+               acc_tid(*reads[k]) >> agent == (uint32_t)b->tid >> agent;
+    c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, rmw ? ACC_RMW : b->kind)};
     c->value = (c->value & ~vmask) | (value & vmask);
     if (b->kind == ACC_ATOMIC) {
         insert_read(r, sh, c, b);
@@ -362,6 +375,16 @@ static inline bool ordered_now(const RaceOrder *o, RaceAccess a, uint32_t tid)
     return !o->strict || a.serial < o->simd_rel;
 }
 
+/* Whether access a is one of agent tid's (a thread, or a SIMD-group's lanes when they run in
+ * lockstep) since the last barrier ordering its memory: with a write by tid after it, a
+ * read-modify-write. */
+static inline bool own_since_barrier(const RaceOrder *o, RaceAccess a, uint32_t tid)
+{
+    const uint32_t agent = o->strict ? 0 : 5;
+    return a.serial && a.serial >= o->tg_first && a.serial >= o->rel &&
+           acc_tid(a) >> agent == tid >> agent;
+}
+
 /* The arrays of one shadow as the fast paths use them (reloaded after the general path,
  * which may make them). */
 typedef struct RaceWords {
@@ -389,16 +412,20 @@ RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, 
         return false;
     if (a->r1 && a->r1[i].serial && !ordered_now(o, a->r1[i], tid))
         return false;
+    /* the writer's own read since the last barrier makes this a read-modify-write */
+    bool rmw = a->r1 && own_since_barrier(o, a->r1[i], tid);
     if (link) {
         /* the older reads of a word several agents read (see read_fast) */
         RaceMore *m = &a->more[link - 1];
         if ((m->r2.serial && !ordered_now(o, m->r2, tid)) ||
             (m->rx.serial && !ordered_now(o, m->rx, tid)))
             return false;
+        rmw |= own_since_barrier(o, m->r2, tid) | own_since_barrier(o, m->rx, tid);
         m->r2.serial = m->rx.serial = 0;
     }
     if (a->r1)
         a->r1[i].serial = 0;
+    now.info |= rmw ? ACC_RMW : 0; /* ACC_WRITE | 2 */
     a->w[i] = now;
     a->value[i] = value;
     return true;

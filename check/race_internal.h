@@ -9,7 +9,10 @@
 #include "check_internal.h"
 
 enum { SP_DEV, SP_TG, SP_COUNT };
-enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2 };
+/* ACC_RMW: a remembered write whose own agent read the word earlier since the last barrier
+ * (a read-modify-write); it is a write everywhere but in the same-value policy, which cannot
+ * call another agent's write of the same value benign then: that read could have seen it. */
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2, ACC_RMW = 3 };
 
 /* One access as the shadow remembers it, packed: serial 0 means none; info holds the
  * instruction index (20 bits), the thread index in its threadgroup (10) and the ACC_ kind (2). */

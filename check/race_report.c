@@ -59,7 +59,8 @@ static void site_of_access(const Race *r, CheckSite *site, const RaceAccess *a)
     check_site_thread(site, &sg, acc_tid(*a) % SIM_SIMD_WIDTH, acc_pc(r, a));
 }
 
-static const CheckAccessKind access_kinds[3] = {CHECK_ACCESS_READ, CHECK_ACCESS_WRITE, CHECK_ACCESS_ATOMIC};
+static const CheckAccessKind access_kinds[4] = {CHECK_ACCESS_READ, CHECK_ACCESS_WRITE,
+                                                CHECK_ACCESS_ATOMIC, CHECK_ACCESS_WRITE};
 
 static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg, const RaceCur *b,
                           const RaceAccess *a, uint64_t addr, RaceReason reason, bool same_value)
@@ -179,7 +180,8 @@ void race_report(Race *r, const SimGroupView *sg, const RaceCur *b, const RaceAc
 {
     RaceReason reason = reason_of(r, a, b);
     uint64_t key = (uint64_t)acc_pc(r, a) << 32 | b->pc;
-    uint32_t klass = (uint32_t)reason | (uint32_t)acc_kind(*a) << 4 | (uint32_t)b->kind << 6 |
+    const uint32_t kind = acc_kind(*a) == ACC_RMW ? ACC_WRITE : acc_kind(*a);
+    uint32_t klass = (uint32_t)reason | kind << 4 | (uint32_t)b->kind << 6 |
                      (uint32_t)b->sp << 8 | (uint32_t)same_value << 9;
     if ((r->num_found + 1) * 2 > r->table_size)
         grow_table(r);

@@ -379,6 +379,43 @@ static void test_constant_load_of_a_written_buffer(void **state)
     done(&c);
 }
 
+/* Found by the run fuzzer: thread 0 reads a slot, then writes 5 to it; thread 32 (another
+ * SIMD-group, nothing ordering them) writes 5 too. The writes agree, but thread 0's read
+ * could have seen either value: under the same-value policy this is still a race (a write
+ * after write, the first a read-modify-write). Without the read it is benign. */
+static void test_read_modify_write_then_same_value(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint slot[1];\n"
+        "    if (tid == 0) slot[0] = 1;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    if (tid == 0) { out[0] = slot[0]; slot[0] = 5; } // W\n"
+        "    if (tid == 32) slot[0] = 5; // X\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 16);
+    run(&c, 64, 64);
+    const CheckFinding *waw = find(&c, "threadgroup memory race (write after write) on slot[0]");
+    expect_lines(&c, waw, line_of(src, "// W"), line_of(src, "// X"));
+    assert_int_equal(waw->severity, CHECK_ERROR);
+    done(&c);
+    const char *benign =
+        "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint slot[1];\n"
+        "    if (tid == 0) slot[0] = 5;\n"
+        "    if (tid == 32) slot[0] = 5;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    if (tid == 0) out[0] = slot[0];\n"
+        "}\n";
+    setup(&c, benign, 16);
+    run(&c, 64, 64);
+    expect_count(&c, 0);
+    done(&c);
+}
+
 /* De-duplication: one thread of threadgroup 0 stores, 256 threads of threadgroups 1..8 load —
  * one finding, counted once per racing load. */
 static void test_dedup_counts_accesses(void **state)
@@ -670,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),
         cmocka_unit_test(test_constant_load_of_a_written_buffer),
+        cmocka_unit_test(test_read_modify_write_then_same_value),
         cmocka_unit_test(test_same_value_writes_benign),
         cmocka_unit_test(test_same_instruction_different_values),
         cmocka_unit_test(test_disjoint_indices_silent),
