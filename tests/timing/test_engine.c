@@ -2,10 +2,11 @@
  * test_engine.c — the timed mode engine (sim/timing*.c) on small kernels whose cycle counts
  * follow from the configuration by hand: a dependent FMA chain costs its latency per
  * instruction; independent FMAs from enough SIMD-groups issue once per cycle per scheduler;
- * `wait` holds until the load arrives; a barrier releases barrier_latency after the last
- * arrival; idle time is skipped (the loop runs far fewer iterations than cycles); register
- * count limits resident SIMD-groups; runs are deterministic; and every race-free kernel in
- * kernels/ gives the same buffers timed as functional. Runs from the repository root.
+ * `wait` holds until the load arrives; idle time is skipped (the loop runs far fewer
+ * iterations than cycles); register count limits resident SIMD-groups; runs are
+ * deterministic; and every race-free kernel in kernels/ gives the same buffers timed as
+ * functional. Barriers are in test_barriers.c; the shared helpers in engine_harness.h. Runs
+ * from the repository root.
  */
 #include "test_util.h"
 
@@ -25,96 +26,7 @@
 #include "../../ui/manifest.h"
 #include "../../ui/ui.h"
 
-/* ---- helpers ------------------------------------------------------------------------------ */
-
-typedef struct Run {
-    IsaProgram *prog;
-    MemDevice *dev;
-    SimArgBinding bind[4];
-    SimResult res;
-} Run;
-
-static void grow(char **buf, size_t *len, size_t *cap, const char *fmt, ...) UTIL_PRINTF(4, 5);
-static void grow(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (*len + (size_t)n + 1 > *cap) {
-        *cap = (*len + (size_t)n + 1) * 2;
-        *buf = realloc(*buf, *cap);
-    }
-    memcpy(*buf + *len, line, (size_t)n + 1);
-    *len += (size_t)n;
-}
-
-/* Assembles text, binds one device buffer of `bytes` per argument, runs it. */
-static void run_kernel(Run *r, const char *text, const SimGpuConfig *gpu, SimMode mode,
-                       uint32_t threads, uint32_t tg, uint64_t bytes)
-{
-    UtilError err = {{0}};
-    memset(r, 0, sizeof *r);
-    r->prog = isa_assemble(text, "engine.s", &err);
-    if (!r->prog)
-        fail_msg("assembly failed: %s\n%s", err.message, text);
-    r->dev = mem_device_new();
-    for (uint32_t i = 0; i < r->prog->num_args && i < 4; i++) {
-        int32_t b = mem_device_add(r->dev, r->prog->args[i].name, bytes, MEM_SPACE_DEVICE, &err);
-        assert_true(b >= 0);
-        r->bind[i].buffer = (uint32_t)b;
-        float *f = (float *)r->dev->buffers[b].data;
-        for (uint64_t k = 0; k < bytes / 4; k++)
-            f[k] = (float)(k % 5);
-    }
-    SimLaunch L = {
-        .program = r->prog, .device = r->dev, .bindings = r->bind, .grid = {threads, 1, 1},
-        .threadgroup = {tg, 1, 1}, .mode = mode, .gpu = gpu,
-    };
-    if (!sim_dispatch(&L, &r->res, &err))
-        fail_msg("dispatch failed: %s", err.message);
-    assert_int_equal(r->res.total_faults, 0);
-    assert_int_equal(r->res.timed, mode == SIM_MODE_TIMED);
-}
-
-static void run_free(Run *r)
-{
-    sim_result_free(&r->res);
-    mem_device_free(r->dev);
-    isa_program_free(r->prog);
-}
-
-/* A one-core M1 whose memory is a plain DRAM: no caches, 1 cycle per line, fixed latency. */
-static SimGpuConfig simple_gpu(void)
-{
-    SimGpuConfig c = *sim_gpu_default();
-    c.cores = 1;
-    c.memory.cores = 1;
-    for (int lv = MEM_LEVEL_L1; lv < MEM_LEVEL_DRAM; lv++)
-        c.memory.level[lv].size_bytes = 0;
-    c.memory.level[MEM_LEVEL_DRAM].latency = 500;
-    c.memory.level[MEM_LEVEL_DRAM].line_bytes = 128;
-    c.memory.level[MEM_LEVEL_DRAM].bytes_per_cycle = 128;
-    c.memory.level[MEM_LEVEL_L1].line_bytes = 128;
-    return c;
-}
-
-static uint64_t total_stalls(const SimStats *s)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < SIM_STALL_COUNT; i++)
-        n += s->stall_cycles[i];
-    return n;
-}
-
-/* Every scheduler-cycle is an issue or a stall of some reason. */
-static void check_accounting(const Run *r, const SimGpuConfig *gpu)
-{
-    const SimStats *s = &r->res.stats;
-    uint64_t sched_cycles = s->cycles * gpu->cores * gpu->schedulers_per_core;
-    assert_int_equal(total_stalls(s) + r->res.instructions, sched_cycles);
-}
+#include "engine_harness.h"
 
 /* ---- dependent chain: latency per instruction --------------------------------------------- */
 
@@ -276,89 +188,6 @@ static void test_wait_and_idle_skip(void **state)
     run_kernel(&r, ONE_LOAD, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
     assert_true(r.res.stats.cycles >= 2 * 2001 && r.res.stats.cycles < 2 * 2001 + 40);
     run_free(&r);
-}
-
-/* ---- barrier ------------------------------------------------------------------------------ */
-
-static char *barrier_kernel(void)
-{
-    char *t = NULL;
-    size_t len = 0, cap = 0;
-    grow(&t, &len, &cap, ".kernel bar\n.regs 8\n.arg out, device, u0\n");
-    grow(&t, &len, &cap, "    get_sr r1, thread_position_in_grid.x\n");
-    grow(&t, &len, &cap, "    get_sr r4, simdgroup_index_in_threadgroup\n    mov r2, 1.0\n");
-    /* SIMD-group 0 runs 50 dependent FMAs (latency 10) before the barrier; 1 arrives at once. */
-    grow(&t, &len, &cap, "    if_icmp.eq 1, r4, 0\n    jmp_exec_none after\n");
-    for (int i = 0; i < 50; i++)
-        grow(&t, &len, &cap, "    ffma32 r2, r2, 1.0001, 0.5\n");
-    grow(&t, &len, &cap, "after:\n    pop_exec 1\n    barrier.tg\n    st_dev.b32 r1, u0, r1\n    stop\n");
-    return t;
-}
-
-static void test_barrier_release(void **state)
-{
-    (void)state;
-    SimGpuConfig gpu = simple_gpu();
-    gpu.op[ISA_OP_FFMA32] = (SimOpTiming){10, 1};
-    char *t = barrier_kernel();
-    Run a, b;
-    gpu.barrier_latency = 1;
-    run_kernel(&a, t, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
-    gpu.barrier_latency = 301;
-    run_kernel(&b, t, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
-    /* Both SIMD-groups leave the barrier 300 cycles later: everything after shifts by 300. */
-    assert_int_equal(b.res.stats.cycles - a.res.stats.cycles, 300);
-    /* SIMD-group 1 waited at the barrier for group 0's chain (49 latencies at least). */
-    assert_true(a.res.stats.stall_cycles[SIM_STALL_BARRIER] >= 49 * 10);
-    assert_true(b.res.stats.stall_cycles[SIM_STALL_BARRIER] >= 49 * 10 + 2 * 300);
-    assert_true(a.res.stats.cycles >= 50 * 10);
-    check_accounting(&a, &gpu);
-    run_free(&a);
-    run_free(&b);
-    free(t);
-}
-
-/* Found by the run fuzzer: a program whose last instruction is a barrier (no `stop`). On
- * release the SIMD-groups have nothing left, and end, as functional mode ends them: the
- * engine issued a phantom instruction for each, from past the end of its tables (reading
- * garbage timing and writing a pipe slot out of bounds), so cycles varied from run to run.
- * Here two SIMD-groups run a chain (one with no lane active), meet at the barrier, and end. */
-static void test_barrier_as_last_instruction(void **state)
-{
-    (void)state;
-    SimGpuConfig gpu = simple_gpu();
-    gpu.op[ISA_OP_FFMA32] = (SimOpTiming){10, 1};
-    gpu.barrier_latency = 7;
-    const char *k = ".kernel k\n.regs 4\n.arg out, device, u0\n"
-                    "    get_sr r1, thread_position_in_grid.x\n"
-                    "    mov r2, 1.0\n"
-                    "    if_icmp.ult 1, r1, 32\n"
-                    "    ffma32 r2, r2, r2, r2\n"
-                    "    ffma32 r2, r2, r2, r2\n"
-                    "    ffma32 r2, r2, r2, r2\n"
-                    "    st_dev.b32 r2, u0, r1\n"
-                    "    pop_exec 1\n"
-                    "    barrier.tg\n";
-    Run f, a, b;
-    run_kernel(&f, k, &gpu, SIM_MODE_FUNCTIONAL, 64, 64, 4096);
-    run_kernel(&a, k, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
-    run_kernel(&b, k, &gpu, SIM_MODE_TIMED, 64, 64, 4096);
-    /* 9 instructions each, none past the end */
-    assert_int_equal(f.res.instructions, 18);
-    assert_int_equal(a.res.instructions, 18);
-    uint64_t issued = 0;
-    for (uint32_t c = 0; c < a.res.stats.num_cores; c++)
-        issued += a.res.stats.cores[c].instructions;
-    assert_int_equal(issued, 18);
-    check_accounting(&a, &gpu);
-    assert_int_equal(a.res.stats.cycles, b.res.stats.cycles);
-    /* the release comes after the chain (3 latencies; the other SIMD-group runs it too,
-     * with no lane active) and the barrier's 7 cycles */
-    assert_true(a.res.stats.cycles >= 3 * 10 + 7);
-    assert_memory_equal(f.dev->buffers[0].data, a.dev->buffers[0].data, 4096);
-    run_free(&f);
-    run_free(&a);
-    run_free(&b);
 }
 
 /* ---- occupancy ---------------------------------------------------------------------------- */
@@ -1017,8 +846,6 @@ int main(void)
         cmocka_unit_test(test_dependence_in_every_place),
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_wait_and_idle_skip),
-        cmocka_unit_test(test_barrier_release),
-        cmocka_unit_test(test_barrier_as_last_instruction),
         cmocka_unit_test(test_tg_port_without_lanes),
         cmocka_unit_test(test_bank_conflicts_odd_banks),
         cmocka_unit_test(test_schedulers_per_core),
