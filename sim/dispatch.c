@@ -240,6 +240,12 @@ static bool size_grid(SimDispatch *d, UtilError *err)
             d->tg_count[k] = (uint32_t)(((uint64_t)L->grid[k] + L->threadgroup[k] - 1) / L->threadgroup[k]);
         }
     }
+    /* Counts of threads and threadgroups are 64-bit (timing_setup.c's total_tgs): a grid
+     * past that would wrap, and run nothing. */
+    uint64_t grid_threads = 1;
+    for (int k = 0; k < 3; k++)
+        if (__builtin_mul_overflow(grid_threads, (uint64_t)d->grid_size[k], &grid_threads))
+            return util_fail(err, "the grid has more than 2^64-1 threads");
     if (tg_threads > SIM_MAX_THREADS_PER_THREADGROUP)
         return util_fail(err, "a threadgroup of %llu threads is more than the %u a threadgroup may have",
                          (unsigned long long)tg_threads, SIM_MAX_THREADS_PER_THREADGROUP);

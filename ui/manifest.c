@@ -389,6 +389,13 @@ static bool parse_top(Parser *p)
                 return fail(p, m->grid_node, "expected at most 2^32-1 threads per grid "
                                              "dimension; dimension %d has %llu", d,
                             (unsigned long long)m->grid[d] * m->threadgroup[d]);
+    uint64_t grid_threads = 1;
+    for (int d = 0; d < 3; d++)
+        if (__builtin_mul_overflow(grid_threads, (uint64_t)m->grid[d] *
+                                   (m->by_threadgroups ? m->threadgroup[d] : 1u), &grid_threads))
+            return fail(p, m->grid_node, "expected at most 2^64-1 threads in the grid; "
+                                         "%u x %u x %u %s is more", m->grid[0], m->grid[1],
+                        m->grid[2], m->by_threadgroups ? "threadgroups" : "threads");
 
     if ((v = ui_yaml_get(root, "constants"))) {
         if (!expect_map(p, v, "constants: a map from function constant names to values"))

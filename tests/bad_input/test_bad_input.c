@@ -168,6 +168,14 @@ static void test_bad_manifests(void **state)
          "tg_large.yaml:3:14: error: ", "at most 1024 threads"},
         {"tg_groups_overflow", "kernel: k.s\nthreadgroups: [4294967295]\nthreadgroup: [2]\n",
          "tg_groups_overflow.yaml:2:15: error: ", "2^32-1 threads"},
+        /* 2^31 x 2^31 x 4 threadgroups of 1 thread: 2^64 threads, which a 64-bit count
+         * took for 0 (timed mode ran nothing and succeeded) */
+        {"grid_total_wraps",
+         "kernel: k.s\nthreadgroups: [2147483648, 2147483648, 4]\nthreadgroup: [1]\n",
+         "grid_total_wraps.yaml:2:15: error: ", "at most 2^64-1 threads in the grid"},
+        {"grid_total_huge",
+         "kernel: k.s\ngrid: [4294967295, 4294967295, 4294967295]\nthreadgroup: [256]\n",
+         "grid_total_huge.yaml:2:7: error: ", "at most 2^64-1 threads in the grid"},
         {"unknown_key", "kernel: k.s\ngrid: [64]\nthreadgroup: [32]\nthreadgroupz: [1]\n",
          "unknown_key.yaml:4:1: error: ", "expected one of: kernel"},
         {"dup_key", "kernel: k.s\ngrid: [64]\ngrid: [64]\nthreadgroup: [32]\n",

@@ -222,6 +222,15 @@ static void test_refused_launches(void **state)
     memset(&err, 0, sizeof err);
     assert_false(sim_dispatch(&h.launch, &res, &err));
     assert_true(err.message[0] != 0);
+    /* 2^31 x 2^31 x 4 threadgroups of one thread: 2^64 threads, refused in both modes
+     * (a 64-bit count of threadgroups wrapped to 0 and the timed run ran nothing) */
+    for (int timed = 0; timed < 2; timed++) {
+        h_grid(&h, true, 1u << 31, 1u << 31, 4, 1, 1, 1);
+        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
+        memset(&err, 0, sizeof err);
+        assert_false(sim_dispatch(&h.launch, &res, &err));
+        assert_non_null(strstr(err.message, "2^64-1 threads"));
+    }
     h_free(&h);
 }
 
