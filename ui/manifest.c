@@ -296,6 +296,41 @@ static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiA
     return true;
 }
 
+/* The file a dump path names, as far as it can tell without the file: its folder's real
+ * path and its name, so "out.bin" and "./out.bin" are the same file. */
+static char *dump_file_key(const char *path)
+{
+    char *dir = util_dirname(path);
+    const char *slash = strrchr(path, '/');
+    char *real = realpath(dir, NULL);
+    char *key = util_path_join(real ? real : dir, slash ? slash + 1 : path);
+    free(real);
+    free(dir);
+    return key;
+}
+
+/* Two arguments dumped to one file would leave only the last one's contents. */
+static bool check_dumps_distinct(Parser *p)
+{
+    UiManifest *m = p->m;
+    char **keys = util_calloc(m->num_args ? m->num_args : 1, sizeof *keys);
+    bool ok = true;
+    for (uint32_t i = 0; i < m->num_args && ok; i++) {
+        if (!m->args[i].dump.path)
+            continue;
+        keys[i] = dump_file_key(m->args[i].dump.path);
+        for (uint32_t j = 0; j < i && ok; j++)
+            if (keys[j] && strcmp(keys[i], keys[j]) == 0)
+                ok = fail(p, m->args[i].dump.node, "expected a dump file of its own; argument "
+                          "'%s' is dumped to this file too (line %u), and only the last dump "
+                          "would be kept", m->args[j].name, m->args[j].dump.node->line);
+    }
+    for (uint32_t i = 0; i < m->num_args; i++)
+        free(keys[i]);
+    free(keys);
+    return ok;
+}
+
 static bool parse_args(Parser *p, const UiYamlNode *n)
 {
     if (!expect_map(p, n, "args: a map from kernel argument names to their settings"))
@@ -307,7 +342,7 @@ static bool parse_args(Parser *p, const UiYamlNode *n)
         if (!parse_arg(p, n->keys[i], n->items[i], &m->args[i]))
             return false;
     }
-    return true;
+    return check_dumps_distinct(p);
 }
 
 /* manifest = "{" kernel: PATH [entry: NAME] [gpu: NAME] [mode: functional|timed]
