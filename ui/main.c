@@ -2,6 +2,7 @@
  * main.c — the `lockstep` command: picks the subcommand and hands over. Commands are one
  * table (name, handler, one-line help), so `lockstep --help` lists exactly what exists.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,18 @@ static int cmd_help(int argc, char **argv)
     return UI_EXIT_BAD_INPUT;
 }
 
+/* Output that did not reach standard output (a full disk, say) is lost: status 2, as for a
+ * dump file that cannot be written, never success. */
+static int finish(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "lockstep: error: cannot write standard output: %s\n",
+                errno ? strerror(errno) : "write error");
+        return UI_EXIT_BAD_INPUT;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -92,15 +105,15 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         usage(stdout);
-        return UI_EXIT_OK;
+        return finish(UI_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("lockstep %s\n", UI_VERSION);
-        return UI_EXIT_OK;
+        return finish(UI_EXIT_OK);
     }
     for (size_t i = 0; i < UTIL_ARRAY_LEN(commands); i++)
         if (strcmp(cmd, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return finish(commands[i].run(argc - 1, argv + 1));
     if (cmd[0] == '-')
         fprintf(stderr, "lockstep: error: unknown option '%s'\n", cmd);
     else

@@ -309,6 +309,20 @@ static void test_command_line(void **state)
         free(out);
     }
     assert_int_equal(failures, 0);
+    /* output that cannot be written (a full disk) is an error, not success */
+    static const char *const full[] = {"gpus", "--help", "isa"};
+    for (size_t i = 0; i < sizeof full / sizeof full[0]; i++) {
+        char cmd[4096], *out = NULL;
+        snprintf(cmd, sizeof cmd, "{ %s %s > /dev/full; }", test_lockstep_path(), full[i]);
+        int status = test_run(cmd, &out);
+        if (status != 2 || !strstr(out, "cannot write standard output")) {
+            print_message("`lockstep %s > /dev/full`: status %d, output:\n%s\n", full[i], status,
+                          out);
+            failures++;
+        }
+        free(out);
+    }
+    assert_int_equal(failures, 0);
 }
 
 /* The statuses that are not bad input, so the cases above are known to fail for the reason
