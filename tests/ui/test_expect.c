@@ -52,6 +52,15 @@ static void test_tolerance_boundaries(void **state)
     float want3[1] = {-11}, got3[1] = {-10};
     assert_int_equal(compare_floats(got3, want3, 1, 0.0910, 0, true).mismatched_elements, 0);
     assert_int_equal(compare_floats(got3, want3, 1, 0.0908, 0, true).mismatched_elements, 1);
+    /* an infinity matches only itself, whatever the tolerance: rtol * |inf| is inf, which
+     * let -inf, 5 and NaN match +inf */
+    float want4[4] = {INFINITY, INFINITY, INFINITY, -INFINITY};
+    float got4[4] = {-INFINITY, 5.0f, NAN, -INFINITY};
+    r = compare_floats(got4, want4, 4, 0.1, 1.0, true);
+    assert_int_equal(r.mismatched_elements, 3);
+    assert_int_equal(r.first[2].element, 2);
+    float want5[1] = {5.0f}, got5[1] = {INFINITY};
+    assert_int_equal(compare_floats(got5, want5, 1, 0.1, 1.0, true).mismatched_elements, 1);
 }
 
 static void test_integers(void **state)
