@@ -7,7 +7,8 @@
 //                                    raw .bin files, or oclgrind:DUMPFILE:NAME for the text
 //                                    oclgrind-kernel prints for an argument marked `dump`.
 //                                    Prints "ok N" or "DIFF ..."; exit 0 when equal within
-//                                    |got - want| <= atol + rtol * |want|, 1 otherwise.
+//                                    |got - want| <= atol + rtol * |want| (NaN matches
+//                                    NaN, an infinity only itself), 1 otherwise.
 //
 // TYPE is float or uint. Oclgrind prints floats with 6 significant digits, so comparisons
 // against it need rtol of about 1e-5.
@@ -156,7 +157,8 @@ static int cmd_cmp(int argc, char **argv)
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < nw; i++) {
         double w = want[i], g = got[i];
-        int same = (w == g) || (isnan(w) && isnan(g)) || fabs(g - w) <= atol + rtol * fabs(w);
+        int same = (w == g) || (isnan(w) && isnan(g)) ||
+                   (isfinite(w) && isfinite(g) && fabs(g - w) <= atol + rtol * fabs(w));
         if (!same && bad++ == 0)
             first = i;
     }
