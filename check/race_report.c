@@ -130,8 +130,13 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
         break;
     }
     default:
-        snprintf(f->fix, sizeof f->fix, "no threadgroup_barrier(%s) between line %u and line %u%s", want,
-                 la, lb, mixed ? ", or use atomics for every access" : "");
+        if (la == lb) /* one statement, two threads (a loop's iterations, say) */
+            snprintf(f->fix, sizeof f->fix,
+                     "no threadgroup_barrier(%s) between the two accesses at line %u%s", want, lb,
+                     mixed ? ", or use atomics for every access" : "");
+        else
+            snprintf(f->fix, sizeof f->fix, "no threadgroup_barrier(%s) between line %u and line %u%s",
+                     want, la, lb, mixed ? ", or use atomics for every access" : "");
         break;
     }
     if (same_value) {

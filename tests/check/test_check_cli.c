@@ -352,7 +352,7 @@ static void test_json_race(void **state)
         "\"file\":\"kernels/bugs/missing_barrier.metal\",\"line\":33,\"col\":26",
         "\"first\":{\"pc\":", "\"access\":\"read\"", "\"access\":\"write\"",
         "\"symbol\":\"scratch\",\"index\":32", "\"space\":\"threadgroup\"",
-        "\"fix\":\"no threadgroup_barrier(mem_threadgroup) between line 33 and line 33\"",
+        "\"fix\":\"no threadgroup_barrier(mem_threadgroup) between the two accesses at line 33\"",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(out, want[i]))
