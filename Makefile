@@ -4,6 +4,7 @@
 #   make run        build and run the default demo
 #   make test       build and run every test suite
 #   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make tsan       the test suite under ThreadSanitizer (checked timed runs use two threads)
 #   make docs       regenerate docs/ISA.md from the instruction table
 #   make bench      simulator speed (lane-instructions per second)
 #   make bench-compare  lockstep against Oclgrind and PoCL (docs/performance.md)
@@ -37,7 +38,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test asan docs bench install clean deps check-docs fuzz
+.PHONY: all run test asan tsan docs bench install clean deps check-docs fuzz
 all: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 
 deps: $(DEPS_STAMP)
@@ -86,6 +87,13 @@ asan:
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDLIBS="-lm -pthread -fsanitize=address,undefined" test
 
+# A checked timed run (`lockstep run --check` in timed mode) runs the simulator on two
+# threads; every CLI test that runs one is then a ThreadSanitizer test (a report exits 66).
+tsan:
+	$(MAKE) BUILD=build-tsan OPT=-O1 SIM_OPT=-O1 \
+	    CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	    LDLIBS="-lm -pthread -fsanitize=thread" test
+
 docs: $(BUILD)/lockstep
 	$(BUILD)/lockstep isa > docs/ISA.md
 	@echo "docs/ISA.md regenerated"
@@ -127,6 +135,6 @@ install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	install -m 644 sim/gpus/*.yaml $(DESTDIR)$(PREFIX)/share/lockstep/gpus/
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/obj/ui/main.d

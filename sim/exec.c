@@ -11,6 +11,7 @@
  * without, so observers cost nothing when none is attached and the loop keeps its speed.
  */
 #include <math.h>
+#include <stdatomic.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -139,16 +140,22 @@ __attribute__((target("avx2,fma"))) static void fma_lanes_hw(uint32_t *r, const 
 }
 #endif
 
+/* Chosen on first use. A checked timed run executes on two threads at once: both may
+ * choose, and choose the same, so an atomic store of the final choice is all it takes (a
+ * relaxed load costs what a plain one does). */
+static _Atomic(FmaLanes) fma_chosen;
+
 static FmaLanes fma_lanes(void)
 {
-    static FmaLanes chosen;
-    if (!chosen) {
+    FmaLanes chosen = atomic_load_explicit(&fma_chosen, memory_order_relaxed);
+    if (UTIL_UNLIKELY(!chosen)) {
         chosen = fma_lanes_soft;
 #if defined(__x86_64__) && defined(__GNUC__)
         __builtin_cpu_init();
         if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2"))
             chosen = fma_lanes_hw;
 #endif
+        atomic_store_explicit(&fma_chosen, chosen, memory_order_relaxed);
     }
     return chosen;
 }

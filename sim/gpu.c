@@ -8,6 +8,7 @@
  * "1 / 2.2" in the facts file means 1 cycle per SIMD-group instruction issued, 2.2 cycles of
  * latency. sim/gpus/m1.yaml carries the same numbers for the command line.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "gpu.h"
@@ -122,17 +123,17 @@ static SimGpuConfig build_m1(void)
     return c;
 }
 
+static SimGpuConfig default_m1;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void build_default(void) { default_m1 = build_m1(); }
+
 const SimGpuConfig *sim_gpu_default(void)
 {
-    /* Built once; a compound-literal initializer for ~200 ops would be unreadable. Callers
-     * only read it, and building it twice from two threads gives the same bytes. */
-    static SimGpuConfig m1;
-    static int built;
-    if (!built) {
-        m1 = build_m1();
-        built = 1;
-    }
-    return &m1;
+    /* Built once per process (two threads may ask: a checked timed run); a compound-literal
+     * initializer for ~200 ops would be unreadable. Callers only read it. */
+    pthread_once(&default_once, build_default);
+    return &default_m1;
 }
 
 void sim_gpu_resolve_ops(SimGpuConfig *cfg, const uint8_t *override_mask)

@@ -39,7 +39,7 @@ const char *const sim_stall_names[SIM_STALL_COUNT] = {
     [SIM_STALL_NO_WORK] = "no work",
 };
 
-static uint64_t last_iterations;
+static _Thread_local uint64_t last_iterations; /* per thread: runs may be concurrent */
 
 uint64_t sim_timed_debug_iterations(void) { return last_iterations; }
 

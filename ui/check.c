@@ -467,7 +467,6 @@ bool ui_checking_dispatch(UiChecking *c, SimLaunch *launch, SimResult *result, U
     SimLaunch timed = *launch;
     timed.observers = NULL;
     timed.num_observers = 0;
-    (void)sim_gpu_default(); /* built once, before two threads may ask for it */
     pthread_t thread;
     const bool threaded = pthread_create(&thread, NULL, run_pass, &checked) == 0;
     if (!threaded)

@@ -218,7 +218,16 @@ static void test_populate(void **state)
     assert_int_equal(changed, 0);
     long plain = faults_to_fill(n, false), populated = faults_to_fill(n, true);
     print_message("populate: %ld faults filling 4 MB, %ld after util_populate\n", plain, populated);
-    if (kernel_populates())
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer's shadow of every page faults in on first touch, populated or not
+     * (8190 of 10238 faults here): only the bytes are checked */
+    const bool compare_faults = false;
+#else
+    const bool compare_faults = true;
+#endif
+    if (!compare_faults)
+        print_message("populate: fault counts not compared under ThreadSanitizer\n");
+    else if (kernel_populates())
         assert_true(populated * 4 < plain);
     else
         print_message("populate: this kernel has no MADV_POPULATE_WRITE (Linux 5.14)\n");
