@@ -85,17 +85,25 @@ static const char *number_text(const UiNumber *n, char *buf, size_t size)
 
 bool ui_store_number(UiScalarType s, const UiNumber *n, void *dst, UtilError *err)
 {
+    char text[64];
+    /* A finite number too big for the type would round to infinity: that is stored (the
+     * callers that generate values ignore the error), and reported. */
     if (s == UI_FLOAT) {
-        float f = (float)ui_number_to_double(n);
+        double v = ui_number_to_double(n);
+        float f = (float)v;
         memcpy(dst, &f, 4);
-        return true;
+        return !(isinf(f) && isfinite(v)) ||
+               util_fail(err, "%s is out of range for float (largest finite 3.40282e+38; "
+                         "write .inf for infinity)", number_text(n, text, sizeof text));
     }
     if (s == UI_HALF) {
-        uint16_t h = util_f64_to_f16(ui_number_to_double(n));
+        double v = ui_number_to_double(n);
+        uint16_t h = util_f64_to_f16(v);
         memcpy(dst, &h, 2);
-        return true;
+        return !((h & 0x7fff) == 0x7c00 && isfinite(v)) ||
+               util_fail(err, "%s is out of range for half (largest finite 65504; write .inf "
+                         "for infinity)", number_text(n, text, sizeof text));
     }
-    char text[64];
     bool negative = n->negative;
     uint64_t mag = n->magnitude;
     if (n->is_float) {
@@ -212,6 +220,9 @@ static bool range_fast(UiScalarType s, uint64_t n, const UiNumber *start, const 
 {
     if (s == UI_FLOAT) {
         double a = ui_number_to_double(start), d = ui_number_to_double(step);
+        /* monotonic: both ends finite as floats means every element is */
+        if (n && (!isfinite((float)a) || !isfinite((float)(a + d * (double)(n - 1)))))
+            return false;
         for (uint64_t k = 0; k < n; k++) {
             float f = (float)(a + d * (double)k);
             memcpy(dst + 4 * k, &f, 4);
@@ -257,7 +268,10 @@ bool ui_init_range(UiElemType t, uint64_t count, const UiNumber *start, const Ui
         double a = ui_number_to_double(start), d = ui_number_to_double(step);
         for (uint64_t k = 0; k < n; k++) {
             UiNumber v = ui_number_from_double(a + d * (double)k);
-            ui_store_number(t.scalar, &v, dst + ui_scalar_offset(t, k), NULL);
+            UtilError why;
+            if (!ui_store_number(t.scalar, &v, dst + ui_scalar_offset(t, k), &why))
+                return util_fail(err, "range leaves %s at scalar %llu: %s",
+                                 ui_scalar_name(t.scalar), (unsigned long long)k, why.message);
         }
         return true;
     }
@@ -316,6 +330,11 @@ bool ui_init_random(UiElemType t, uint64_t count, uint64_t seed, const UiNumber 
         double lo = ui_number_to_double(min), hi = ui_number_to_double(max);
         if (!isfinite(lo) || !isfinite(hi))
             return util_fail(err, "random needs finite min and max");
+        uint8_t scratch[4];
+        UtilError why;
+        if (!ui_store_number(t.scalar, min, scratch, &why) ||
+            !ui_store_number(t.scalar, max, scratch, &why))
+            return util_fail(err, "random min/max: %s", why.message);
         for (uint64_t k = 0; k < n; k++) {
             double u = (double)(ui_splitmix64_next(&state) >> 11) * 0x1p-53;
             UiNumber v = ui_number_from_double(lo + (hi - lo) * u);

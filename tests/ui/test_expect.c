@@ -135,6 +135,30 @@ static void test_store_number(void **state)
     assert_true(ui_yaml_parse_number("256", &n));
     assert_false(ui_store_number(UI_UCHAR, &n, buf, &err));
     assert_non_null(strstr(err.message, "out of range for uchar (0 to 255)"));
+    /* finite numbers that round to infinity are out of range; infinities themselves are not
+     * (FLT_MAX is 3.4028234664e38, and 3.4028235678e38 the midpoint to 2^128; half's largest
+     * is 65504, and 65520 the midpoint to 2^16) */
+    static const struct {
+        UiScalarType type;
+        const char *text;
+        bool ok;
+    } wide[] = {
+        {UI_FLOAT, "3.4028234e38", true}, {UI_FLOAT, "3.4028236e38", false},
+        {UI_FLOAT, "-1e39", false},       {UI_FLOAT, ".inf", true},
+        {UI_FLOAT, "1e-50", true},        {UI_HALF, "65519", true},
+        {UI_HALF, "65520", false},        {UI_HALF, "-70000", false},
+        {UI_HALF, "-.inf", true},
+    };
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        assert_true(ui_yaml_parse_number(wide[i].text, &n));
+        memset(&err, 0, sizeof err);
+        bool ok = ui_store_number(wide[i].type, &n, buf, &err);
+        if (ok != wide[i].ok)
+            fail_msg("%s: stored %s, expected %s", wide[i].text, ok ? "ok" : err.message,
+                     wide[i].ok ? "ok" : "an error");
+        if (!ok)
+            assert_non_null(strstr(err.message, "write .inf for infinity"));
+    }
     assert_true(ui_yaml_parse_number("-129", &n));
     assert_false(ui_store_number(UI_CHAR, &n, buf, &err));
     assert_true(ui_yaml_parse_number("-128", &n));
@@ -162,14 +186,15 @@ static void test_store_number(void **state)
     assert_true(ui_yaml_parse_number("true", &n));
     assert_true(ui_store_number(UI_BOOL, &n, buf, &err));
     assert_int_equal(buf[0], 1);
-    /* half: 0.1 rounds to nearest even 0x2e66; 65520 rounds to inf */
+    /* half: 0.1 rounds to nearest even 0x2e66; 65520 rounds to inf, which is stored (for
+     * the callers that generate values) and reported */
     assert_true(ui_yaml_parse_number("0.1", &n));
     assert_true(ui_store_number(UI_HALF, &n, buf, &err));
     uint16_t h;
     memcpy(&h, buf, 2);
     assert_int_equal(h, 0x2e66);
     assert_true(ui_yaml_parse_number("65520", &n));
-    assert_true(ui_store_number(UI_HALF, &n, buf, &err));
+    assert_false(ui_store_number(UI_HALF, &n, buf, &err));
     memcpy(&h, buf, 2);
     assert_int_equal(h, 0x7c00);
     assert_true(ui_yaml_parse_number("-.inf", &n));

@@ -185,6 +185,16 @@ static void test_range_every_type(void **state)
     UtilError err;
     assert_false(ui_init_range((UiElemType){UI_UINT, 1}, 4, &a, &d, (uint8_t *)u, &err));
     assert_non_null(strstr(err.message, "at scalar 0"));
+    /* a float range that leaves float's finite values: 1e38 steps of 1e38 reach 4e38 at
+     * scalar 3, which is past FLT_MAX (3.4028235e38) */
+    float f[4];
+    a = ui_number_from_double(1e38);
+    d = ui_number_from_double(1e38);
+    assert_true(ui_init_range((UiElemType){UI_FLOAT, 1}, 3, &a, &d, (uint8_t *)f, &err));
+    assert_true(f[2] == 3e38f);
+    assert_false(ui_init_range((UiElemType){UI_FLOAT, 1}, 4, &a, &d, (uint8_t *)f, &err));
+    assert_non_null(strstr(err.message, "at scalar 3"));
+    assert_non_null(strstr(err.message, "out of range for float"));
 }
 
 /* ---- parsing ------------------------------------------------------------------------------- */
