@@ -376,7 +376,10 @@ bool ui_init_normal(UiElemType t, uint64_t count, uint64_t seed, double mean, do
         double u1 = (double)((ui_splitmix64_next(&state) >> 11) + 1) * 0x1p-53;
         double u2 = (double)(ui_splitmix64_next(&state) >> 11) * 0x1p-53;
         UiNumber v = ui_number_from_double(mean + std_dev * sqrt(-2.0 * log(u1)) * cos(two_pi * u2));
-        ui_store_number(t.scalar, &v, dst + ui_scalar_offset(t, k), NULL);
+        UtilError why;
+        if (!ui_store_number(t.scalar, &v, dst + ui_scalar_offset(t, k), &why))
+            return util_fail(err, "normal leaves %s at scalar %llu: %s", ui_scalar_name(t.scalar),
+                             (unsigned long long)k, why.message);
     }
     return true;
 }

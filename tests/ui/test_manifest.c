@@ -116,6 +116,12 @@ static void test_normal(void **state)
     int32_t ints[1];
     assert_false(ui_init_normal((UiElemType){UI_INT, 1}, 1, 9, 0, 1, (uint8_t *)ints, &err));
     assert_non_null(strstr(err.message, "float type"));
+    /* a half with mean 60000 and std 10000: the first draw above 65519 rounds to inf */
+    uint16_t halves[64];
+    assert_false(ui_init_normal((UiElemType){UI_HALF, 1}, 64, 9, 60000, 10000, (uint8_t *)halves,
+                                &err));
+    assert_non_null(strstr(err.message, "out of range for half"));
+    assert_true(ui_init_normal((UiElemType){UI_HALF, 1}, 64, 9, 0, 1000, (uint8_t *)halves, &err));
 }
 
 static void test_range_and_fill(void **state)
