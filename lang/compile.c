@@ -40,7 +40,7 @@ IsaProgram *lang_compile_source(const char *text, const char *path, const LangOp
 IsaProgram *lang_compile_file(const char *path, const LangOptions *opts, LangTypeLayout **layouts,
                               UtilError *err)
 {
-    char *text = util_read_file(path, NULL, err);
+    char *text = util_read_text_file(path, err);
     if (!text)
         return NULL;
     IsaProgram *p = lang_compile_source(text, path, opts, layouts, err);

@@ -426,6 +426,11 @@ static char *read_source(Pre *pp, LangToken *tok, const char *path)
     char *text = util_read_file(path, &size, &err);
     if (!text)
         return NULL;
+    if (memchr(text, '\0', size)) {
+        free(text);
+        lang_error_at(pp->ctx, tok, "cannot include '%s': it holds a NUL byte (not a text file?)",
+                      path);
+    }
     char *copy = lang_strndup(pp->ctx, text, size);
     free(text);
     return copy;

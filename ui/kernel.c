@@ -95,8 +95,7 @@ IsaProgram *ui_load_kernel(const UiManifest *m, LangTypeLayout **layouts, UtilEr
         free(constants);
         return p;
     }
-    size_t size;
-    char *text = util_read_file(m->kernel_path, &size, err);
+    char *text = util_read_text_file(m->kernel_path, err);
     if (!text)
         return NULL;
     p = isa_assemble(text, m->kernel_path, err);

@@ -149,6 +149,25 @@ char *util_read_file(const char *path, size_t *size, UtilError *err)
     return buf;
 }
 
+char *util_read_text_file(const char *path, UtilError *err)
+{
+    size_t size;
+    char *text = util_read_file(path, &size, err);
+    const char *nul = text ? memchr(text, '\0', size) : NULL;
+    if (!nul)
+        return text;
+    unsigned line = 1, col = 1;
+    for (const char *c = text; c < nul; c++, col++)
+        if (*c == '\n') {
+            line++;
+            col = 0;
+        }
+    util_fail(err, "%s:%u:%u: error: a NUL byte; expected text (is this a binary file?)", path,
+              line, col);
+    free(text);
+    return NULL;
+}
+
 char *util_dirname(const char *path)
 {
     const char *slash = strrchr(path, '/');

@@ -64,6 +64,10 @@ void util_reserve(void **items, size_t *capacity, size_t needed, size_t item_siz
  * buffer is NUL-terminated (not counted in *size). */
 char *util_read_file(const char *path, size_t *size, UtilError *err);
 
+/* util_read_file for source text (kernels, assembly): a NUL byte, which would end the text
+ * early and silently, is an error naming its line and column. */
+char *util_read_text_file(const char *path, UtilError *err);
+
 /* The directory part of path ("." when none), newly allocated. */
 char *util_dirname(const char *path);
 /* base joined to rel unless rel is absolute, newly allocated. */

@@ -81,6 +81,11 @@ static int setup(void **state)
     write_text("bad.s", ".kernel k\n.regs 4\n    fadd32 r1, r2\n    stop\n");
     write_text("junk.s", "\x01\x02\xff\xfe garbage \x80\n.kernel\n.regs 999\n");
     write_text("k.metal", "kernel void k(device float *a [[buffer(0)]]) {\n  a[0] = ;\n}\n");
+    /* a NUL byte once ended the text there: these compiled and ran (the junk unread) */
+    static const char nul_s[] = ".kernel vector_add\n.regs 2\n    stop\n  \0 junk\n";
+    write_file("nul.s", nul_s, sizeof nul_s - 1);
+    static const char nul_metal[] = "kernel void k(device float *a [[buffer(0)]]) {}\n\0 junk\n";
+    write_file("nul.metal", nul_metal, sizeof nul_metal - 1);
     write_npy("trunc.npy", 1, "'descr': '<f4', 'fortran_order': False, 'shape': (64,)", 100);
     write_npy("dtype.npy", 1, "'descr': '<c8', 'fortran_order': False, 'shape': (64,)", 512);
     write_npy("big_endian.npy", 1, "'descr': '>f4', 'fortran_order': False, 'shape': (64,)", 256);
@@ -191,6 +196,10 @@ static void test_bad_manifests(void **state)
         {"metal", "kernel: k.metal\ngrid: [64]\nthreadgroup: [32]\n", "k.metal", "error: "},
         {"bad_asm", "kernel: bad.s\ngrid: [64]\nthreadgroup: [32]\n", "bad.s:3:", ": error: "},
         {"junk_asm", "kernel: junk.s\ngrid: [64]\nthreadgroup: [32]\n", "junk.s:", ": error: "},
+        {"nul_asm", "kernel: nul.s\ngrid: [64]\nthreadgroup: [32]\n", "nul.s:4:3: error: ",
+         "a NUL byte"},
+        {"nul_metal", "kernel: nul.metal\ngrid: [64]\nthreadgroup: [32]\n",
+         "nul.metal:2:1: error: ", "a NUL byte"},
         {"entry", "kernel: k.s\nentry: softmax\ngrid: [64]\nthreadgroup: [32]\n",
          "entry.yaml:2:8: error: ", "vector_add"},
         {"constants", HEAD "constants: {N: 1}\n", "constants.yaml:4:12: error: ",

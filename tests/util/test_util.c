@@ -94,6 +94,11 @@ static void test_read_file(void **state)
     assert_memory_equal(buf, text, sizeof text - 1);
     assert_int_equal(buf[size], '\0');
     free(buf);
+    /* ...but read as text it is an error at its line and column */
+    assert_null(util_read_text_file(path, &err));
+    char want[128];
+    snprintf(want, sizeof want, "%s:2:5: error: a NUL byte; expected text", path);
+    assert_non_null(strstr(err.message, want));
 
     /* Empty file: an empty, terminated buffer. */
     fd = open(path, O_WRONLY | O_TRUNC);
