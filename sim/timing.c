@@ -915,8 +915,13 @@ void timing_loop(TimedRun *t)
             uint32_t c = pick_at[i] >> 8, k = pick_at[i] & 255;
             TCore *core = &t->cores[c];
             issue(t, core, &core->sched[k], picks[i], now, NULL);
-            if (d->stopped)
+            if (d->stopped) {
+                /* This pick and the ones after it did not issue: their cycle is not one
+                 * with an issue, so timing_fill_stats counts it as a stall like the rest. */
+                for (uint32_t j = i; j < npicks; j++)
+                    t->cores[pick_at[j] >> 8].sched[pick_at[j] & 255].acct = now;
                 break;
+            }
             count_busy(core, now);
             if (ahead && try_ahead(&core->sched[k]))
                 sched_ahead(t, core, &core->sched[k], &t->wake[c * t->spc + k], now);

@@ -416,6 +416,17 @@ static void keep_stat(Buffers *b, uint64_t v)
 static void keep_stats(Buffers *b, const SimResult *r)
 {
     const SimStats *st = &r->stats;
+    /* Every scheduler-cycle is an issue or a stall, also when the budget stopped the run
+     * (the picks of the cycle it stopped in that did not issue once were neither). The
+     * default GPU's 4 schedulers per core. */
+    uint64_t stalls = 0;
+    for (int i = 0; i < SIM_STALL_COUNT; i++)
+        stalls += st->stall_cycles[i];
+    if (stalls + r->instructions != (uint64_t)st->num_cores * 4 * st->cycles)
+        fail_msg("%llu stall cycles and %llu issues in %llu cycles of %u cores of 4 schedulers%s",
+                 (unsigned long long)stalls, (unsigned long long)r->instructions,
+                 (unsigned long long)st->cycles, st->num_cores,
+                 r->budget_exceeded ? " (budget stop)" : "");
     keep_stat(b, r->instructions);
     keep_stat(b, r->lane_instructions);
     keep_stat(b, r->total_faults);
