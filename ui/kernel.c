@@ -274,6 +274,18 @@ int ui_cmd_compile(int argc, char **argv)
     }
     if (!input)
         return compile_usage_error("expected a kernel file (KERNEL.metal)", NULL);
+    if (ends_with(input, ".s")) {
+        fprintf(stderr, "lockstep compile: error: %s is assembly, which needs no compiling: run "
+                "it with `kernel: %s` in a launch manifest\n", input, input);
+        return UI_EXIT_BAD_INPUT;
+    }
+    struct stat in_st, out_st;
+    if (output && stat(input, &in_st) == 0 && stat(output, &out_st) == 0 &&
+        in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        fprintf(stderr, "lockstep compile: error: -o %s is the kernel being compiled; writing the "
+                "assembly there would replace the source\n", output);
+        return UI_EXIT_BAD_INPUT;
+    }
     UtilError err;
     LangOptions opts = {.entry = entry, .constants = constants, .num_constants = num_constants};
     IsaProgram *p = compile_metal(input, &opts, NULL, &err);

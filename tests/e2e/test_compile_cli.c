@@ -123,6 +123,40 @@ static void test_bad_usage(void **state)
     assert_int_equal(test_lockstep("compile --help", &out), 0);
     assert_non_null(strstr(out, "-o FILE"));
     free(out);
+    assert_int_equal(test_lockstep("compile kernels/asm/divergent_if.s", &out), 2);
+    assert_non_null(strstr(out, "is assembly, which needs no compiling"));
+    free(out);
+}
+
+/* -o naming the source (by another path too) is refused, and the source is left as it was:
+ * the assembly once replaced it. */
+static void test_output_over_source(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-compile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char src[256], cmd[1024], *out = NULL;
+    snprintf(src, sizeof src, "%s/k.metal", dir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    const char *text = "kernel void k(device float *a [[buffer(0)]]) { a[0] = 1.0f; }\n";
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "compile %s -o %s/./k.metal", src, dir);
+    assert_int_equal(test_lockstep(cmd, &out), 2);
+    assert_non_null(strstr(out, "is the kernel being compiled"));
+    free(out);
+    size_t size = 0;
+    UtilError err;
+    char *now = util_read_file(src, &size, &err);
+    assert_non_null(now);
+    assert_string_equal(now, text);
+    free(now);
+    snprintf(cmd, sizeof cmd, "compile %s -o %s/k.s", src, dir); /* elsewhere: fine */
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -131,6 +165,7 @@ int main(void)
         cmocka_unit_test(test_compiled_kernels_assemble_back),
         cmocka_unit_test(test_function_constants_and_entry),
         cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_output_over_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
