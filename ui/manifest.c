@@ -324,6 +324,18 @@ static bool check_dumps_distinct(Parser *p)
                 ok = fail(p, m->args[i].dump.node, "expected a dump file of its own; argument "
                           "'%s' is dumped to this file too (line %u), and only the last dump "
                           "would be kept", m->args[j].name, m->args[j].dump.node->line);
+        /* an expectation file overwritten by the output would pass every later run */
+        for (uint32_t j = 0; j < m->num_args && ok; j++) {
+            if (!m->args[j].expect.file)
+                continue;
+            char *want = dump_file_key(m->args[j].expect.file);
+            if (strcmp(keys[i], want) == 0)
+                ok = fail(p, m->args[i].dump.node, "expected a dump file that is not an "
+                          "expectation; this is the expect: file of argument '%s' (line %u), "
+                          "which the dump would overwrite", m->args[j].name,
+                          m->args[j].expect.file_node->line);
+            free(want);
+        }
     }
     for (uint32_t i = 0; i < m->num_args; i++)
         free(keys[i]);

@@ -233,6 +233,11 @@ static void test_bad_manifests(void **state)
               "  b: {type: float, count: 64}\n  c: {type: float, count: 64, dump: ./out.bin}\n"
               "  n: {type: uint, value: 64}\n",
          "dump_twice.yaml:7:37: error: ", "argument 'a' is dumped to this file too (line 5)"},
+        {"dump_over_expect",
+         HEAD "args:\n  a: {type: float, count: 64, expect: {file: want.npy}}\n"
+              "  b: {type: float, count: 64}\n  c: {type: float, count: 64, dump: ./want.npy}\n"
+              "  n: {type: uint, value: 64}\n",
+         "dump_over_expect.yaml:7:37: error: ", "the expect: file of argument 'a' (line 5)"},
         {"dump_dir", HEAD "args:\n  a: {type: float, count: 64, dump: nodir/a.npy}\n" ARGS_OK_BUT_A,
          "dump_dir.yaml:5:37: error: ", "nodir/a.npy"},
     };
