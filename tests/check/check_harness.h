@@ -28,10 +28,9 @@ static inline void bind_all(Checked *c, uint64_t bytes)
                      c->h.prog->args[i].kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE);
 }
 
-static inline void run_checked(Checked *c, uint32_t threads, uint32_t tg)
+static inline void run_checked_opts(Checked *c, uint32_t threads, uint32_t tg, const CheckOptions *o)
 {
-    CheckOptions o = check_options_all();
-    c->s = check_session_new(c->h.prog, c->h.dev, c->info, c->h.bind, &o);
+    c->s = check_session_new(c->h.prog, c->h.dev, c->info, c->h.bind, o);
     uint32_t nobs;
     SimObserver *const *obs = check_session_observers(c->s, &nobs);
     h_grid(&c->h, false, threads, 1, 1, tg, 1, 1);
@@ -39,6 +38,12 @@ static inline void run_checked(Checked *c, uint32_t threads, uint32_t tg)
     c->h.launch.num_observers = nobs;
     h_run(&c->h);
     c->f = check_session_finish(c->s, &c->h.res, &c->n);
+}
+
+static inline void run_checked(Checked *c, uint32_t threads, uint32_t tg)
+{
+    CheckOptions o = check_options_all();
+    run_checked_opts(c, threads, tg, &o);
 }
 
 static inline void metal_info(Checked *c, const char *src, uint32_t threads, uint32_t tg,
