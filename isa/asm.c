@@ -247,6 +247,8 @@ static const char *letter_what(char shape)
     switch (shape) {
     case 'D': return "a 32-bit register (rN)";
     case 'H': return "a register half (rNl or rNh)";
+    case 'E': return "a register (rN) or a register half (rNl or rNh)";
+    case 'e': return "a 16-bit integer source (rN, rNl, rNh, uN or an immediate)";
     case 'P': return "a register pair (rN, meaning rN:rN+1)";
     case 's': return "a 32-bit source (rN, uN or an immediate)";
     case 'h': return "a 16-bit source (rNl, rNh, uN or an immediate)";
@@ -359,9 +361,9 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
         if (!scan_reg(a, p, inner_end, &file, &num, &half, &tok_end))
             return false;
         AsmPos rpos = pos_at(a, p, (size_t)(tok_end - p));
-        bool wants_half = shape == 'H' || shape == 'h';
+        bool wants_half = shape == 'H' || shape == 'h' || ((shape == 'E' || shape == 'e') && half >= 0);
         bool pair = shape == 'P' || shape == 'p' || shape == 'b';
-        if (shape == 'D' || shape == 'H' || shape == 'P') {
+        if (shape == 'D' || shape == 'H' || shape == 'P' || shape == 'E') {
             if (file != 'r' || (half >= 0) != wants_half)
                 return fail_at(a, rpos, "expected %s for operand %d of %s, got '%.*s'",
                                letter_what(shape), k + 1, info->name, (int)(tok_end - p), p);
@@ -402,7 +404,7 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
         if (flags)
             return fail_at(a, ipos, "source modifiers apply to registers and uniforms; write the "
                            "immediate's value instead");
-        if (shape == 'b' || shape == 'D' || shape == 'H' || shape == 'P')
+        if (shape == 'b' || shape == 'D' || shape == 'H' || shape == 'P' || shape == 'E')
             return fail_at(a, ipos, "expected %s for operand %d of %s, got an immediate",
                            letter_what(shape), k + 1, info->name);
         uint64_t v;

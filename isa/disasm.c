@@ -28,8 +28,12 @@ int isa_op_letters(IsaOpcode op, char letters[ISA_MAX_OPERANDS])
     return n;
 }
 
-static char type_shape(IsaType t, bool dest)
+/* A cvt's u16/s16 side may be a half (a short kept in 16 bits) or a 32-bit register (a
+ * short widened or cut within 32 bits): 'E' and 'e' accept either. */
+static char type_shape(IsaType t, bool dest, bool cvt)
 {
+    if (cvt && (t == ISA_TYPE_U16 || t == ISA_TYPE_S16))
+        return dest ? 'E' : 'e';
     if (t == ISA_TYPE_F16)
         return dest ? 'H' : 'h';
     if (t == ISA_TYPE_U64 || t == ISA_TYPE_S64)
@@ -42,8 +46,8 @@ char isa_operand_shape(const IsaInst *in, int index, char letter)
     (void)index;
     bool cvt = (isa_ops[in->op].modifiers & ISA_MOD_CVT) != 0;
     switch (letter) {
-    case 'x': return type_shape((IsaType)in->type, true);
-    case 'y': return type_shape((IsaType)(cvt ? in->src_type : in->type), false);
+    case 'x': return type_shape((IsaType)in->type, true, cvt);
+    case 'y': return type_shape((IsaType)(cvt ? in->src_type : in->type), false, cvt);
     case 'm': return in->type == ISA_FMT_H16 ? 'H' : 'D';
     default: return letter;
     }

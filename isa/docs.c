@@ -135,7 +135,7 @@ static const char intro[] =
     "| `src32` | rN, uN or a 32-bit immediate (a float literal is stored as f32) |\n"
     "| `src16` | rNl, rNh, uN (its low half) or a 16-bit immediate (a float literal is stored as f16) |\n"
     "| `src64` | a register pair rN, a uniform pair uN or a 64-bit integer immediate |\n"
-    "| `reg(type)`, `src(type)` | width from the suffix type: f16 a half, u64/s64 a pair, else 32-bit (`cvt`: d from DST, a from SRC) |\n"
+    "| `reg(type)`, `src(type)` | width from the suffix type: f16 a half, u64/s64 a pair, else 32-bit (`cvt`: d from DST, a from SRC; a u16/s16 side may be a half or a 32-bit register) |\n"
     "| `base64` | a 64-bit byte address: register pair rN or uniform pair uN |\n"
     "| `addr32` | a 32-bit byte address: rN, uN or an immediate |\n"
     "| `data` | the first data register (a half for `h16`) |\n"

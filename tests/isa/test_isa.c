@@ -453,6 +453,12 @@ static void test_float_immediates(void **state)
         {"mov64 r2, -2", "mov64 r2, 0xfffffffffffffffe"},
         {"cvt.s32.f32.rte r1, 2.5", "cvt.s32.f32.rte r1, 2.5"},
         {"cvt.f32.f16 r1, -1.5", "cvt.f32.f16 r1, -1.5"},
+        /* a u16/s16 side: a half (a short kept in 16 bits) or a 32-bit register */
+        {"cvt.u16.u32 r3l, r2", "cvt.u16.u32 r3l, r2"},
+        {"cvt.u32.u16 r2, r3h", "cvt.u32.u16 r2, r3h"},
+        {"cvt.s16.s32 r3, r2", "cvt.s16.s32 r3, r2"},
+        {"cvt.s32.s16 r2, u4", "cvt.s32.s16 r2, u4"},
+        {"cvt.u16.f32 r1h, 2.5", "cvt.u16.f32 r1h, 2.5"},
         {"simd_red.sum.f16 r1l, 3.0", "simd_red.sum.f16 r1l, 3.0"},
         {"atom_tg.add.f32 r1, 4, 8, 2.0", "atom_tg.add.f32 r1, 4, 8, 2.0"},
         {"ffma32.sat r1, -|r2|, |u3|, -r4", "ffma32.sat r1, -|r2|, |u3|, -r4"},
