@@ -24,6 +24,7 @@ typedef enum CheckKind {
     CHECK_RACE,                 /* data race on threadgroup or device memory */
     CHECK_BARRIER_DIVERGENCE,   /* a barrier not reached by all lanes / SIMD-groups alike */
     CHECK_SIMD_DIVERGENCE,      /* a SIMD-group function reading an inactive lane */
+    CHECK_SIMD_OPERAND,         /* its lane, delta or mask operand invalid or not uniform */
     CHECK_OUT_OF_BOUNDS,
     CHECK_UNINITIALIZED,        /* a read of memory nothing wrote */
     CHECK_READ_BEFORE_WAIT,     /* an async load's register used before its `wait` */

@@ -16,6 +16,7 @@ const char *const check_kind_names[CHECK_KIND_COUNT] = {
     [CHECK_RACE] = "race",
     [CHECK_BARRIER_DIVERGENCE] = "barrier-divergence",
     [CHECK_SIMD_DIVERGENCE] = "simd-divergence",
+    [CHECK_SIMD_OPERAND] = "simd-operand",
     [CHECK_OUT_OF_BOUNDS] = "out-of-bounds",
     [CHECK_UNINITIALIZED] = "uninitialized",
     [CHECK_READ_BEFORE_WAIT] = "read-before-wait",

@@ -1,13 +1,17 @@
 /*
- * simd.c — SIMD-group functions in divergent code: a shuffle or broadcast whose active lane
- * reads an inactive lane (MSL leaves that value undefined) or a lane the SIMD-group does not
- * have. Reductions, prefix operations, ballots and simd_broadcast_first combine active lanes
- * only, so they are correct in divergent code and stay silent.
+ * simd.c — SIMD-group functions used in ways MSL leaves undefined: a shuffle or broadcast
+ * whose active lane reads an inactive lane or a lane the SIMD-group does not have
+ * (simd-divergence), and a lane, delta or mask operand that is no valid lane ID (past lane
+ * 31, or quad lane 3) or differs between lanes where MSL requires one value for the
+ * SIMD-group (quad functions: for the quad) (simd-operand). Reductions, prefix operations,
+ * ballots and simd_broadcast_first combine active lanes only, so they are correct in
+ * divergent code and stay silent.
  *
  * Each source lane is computed from the operands exactly as the simulator picks it
- * (sim/ops_simd.c): a register is read from the view, an immediate from the instruction, a
- * uniform from the program's .uniform values. A uniform bound at launch (a buffer address)
- * is not visible to observers; such a shuffle is skipped, which is never the case for the
+ * (sim/ops_simd.c, which wraps an out-of-range lane ID as the hardware's 5 or 2 lane bits
+ * would): a register is read from the view, an immediate from the instruction, a uniform
+ * from the program's .uniform values. A uniform bound at launch (a buffer address) is not
+ * visible to observers; such a shuffle is skipped, which is never the case for the
  * compiler's output (lane operands are registers or immediates).
  */
 #include <stdio.h>
@@ -94,6 +98,96 @@ static uint32_t source_lane(uint16_t op, uint32_t l, uint32_t b)
     }
 }
 
+static bool is_quad(uint16_t op)
+{
+    switch (op) {
+    case ISA_OP_QSHFL: case ISA_OP_QSHFL_UP: case ISA_OP_QSHFL_DOWN: case ISA_OP_QSHFL_XOR:
+    case ISA_OP_QSHFL_ROT_UP: case ISA_OP_QSHFL_ROT_DOWN: case ISA_OP_QBCAST: return true;
+    default: return false;
+    }
+}
+
+/* What MSL calls the operand, when it must be one value for the SIMD-group (the quad);
+ * NULL for simd_shuffle and quad_shuffle, whose lane may differ per lane. */
+static const char *uniform_operand(uint16_t op)
+{
+    switch (op) {
+    case ISA_OP_SHFL: case ISA_OP_QSHFL: return NULL;
+    case ISA_OP_BCAST: case ISA_OP_QBCAST: return "lane";
+    case ISA_OP_SHFL_XOR: case ISA_OP_QSHFL_XOR: return "mask";
+    default: return "delta";
+    }
+}
+
+/* Whether operand b names a lane ID (or, as an XOR mask, makes one) past the SIMD-group's
+ * 32 lanes or the quad's 4: shifts and rotations take any delta. */
+static bool operand_out_of_range(uint16_t op, uint32_t b)
+{
+    switch (op) {
+    case ISA_OP_SHFL: case ISA_OP_BCAST: case ISA_OP_SHFL_XOR: return b >= 32;
+    case ISA_OP_QSHFL: case ISA_OP_QBCAST: case ISA_OP_QSHFL_XOR: return b >= 4;
+    default: return false;
+    }
+}
+
+static void report_operand(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                           const char *name, uint32_t exec, const uint32_t b[32])
+{
+    bool quad = is_quad(inst->op);
+    const char *what = uniform_operand(inst->op);
+    uint32_t line = check_line_of(c->s->program, inst->pc);
+    for (uint32_t m = exec; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        if (!operand_out_of_range(inst->op, b[l]))
+            continue;
+        CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
+        check_site_thread(&f.first, sg, l, inst->pc);
+        f.first.access = CHECK_ACCESS_READ;
+        const char *role = what ? what : "lane";
+        uint32_t ids = quad ? 4 : 32;
+        if (inst->op == ISA_OP_SHFL_XOR || inst->op == ISA_OP_QSHFL_XOR)
+            snprintf(f.message, sizeof f.message,
+                     "%s's mask %u takes lane %u to %s lane %u, which is not a %s lane ID "
+                     "(0 to %u): the result is undefined", name, b[l], l, quad ? "quad" : "SIMD",
+                     quad ? (l & 3) ^ b[l] : l ^ b[l], quad ? "quad" : "SIMD", ids - 1);
+        else
+            snprintf(f.message, sizeof f.message,
+                     "%s's %s %u is not a %s lane ID (0 to %u): lane %u asks for it, and the "
+                     "result is undefined", name, role, b[l], quad ? "quad" : "SIMD", ids - 1, l);
+        snprintf(f.fix, sizeof f.fix, "keep the %s of %s at line %u in 0 to %u%s", role, name,
+                 line, ids - 1,
+                 inst->op == ISA_OP_SHFL ? " (clamp it, or wrap it with `& 31` or simd_shuffle_rotate_down)"
+                 : inst->op == ISA_OP_QSHFL ? " (clamp it, or wrap it with `& 3` or quad_shuffle_rotate_down)"
+                                            : "");
+        check_report(c->s, &f);
+        break;
+    }
+    if (!what)
+        return;
+    for (uint32_t m = exec; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        /* the first active lane of l's SIMD-group (quad) */
+        uint32_t scope = quad ? exec & (0xfu << (l & ~3u)) : exec;
+        uint32_t first = (uint32_t)__builtin_ctz(scope);
+        if (b[l] == b[first])
+            continue;
+        CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
+        check_site_thread(&f.first, sg, first, inst->pc);
+        check_site_thread(&f.second, sg, l, inst->pc);
+        f.first.access = f.second.access = CHECK_ACCESS_READ;
+        snprintf(f.message, sizeof f.message,
+                 "%s's %s differs between lanes of one %s (lane %u: %u, lane %u: %u): MSL "
+                 "requires one value, else the result is undefined",
+                 name, what, quad ? "quad" : "SIMD-group", first, b[first], l, b[l]);
+        snprintf(f.fix, sizeof f.fix,
+                 "give %s at line %u a %s that is the same in every lane of the %s (a constant, "
+                 "a uniform, or simd_broadcast_first of it)",
+                 name, line, what, quad ? "quad" : "SIMD-group");
+        check_report(c->s, &f);
+        return;
+    }
+}
+
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 {
     SimdChecker *c = ctx;
@@ -102,15 +196,20 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         return;
     uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
     uint32_t exec = sg->exec_mask & present;
-    /* With every lane of a full SIMD-group active, every source lane is valid. */
-    if (exec == 0xffffffffu || !exec)
+    if (!exec)
         return;
     uint32_t b[32];
     if (!lane_operand(c, sg, &inst->opd[2], b))
         return;
+    report_operand(c, sg, inst, name, exec, b);
+    /* With every lane of a full SIMD-group active, every source lane is valid. */
+    if (exec == 0xffffffffu)
+        return;
     uint32_t bad = 0, reader = 0, source = 0;
     for (uint32_t m = exec; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
+        if (operand_out_of_range(inst->op, b[l]))
+            continue; /* reported above */
         uint32_t src = source_lane(inst->op, l, b[l]);
         if (src >= sg->lanes || !((exec >> src) & 1)) {
             if (!bad) {

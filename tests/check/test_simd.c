@@ -2,7 +2,10 @@
  * test_simd.c — SIMD-group functions in divergent code: shuffles and broadcasts whose active
  * lanes read an inactive or missing lane are reported with the reading and the source lane;
  * reductions, prefix operations, ballots, simd_broadcast_first and shuffles that read only
- * active lanes stay silent.
+ * active lanes stay silent. Operands MSL leaves undefined (simd-operand): a lane ID past 31
+ * (quad: 3), an XOR mask that makes one, a broadcast lane, delta or mask that differs
+ * between lanes of the SIMD-group (quad: of the quad); the same operands kept in range and
+ * uniform stay silent.
  */
 #include "test_util.h"
 #include "check_harness.h"
@@ -173,6 +176,103 @@ static void test_full_shuffle_reduction_is_silent(void **state)
     done(&c);
 }
 
+/* ---- lane, delta and mask operands ---------------------------------------------------------- */
+
+#define SHUFFLE_KERNEL(EXPR)                                                                  \
+    "kernel void k(device uint *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n"   \
+    "              uint lane [[thread_index_in_simdgroup]])\n"                               \
+    "{\n"                                                                                      \
+    "    uint v = gid * 10u;\n"                                                                \
+    "    out[gid] = " EXPR ";\n" /* line 5 */                                                  \
+    "}\n"
+
+/* The classic neighbour exchange without a wrap: lane 31 asks for lane 32. */
+static void test_shuffle_lane_past_31(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, SHUFFLE_KERNEL("simd_shuffle(v, ushort(lane + 1u))"), 64, 64);
+    const CheckFinding *f = find(&c, CHECK_SIMD_OPERAND,
+                                 "simd_shuffle's lane 32 is not a SIMD lane ID (0 to 31): lane 31 asks for it");
+    assert_int_equal(line_of(&c, &f->first), 5);
+    assert_int_equal(f->first.thread.lane, 31);
+    assert_int_equal(f->first.thread.grid[0], 31);
+    assert_false(f->second.valid);
+    assert_int_equal(f->count, 2); /* once per SIMD-group */
+    assert_non_null(strstr(f->fix, "keep the lane of simd_shuffle at line 5 in 0 to 31"));
+    assert_int_equal(c.n, 1);
+    done(&c);
+    /* wrapped, it is a rotation: silent */
+    metal(&c, SHUFFLE_KERNEL("simd_shuffle(v, ushort((lane + 1u) & 31u))"), 64, 64);
+    expect_silent(&c);
+    done(&c);
+}
+
+static void test_xor_mask_and_quad_lane_out_of_range(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, SHUFFLE_KERNEL("simd_shuffle_xor(v, ushort(32))"), 32, 32);
+    find(&c, CHECK_SIMD_OPERAND, "simd_shuffle_xor's mask 32 takes lane 0 to SIMD lane 32, which is not a SIMD lane ID (0 to 31)");
+    assert_int_equal(c.n, 1);
+    done(&c);
+    metal(&c, SHUFFLE_KERNEL("quad_shuffle(v, ushort(lane & 7u))"), 32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_OPERAND, "quad_shuffle's lane 4 is not a quad lane ID (0 to 3): lane 4 asks for it");
+    assert_non_null(strstr(f->fix, "in 0 to 3"));
+    assert_int_equal(c.n, 1);
+    done(&c);
+    metal(&c, SHUFFLE_KERNEL("quad_shuffle_xor(v, ushort(3)) + simd_shuffle_xor(v, ushort(31))"), 32, 32);
+    expect_silent(&c);
+    done(&c);
+}
+
+static void test_delta_differs_between_lanes(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, SHUFFLE_KERNEL("simd_shuffle_down(v, ushort(lane & 1u))"), 32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_OPERAND,
+                                 "simd_shuffle_down's delta differs between lanes of one SIMD-group (lane 0: 0, lane 1: 1)");
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_int_equal(f->second.thread.lane, 1);
+    assert_non_null(strstr(f->fix, "give simd_shuffle_down at line 5 a delta that is the same in every lane"));
+    assert_int_equal(c.n, 1);
+    done(&c);
+    metal(&c, SHUFFLE_KERNEL("simd_broadcast(v, ushort(lane / 16u))"), 32, 32);
+    find(&c, CHECK_SIMD_OPERAND, "simd_broadcast's lane differs between lanes of one SIMD-group (lane 0: 0, lane 16: 1)");
+    done(&c);
+    /* quad functions need one value per quad only */
+    metal(&c, SHUFFLE_KERNEL("quad_broadcast(v, ushort(lane / 4u % 4u)) + quad_shuffle_up(v, ushort(lane / 8u))"), 32, 32);
+    expect_silent(&c);
+    done(&c);
+    metal(&c, SHUFFLE_KERNEL("quad_shuffle_rotate_down(v, ushort(lane / 2u))"), 32, 32);
+    find(&c, CHECK_SIMD_OPERAND, "quad_shuffle_rotate_down's delta differs between lanes of one quad (lane 0: 0, lane 2: 1)");
+    done(&c);
+}
+
+/* Only active lanes' operands count: a lane ID past 31 in a lane that does not run it is
+ * not read. */
+static void test_inactive_lanes_operands_do_not_count(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device uint *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n"
+          "              uint lane [[thread_index_in_simdgroup]])\n"
+          "{\n"
+          "    uint v = gid;\n"
+          "    if (lane < 16u)\n"
+          "        v = simd_shuffle(v, ushort(lane + 16u)) + simd_shuffle_down(v, ushort(lane < 16u ? 4u : lane));\n"
+          "    out[gid] = v;\n"
+          "}\n",
+          32, 32);
+    /* lanes 16-31 are inactive: both shuffles read them */
+    find(&c, CHECK_SIMD_DIVERGENCE, "simd_shuffle reads lane 16, which is inactive");
+    find(&c, CHECK_SIMD_DIVERGENCE, "simd_shuffle_down reads lane 16, which is inactive");
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +283,10 @@ int main(void)
         cmocka_unit_test(test_assembly_uniform_lane_operand),
         cmocka_unit_test(test_reductions_in_divergent_code_are_silent),
         cmocka_unit_test(test_full_shuffle_reduction_is_silent),
+        cmocka_unit_test(test_shuffle_lane_past_31),
+        cmocka_unit_test(test_xor_mask_and_quad_lane_out_of_range),
+        cmocka_unit_test(test_delta_differs_between_lanes),
+        cmocka_unit_test(test_inactive_lanes_operands_do_not_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
