@@ -147,9 +147,10 @@ static void report_operand(SimdChecker *c, const SimGroupView *sg, const IsaInst
         uint32_t ids = quad ? 4 : 32;
         if (inst->op == ISA_OP_SHFL_XOR || inst->op == ISA_OP_QSHFL_XOR)
             snprintf(f.message, sizeof f.message,
-                     "%s's mask %u takes lane %u to %s lane %u, which is not a %s lane ID "
-                     "(0 to %u): the result is undefined", name, b[l], l, quad ? "quad" : "SIMD",
-                     quad ? (l & 3) ^ b[l] : l ^ b[l], quad ? "quad" : "SIMD", ids - 1);
+                     "%s's mask %u takes %s lane %u to %s lane %u, which is not a %s lane ID "
+                     "(0 to %u): the result is undefined", name, b[l], quad ? "quad" : "SIMD",
+                     quad ? l & 3 : l, quad ? "quad" : "SIMD", quad ? (l & 3) ^ b[l] : l ^ b[l],
+                     quad ? "quad" : "SIMD", ids - 1);
         else
             snprintf(f.message, sizeof f.message,
                      "%s's %s %u is not a %s lane ID (0 to %u): lane %u asks for it, and the "

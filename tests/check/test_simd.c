@@ -213,7 +213,11 @@ static void test_xor_mask_and_quad_lane_out_of_range(void **state)
     (void)state;
     Checked c;
     metal(&c, SHUFFLE_KERNEL("simd_shuffle_xor(v, ushort(32))"), 32, 32);
-    find(&c, CHECK_SIMD_OPERAND, "simd_shuffle_xor's mask 32 takes lane 0 to SIMD lane 32, which is not a SIMD lane ID (0 to 31)");
+    find(&c, CHECK_SIMD_OPERAND, "simd_shuffle_xor's mask 32 takes SIMD lane 0 to SIMD lane 32, which is not a SIMD lane ID (0 to 31)");
+    assert_int_equal(c.n, 1);
+    done(&c);
+    metal(&c, SHUFFLE_KERNEL("quad_shuffle_xor(v, ushort(4))"), 32, 32);
+    find(&c, CHECK_SIMD_OPERAND, "quad_shuffle_xor's mask 4 takes quad lane 0 to quad lane 4, which is not a quad lane ID (0 to 3)");
     assert_int_equal(c.n, 1);
     done(&c);
     metal(&c, SHUFFLE_KERNEL("quad_shuffle(v, ushort(lane & 7u))"), 32, 32);
