@@ -119,74 +119,99 @@ static const char *uniform_operand(uint16_t op)
     }
 }
 
-/* Whether operand b names a lane ID (or, as an XOR mask, makes one) past the SIMD-group's
- * 32 lanes or the quad's 4: shifts and rotations take any delta. */
-static bool operand_out_of_range(uint16_t op, uint32_t b)
+/* Operands from this value up name no lane ID (or, as an XOR mask, make none): the
+ * SIMD-group's 32 lanes, the quad's 4. Shifts and rotations take any delta. */
+static uint32_t operand_limit(uint16_t op)
 {
     switch (op) {
-    case ISA_OP_SHFL: case ISA_OP_BCAST: case ISA_OP_SHFL_XOR: return b >= 32;
-    case ISA_OP_QSHFL: case ISA_OP_QBCAST: case ISA_OP_QSHFL_XOR: return b >= 4;
-    default: return false;
+    case ISA_OP_SHFL: case ISA_OP_BCAST: case ISA_OP_SHFL_XOR: return 32;
+    case ISA_OP_QSHFL: case ISA_OP_QBCAST: case ISA_OP_QSHFL_XOR: return 4;
+    default: return UINT32_MAX;
     }
 }
 
-static void report_operand(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
-                           const char *name, uint32_t exec, const uint32_t b[32])
+static void report_out_of_range(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                                 const char *name, uint32_t l, uint32_t b)
+{
+    bool quad = is_quad(inst->op);
+    const char *role = uniform_operand(inst->op) ? uniform_operand(inst->op) : "lane";
+    const char *unit = quad ? "quad" : "SIMD";
+    uint32_t ids = quad ? 4 : 32;
+    CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
+    check_site_thread(&f.first, sg, l, inst->pc);
+    f.first.access = CHECK_ACCESS_READ;
+    if (inst->op == ISA_OP_SHFL_XOR || inst->op == ISA_OP_QSHFL_XOR)
+        snprintf(f.message, sizeof f.message,
+                 "%s's mask %u takes %s lane %u to %s lane %u, which is not a %s lane ID (0 to "
+                 "%u): the result is undefined", name, b, unit, quad ? l & 3 : l, unit,
+                 quad ? (l & 3) ^ b : l ^ b, unit, ids - 1);
+    else
+        snprintf(f.message, sizeof f.message,
+                 "%s's %s %u is not a %s lane ID (0 to %u): lane %u asks for it, and the result "
+                 "is undefined", name, role, b, unit, ids - 1, l);
+    snprintf(f.fix, sizeof f.fix, "keep the %s of %s at line %u in 0 to %u%s", role, name,
+             check_line_of(c->s->program, inst->pc), ids - 1,
+             inst->op == ISA_OP_SHFL ? " (clamp it, or wrap it with `& 31` or simd_shuffle_rotate_down)"
+             : inst->op == ISA_OP_QSHFL ? " (clamp it, or wrap it with `& 3` or quad_shuffle_rotate_down)"
+                                        : "");
+    check_report(c->s, &f);
+}
+
+static void report_not_uniform(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                               const char *name, uint32_t first, uint32_t l, const uint32_t b[32])
 {
     bool quad = is_quad(inst->op);
     const char *what = uniform_operand(inst->op);
-    uint32_t line = check_line_of(c->s->program, inst->pc);
-    for (uint32_t m = exec; m; m &= m - 1) {
-        uint32_t l = (uint32_t)__builtin_ctz(m);
-        if (!operand_out_of_range(inst->op, b[l]))
-            continue;
-        CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
-        check_site_thread(&f.first, sg, l, inst->pc);
-        f.first.access = CHECK_ACCESS_READ;
-        const char *role = what ? what : "lane";
-        uint32_t ids = quad ? 4 : 32;
-        if (inst->op == ISA_OP_SHFL_XOR || inst->op == ISA_OP_QSHFL_XOR)
-            snprintf(f.message, sizeof f.message,
-                     "%s's mask %u takes %s lane %u to %s lane %u, which is not a %s lane ID "
-                     "(0 to %u): the result is undefined", name, b[l], quad ? "quad" : "SIMD",
-                     quad ? l & 3 : l, quad ? "quad" : "SIMD", quad ? (l & 3) ^ b[l] : l ^ b[l],
-                     quad ? "quad" : "SIMD", ids - 1);
-        else
-            snprintf(f.message, sizeof f.message,
-                     "%s's %s %u is not a %s lane ID (0 to %u): lane %u asks for it, and the "
-                     "result is undefined", name, role, b[l], quad ? "quad" : "SIMD", ids - 1, l);
-        snprintf(f.fix, sizeof f.fix, "keep the %s of %s at line %u in 0 to %u%s", role, name,
-                 line, ids - 1,
-                 inst->op == ISA_OP_SHFL ? " (clamp it, or wrap it with `& 31` or simd_shuffle_rotate_down)"
-                 : inst->op == ISA_OP_QSHFL ? " (clamp it, or wrap it with `& 3` or quad_shuffle_rotate_down)"
-                                            : "");
-        check_report(c->s, &f);
-        break;
+    CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
+    check_site_thread(&f.first, sg, first, inst->pc);
+    check_site_thread(&f.second, sg, l, inst->pc);
+    f.first.access = f.second.access = CHECK_ACCESS_READ;
+    snprintf(f.message, sizeof f.message,
+             "%s's %s differs between lanes of one %s (lane %u: %u, lane %u: %u): MSL requires "
+             "one value, else the result is undefined",
+             name, what, quad ? "quad" : "SIMD-group", first, b[first], l, b[l]);
+    snprintf(f.fix, sizeof f.fix,
+             "give %s at line %u a %s that is the same in every lane of the %s (a constant, a "
+             "uniform, or simd_broadcast_first of it)",
+             name, check_line_of(c->s->program, inst->pc), what, quad ? "quad" : "SIMD-group");
+    check_report(c->s, &f);
+}
+
+/* Reports the first active lane whose operand names no lane ID, and the first whose operand
+ * differs from its SIMD-group's (quad's) first active lane where MSL requires one value.
+ * The lane masks are built without branches; reporting is the rare path. Returns the lanes
+ * whose operand is out of range. */
+static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                              const char *name, uint32_t exec, const uint32_t b[32])
+{
+    uint32_t limit = operand_limit(inst->op), out = 0;
+    for (int l = 0; l < 32; l++)
+        out |= (uint32_t)(b[l] >= limit) << l;
+    out &= exec;
+    if (out)
+        report_out_of_range(c, sg, inst, name, (uint32_t)__builtin_ctz(out), b[__builtin_ctz(out)]);
+    if (!uniform_operand(inst->op))
+        return out;
+    uint32_t ref[32], differ = 0;
+    if (is_quad(inst->op)) {
+        for (int q = 0; q < 32; q += 4) {
+            uint32_t active = (exec >> q) & 0xfu;
+            uint32_t v = active ? b[q + __builtin_ctz(active)] : 0;
+            ref[q] = ref[q + 1] = ref[q + 2] = ref[q + 3] = v;
+        }
+    } else {
+        for (int l = 0; l < 32; l++)
+            ref[l] = b[__builtin_ctz(exec)];
     }
-    if (!what)
-        return;
-    for (uint32_t m = exec; m; m &= m - 1) {
-        uint32_t l = (uint32_t)__builtin_ctz(m);
-        /* the first active lane of l's SIMD-group (quad) */
-        uint32_t scope = quad ? exec & (0xfu << (l & ~3u)) : exec;
-        uint32_t first = (uint32_t)__builtin_ctz(scope);
-        if (b[l] == b[first])
-            continue;
-        CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
-        check_site_thread(&f.first, sg, first, inst->pc);
-        check_site_thread(&f.second, sg, l, inst->pc);
-        f.first.access = f.second.access = CHECK_ACCESS_READ;
-        snprintf(f.message, sizeof f.message,
-                 "%s's %s differs between lanes of one %s (lane %u: %u, lane %u: %u): MSL "
-                 "requires one value, else the result is undefined",
-                 name, what, quad ? "quad" : "SIMD-group", first, b[first], l, b[l]);
-        snprintf(f.fix, sizeof f.fix,
-                 "give %s at line %u a %s that is the same in every lane of the %s (a constant, "
-                 "a uniform, or simd_broadcast_first of it)",
-                 name, line, what, quad ? "quad" : "SIMD-group");
-        check_report(c->s, &f);
-        return;
+    for (int l = 0; l < 32; l++)
+        differ |= (uint32_t)(b[l] != ref[l]) << l;
+    differ &= exec;
+    if (differ) {
+        uint32_t l = (uint32_t)__builtin_ctz(differ);
+        uint32_t scope = is_quad(inst->op) ? exec & (0xfu << (l & ~3u)) : exec;
+        report_not_uniform(c, sg, inst, name, (uint32_t)__builtin_ctz(scope), l, b);
     }
+    return out;
 }
 
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
@@ -202,14 +227,14 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     uint32_t b[32];
     if (!lane_operand(c, sg, &inst->opd[2], b))
         return;
-    report_operand(c, sg, inst, name, exec, b);
+    uint32_t out_of_range = check_operand(c, sg, inst, name, exec, b);
     /* With every lane of a full SIMD-group active, every source lane is valid. */
     if (exec == 0xffffffffu)
         return;
     uint32_t bad = 0, reader = 0, source = 0;
     for (uint32_t m = exec; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
-        if (operand_out_of_range(inst->op, b[l]))
+        if ((out_of_range >> l) & 1)
             continue; /* reported above */
         uint32_t src = source_lane(inst->op, l, b[l]);
         if (src >= sg->lanes || !((exec >> src) & 1)) {
