@@ -1,10 +1,11 @@
 /*
- * test_check_oracle.c — the race, uninitialized-read and barrier-divergence checks against a
- * reference written for this test, on random access patterns. Each case is a kernel of two
- * to six random steps, each a guarded read or write of one array element at a computed
- * index, or a barrier with random mem_flags (in some suites under a guard); the reference
- * evaluates every thread's guards and indices in C and decides from the rules below, never
- * from lockstep's output, which elements race, which reads find nothing written, and
+ * test_check_oracle.c — the race, uninitialized-read, out-of-bounds and barrier-divergence
+ * checks against a reference written for this test, on random access patterns. Each case
+ * is a kernel of two to six random steps, each a guarded read or write of one array element
+ * at a computed index (in some suites sometimes past the end), or a barrier with random
+ * mem_flags (in some suites under a guard); the reference evaluates every thread's guards
+ * and indices in C and decides from the rules below, never from lockstep's output, which
+ * elements race, which reads find nothing written, which accesses fall past the end, and
  * whether a barrier diverges. The checkers must find exactly what the reference does, and
  * name only elements the reference names.
  *
@@ -17,8 +18,9 @@
  * write to its element came before it in the run (threadgroup memory: in its threadgroup;
  * a device buffer marked `init: none`: in the whole dispatch), in the order the functional
  * run documents: threadgroups one at a time, and within one, SIMD-groups in index order,
- * each to its next barrier. A barrier diverges when some threads of a threadgroup reach it
- * and others do not.
+ * each to its next barrier. An access past the array's end is reported and touches nothing
+ * (it neither races nor initializes). A barrier diverges when some threads of a threadgroup
+ * reach it and others do not.
  */
 #include "check_harness.h"
 
@@ -32,6 +34,7 @@ typedef struct Step {
     bool orders;            /* a barrier whose flags cover the array's address space */
     int guard, guard_arg;   /* 0: lid < arg; 1: (lid & arg) == 0; 2: always */
     int index, a, b, m;     /* see element() */
+    int past;               /* added to the index unmasked: past the end when large */
 } Step;
 
 typedef struct Case {
@@ -39,6 +42,7 @@ typedef struct Case {
     bool strict;            /* --strict-simd */
     bool uninit;            /* threadgroup: no initial write; device: the buffer is `init: none` */
     bool guarded_barriers;  /* barriers may be under a guard */
+    bool oob;               /* indices may run past the array's end */
     Step steps[MAX_STEPS];
     int n;
 } Case;
@@ -46,7 +50,8 @@ typedef struct Case {
 /* What the reference expects, per element (threadgroup arrays: element + 128 * group). */
 typedef struct Expect {
     bool racy[THREADS], unwritten[THREADS];
-    bool race, uninit, divergence;
+    bool outside[2 * THREADS]; /* elements past the end that some access asks for */
+    bool race, uninit, divergence, oob;
 } Expect;
 
 typedef struct Src {
@@ -70,7 +75,7 @@ static int pick(uint64_t *rng, int n) { return (int)(test_rng_next(rng) % (uint6
 
 /* The element step s of thread gid accesses: threadgroup arrays have 128 elements and are
  * indexed by the local id, the device buffer 256 and also by the global id and group. */
-static int element(const Case *c, const Step *s, int gid)
+static int masked_element(const Case *c, const Step *s, int gid)
 {
     int lid = gid % TG, group = gid / TG;
     if (!c->device)
@@ -94,7 +99,15 @@ static int element(const Case *c, const Step *s, int gid)
     }
 }
 
-/* The reference's name for the element: threadgroup arrays are one per threadgroup. */
+static int element(const Case *c, const Step *s, int gid)
+{
+    return masked_element(c, s, gid) + s->past;
+}
+
+static int array_size(const Case *c) { return c->device ? 256 : 128; }
+
+/* The reference's name for an element in bounds: threadgroup arrays are one per
+ * threadgroup. Accesses past the end touch nothing: the simulator refuses them. */
 static int slot(const Case *c, const Step *s, int gid)
 {
     return element(c, s, gid) + (c->device ? 0 : gid / TG * 128);
@@ -120,7 +133,7 @@ static void expect_races(const Case *c, Expect *x)
             continue;
         }
         for (int gid = 0; gid < THREADS; gid++)
-            if (guarded(s, gid)) {
+            if (guarded(s, gid) && element(c, s, gid) < array_size(c)) {
                 int e = slot(c, s, gid);
                 acc[e][nacc[e]++] = (Access){i, gid, epoch, s->kind == STEP_WRITE};
             }
@@ -155,7 +168,7 @@ static void expect_uninit(const Case *c, Expect *x)
                     for (int lane = 0; lane < SIMD; lane++) {
                         int gid = group * TG + sg * SIMD + lane;
                         const Step *s = &c->steps[i];
-                        if (!guarded(s, gid))
+                        if (!guarded(s, gid) || element(c, s, gid) >= array_size(c))
                             continue;
                         int e = slot(c, s, gid);
                         if (s->kind == STEP_WRITE)
@@ -164,6 +177,17 @@ static void expect_uninit(const Case *c, Expect *x)
                             x->unwritten[e] = x->uninit = true;
                     }
             first = end + 1;
+        }
+}
+
+static void expect_oob(const Case *c, Expect *x)
+{
+    for (int i = 0; i < c->n; i++)
+        for (int gid = 0; gid < THREADS; gid++) {
+            const Step *s = &c->steps[i];
+            int e = element(c, s, gid);
+            if (s->kind != STEP_BARRIER && guarded(s, gid) && e >= array_size(c))
+                x->outside[e] = x->oob = true;
         }
 }
 
@@ -229,6 +253,14 @@ static void random_index(const Case *c, Step *s, uint64_t *rng, char *text, size
         case 5: snprintf(text, size, "(lid ^ %du) + group * 128u", s->m & 127); break;
         default: snprintf(text, size, "gid");
         }
+    if (c->oob && s->index != 4 && pick(rng, 3) == 0) { /* a constant index past the end does not compile */
+        s->past = 1 + pick(rng, elems);
+        size_t len = strlen(text);
+        assert_true(len + 16 < size);
+        memmove(text + 1, text, len);
+        snprintf(text + len + 1, size - len - 1, ") + %du", s->past);
+        text[0] = '(';
+    }
 }
 
 static void random_case(Case *c, uint64_t *rng, Src *src)
@@ -285,6 +317,13 @@ static int named_slot(const Case *c, const CheckFinding *f)
     return e + (c->device ? 0 : (int)f->first.thread.threadgroup[0] * 128);
 }
 
+/* The element an out-of-bounds finding names, past the end. */
+static int outside_element(const CheckFinding *f)
+{
+    int64_t i = f->first.index != CHECK_NO_INDEX ? f->first.index : (int64_t)f->first.offset / 4;
+    return i >= 0 && i < 2 * THREADS ? (int)i : -1;
+}
+
 static void fail_case(const Checked *ch, uint64_t seed, int k, const Src *src, const char *why)
 {
     print_error("case %d (seed %llu):\n%s", k, (unsigned long long)seed, src->text);
@@ -293,7 +332,7 @@ static void fail_case(const Checked *ch, uint64_t seed, int k, const Src *src, c
 }
 
 /* Runs CASES random cases of one kind; counts how many the reference finds each bug in. */
-static void run_cases(Case kind, uint64_t seed, int found[3])
+static void run_cases(Case kind, uint64_t seed, int found[4])
 {
     uint64_t rng = seed;
     for (int k = 0; k < CASES; k++) {
@@ -305,8 +344,9 @@ static void run_cases(Case kind, uint64_t seed, int found[3])
         if (!x.divergence) {
             expect_races(&c, &x);
             expect_uninit(&c, &x);
+            expect_oob(&c, &x);
         }
-        found[0] += x.race, found[1] += x.uninit, found[2] += x.divergence;
+        found[0] += x.race, found[1] += x.uninit, found[2] += x.divergence, found[3] += x.oob;
 
         Checked ch = {0};
         CheckBufferInfo info[2] = {{.elem_size = 4, .uninitialized = c.device && c.uninit},
@@ -314,9 +354,10 @@ static void run_cases(Case kind, uint64_t seed, int found[3])
         ch_init(&ch.h, src.text, NULL);
         ch.info = info;
         bind_all(&ch, 4 * THREADS);
-        CheckOptions o = {.races = true, .uninit = true, .barriers = true, .strict_simd = c.strict};
+        CheckOptions o = {.races = true, .uninit = true, .barriers = true, .memory = true,
+                          .strict_simd = c.strict};
         run_checked_opts(&ch, THREADS, TG, &o);
-        bool race = false, uninit = false, divergence = false;
+        bool race = false, uninit = false, divergence = false, oob = false;
         for (uint32_t i = 0; i < ch.n; i++) {
             const CheckFinding *f = &ch.f[i];
             if (f->kind == CHECK_BARRIER_DIVERGENCE) {
@@ -325,8 +366,10 @@ static void run_cases(Case kind, uint64_t seed, int found[3])
             }
             if (x.divergence)
                 continue; /* what a diverged barrier orders is not the reference's business */
-            int e = named_slot(&c, f);
-            if (f->kind == CHECK_RACE && e >= 0 && x.racy[e])
+            int e = named_slot(&c, f), past = outside_element(f);
+            if (f->kind == CHECK_OUT_OF_BOUNDS && past >= 0 && x.outside[past])
+                oob = true;
+            else if (f->kind == CHECK_RACE && e >= 0 && x.racy[e])
                 race = true;
             else if (f->kind == CHECK_UNINITIALIZED && e >= 0 && x.unwritten[e])
                 uninit = true;
@@ -338,6 +381,9 @@ static void run_cases(Case kind, uint64_t seed, int found[3])
                                                        : "a barrier divergence the reference does not see");
         if (race != x.race)
             fail_case(&ch, seed, k, &src, x.race ? "a race went unreported" : "no race expected");
+        if (oob != x.oob)
+            fail_case(&ch, seed, k, &src, x.oob ? "an out-of-bounds access went unreported"
+                                                : "no out-of-bounds access expected");
         if (uninit != x.uninit)
             fail_case(&ch, seed, k, &src, x.uninit ? "an uninitialized read went unreported"
                                                    : "no uninitialized read expected");
@@ -355,7 +401,7 @@ static void expect_both_sides(int found, const char *what)
 static void test_threadgroup_races(void **state)
 {
     (void)state;
-    int found[3] = {0};
+    int found[4] = {0};
     run_cases((Case){0}, 1, found);
     run_cases((Case){.strict = true}, 2, found);
     expect_both_sides(found[0] / 2, "a race");
@@ -364,7 +410,7 @@ static void test_threadgroup_races(void **state)
 static void test_device_races(void **state)
 {
     (void)state;
-    int found[3] = {0};
+    int found[4] = {0};
     run_cases((Case){.device = true}, 3, found);
     run_cases((Case){.device = true, .strict = true}, 4, found);
     expect_both_sides(found[0] / 2, "a race");
@@ -373,7 +419,7 @@ static void test_device_races(void **state)
 static void test_uninitialized_reads(void **state)
 {
     (void)state;
-    int found[3] = {0};
+    int found[4] = {0};
     run_cases((Case){.uninit = true}, 5, found);
     expect_both_sides(found[1], "an uninitialized threadgroup read");
     memset(found, 0, sizeof found);
@@ -384,11 +430,20 @@ static void test_uninitialized_reads(void **state)
 static void test_guarded_barriers(void **state)
 {
     (void)state;
-    int found[3] = {0};
+    int found[4] = {0};
     run_cases((Case){.guarded_barriers = true}, 7, found);
     run_cases((Case){.device = true, .guarded_barriers = true, .uninit = true}, 8, found);
     assert_true(found[2] > CASES / 10);
     assert_true(found[2] < CASES * 2 - CASES / 10);
+}
+
+static void test_out_of_bounds(void **state)
+{
+    (void)state;
+    int found[4] = {0};
+    run_cases((Case){.oob = true}, 9, found);
+    run_cases((Case){.device = true, .oob = true, .uninit = true}, 10, found);
+    expect_both_sides(found[3] / 2, "an access past the end");
 }
 
 int main(void)
@@ -398,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_device_races),
         cmocka_unit_test(test_uninitialized_reads),
         cmocka_unit_test(test_guarded_barriers),
+        cmocka_unit_test(test_out_of_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
