@@ -5,8 +5,10 @@
  * is never used (session.c folds those faults in as warnings rather than errors).
  *
  * Uninitialized reads use a shadow "written" byte per byte of threadgroup memory (reset
- * per threadgroup) and of each `init: none` buffer (kept for the dispatch, as device memory
- * is). Register tracking works on register halves (so h16 loads are exact) with a lane mask
+ * per threadgroup), of each `init: none` buffer (kept for the dispatch, as device memory
+ * is), and of each thread's stack bytes that hold a named local (a private array the
+ * compiler keeps in memory; reset per threadgroup, one block per lane of every SIMD-group;
+ * spill slots and temporaries are not tracked: their bytes start out written). Register tracking works on register halves (so h16 loads are exact) with a lane mask
  * per half: lanes whose half holds a device load not yet waited for, and lanes whose half
  * holds the zeros of a faulting load nobody has read yet. Which operands an instruction
  * reads or writes comes from its operand letters in isa_ops (the first letter of a
@@ -54,6 +56,10 @@ typedef struct MemoryChecker {
     uint32_t tg_bytes, tg_cap;
     uint32_t tg_unwritten;   /* bytes of tg_written still 0: at 0 no read can find a hole */
     uint8_t **dev_written;   /* per buffer; NULL unless it is `init: none` */
+    uint8_t *stack_template; /* per stack byte: 0 in a named local, 1 elsewhere; NULL: none */
+    uint8_t *stack_written;  /* stack_bytes per lane, SIMD-group after SIMD-group */
+    uint32_t stack_bytes;
+    size_t stack_cap;
     bool any_dev_uninit;
     const SimThreadgroupView *tg;
 } MemoryChecker;
@@ -131,6 +137,15 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
         c->tg_unwritten = c->tg_bytes;
         if (c->tg_bytes)
             memset(c->tg_written, 0, c->tg_bytes);
+    }
+    if (c->stack_template) {
+        size_t lanes = (size_t)tg->num_simdgroups * SIM_SIMD_WIDTH;
+        if (lanes * c->stack_bytes > c->stack_cap) {
+            c->stack_cap = lanes * c->stack_bytes;
+            c->stack_written = util_realloc(c->stack_written, c->stack_cap);
+        }
+        for (size_t l = 0; l < lanes; l++)
+            memcpy(c->stack_written + l * c->stack_bytes, c->stack_template, c->stack_bytes);
     }
     if (!c->track_regs)
         return;
@@ -387,6 +402,9 @@ static void report_uninit(MemoryChecker *c, const SimGroupView *sg, const SimMem
         const uint32_t *t = sg->threadgroup->position;
         snprintf(f.fix, sizeof f.fix, "nothing wrote %s before this read in threadgroup (%u,%u,%u)",
                  name, t[0], t[1], t[2]);
+    } else if (acc->space == MEM_SPACE_THREAD) {
+        snprintf(f.fix, sizeof f.fix, "the thread reads %s before it writes it: initialize the "
+                 "variable, or write every element it reads", name);
     } else {
         snprintf(f.fix, sizeof f.fix,
                  "nothing wrote %s before this read (the buffer is marked `init: none`)", name);
@@ -441,6 +459,32 @@ static bool all_written(const uint8_t *shadow, uint64_t n)
     return !holes;
 }
 
+/* A stack access: each lane's bytes in its own block. */
+static void stack_access(MemoryChecker *c, const SimGroupView *sg, const SimMemAccess *acc)
+{
+    uint32_t bad = 0, bad_lane = 0;
+    uint64_t bad_addr = 0;
+    uint8_t *lane0 = c->stack_written + (size_t)sg->simdgroup * SIM_SIMD_WIDTH * c->stack_bytes;
+    for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        uint64_t a = acc->addr[l];
+        if (a + acc->bytes > c->stack_bytes || a + acc->bytes < a)
+            continue; /* the simulator's own bounds fault */
+        uint8_t *shadow = lane0 + (size_t)l * c->stack_bytes + a;
+        if (acc->kind != SIM_ACCESS_READ) {
+            memset(shadow, 1, acc->bytes);
+            continue;
+        }
+        uint32_t hole = first_unwritten(shadow, acc->bytes);
+        if (hole < acc->bytes && !bad++) {
+            bad_lane = l;
+            bad_addr = a + hole;
+        }
+    }
+    if (bad)
+        report_uninit(c, sg, acc, bad_lane, bad_addr, bad);
+}
+
 static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     MemoryChecker *c = ctx;
@@ -453,8 +497,14 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         }
         g->load_ok |= acc->lane_mask;
     }
-    if (!c->uninit || acc->space == MEM_SPACE_THREAD ||
-        (acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit))
+    if (!c->uninit)
+        return;
+    if (acc->space == MEM_SPACE_THREAD) {
+        if (c->stack_template)
+            stack_access(c, sg, acc);
+        return;
+    }
+    if (acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit)
         return;
     if (acc->space == MEM_SPACE_THREADGROUP && !c->tg_unwritten)
         return; /* every byte has been written: a read finds no hole (a tile read after it
@@ -549,6 +599,8 @@ static void destroy(CheckChecker *base)
     free(c->groups);
     free(c->oob_used);
     free(c->tg_written);
+    free(c->stack_template);
+    free(c->stack_written);
     for (uint32_t i = 0; c->dev_written && i < c->s->num_buffers; i++)
         free(c->dev_written[i]);
     free(c->dev_written);
@@ -574,6 +626,18 @@ CheckChecker *check_memory_new(CheckSession *s)
             c->dev_written[i] = util_calloc(s->device->buffers[i].size ? s->device->buffers[i].size : 1, 1);
             c->any_dev_uninit = true;
         }
+    const IsaProgram *p = s->program;
+    for (uint32_t i = 0; c->uninit && i < p->num_symbols; i++) {
+        const IsaSymbol *sym = &p->symbols[i];
+        if (sym->space != ISA_SYM_THREAD || (uint64_t)sym->offset + sym->size > p->stack_bytes)
+            continue;
+        if (!c->stack_template) {
+            c->stack_bytes = p->stack_bytes;
+            c->stack_template = util_calloc(p->stack_bytes, 1);
+            memset(c->stack_template, 1, p->stack_bytes);
+        }
+        memset(c->stack_template + sym->offset, 0, sym->size);
+    }
     c->base.observer = (SimObserver){
         .ctx = c,
         .threadgroup_begin = on_tg_begin,

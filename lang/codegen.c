@@ -430,32 +430,53 @@ static void bind_args(LangCg *cg, LangFunction *k)
     }
 }
 
-/* The kernel's threadgroup variables, so checkers can say `shared[10]` rather than a byte
- * offset. Indices count elements of the innermost non-array type. */
-static void name_threadgroup_variables(LangCg *cg, LangFunction *kernel)
+/* A variable's symbol: indices count elements of the innermost non-array type. */
+static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, uint32_t offset)
 {
-    uint32_t n = 0;
+    LangType *elem = v->type;
+    while (elem->kind == LTY_ARRAY)
+        elem = elem->base;
+    return (IsaSymbol){
+        .name = v->name,
+        .type_name = (char *)lang_type_name(cg->ctx, elem),
+        .space = space,
+        .offset = offset,
+        .size = (uint32_t)v->type->size,
+        .elem_size = (uint32_t)(elem->size ? elem->size : 1),
+    };
+}
+
+/* A local kept in thread (stack) memory at `offset`: the memory checks track reads of its
+ * bytes before any write, and name it (`acc[6]`). Spill slots and temporaries have none. */
+void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset)
+{
+    if (cg->num_thread_syms == cg->cap_thread_syms) {
+        uint32_t cap = cg->cap_thread_syms ? 2 * cg->cap_thread_syms : 8;
+        IsaSymbol *n = lang_alloc(cg->ctx, cap * sizeof *n);
+        if (cg->num_thread_syms)
+            memcpy(n, cg->thread_syms, cg->num_thread_syms * sizeof *n);
+        cg->thread_syms = n;
+        cg->cap_thread_syms = cap;
+    }
+    cg->thread_syms[cg->num_thread_syms++] = variable_symbol(cg, var, ISA_SYM_THREAD, offset);
+}
+
+/* The kernel's threadgroup variables and the locals kept in thread memory, so checkers can
+ * say `shared[10]` rather than a byte offset. */
+static void name_variables(LangCg *cg, LangFunction *kernel)
+{
+    uint32_t n = cg->num_thread_syms;
     for (LangVar *v = kernel->locals; v; v = v->next)
         n += v->kind == LVAR_THREADGROUP;
     if (!n)
         return;
     IsaSymbol *syms = lang_alloc(cg->ctx, n * sizeof *syms);
     uint32_t i = 0;
-    for (LangVar *v = kernel->locals; v; v = v->next) {
-        if (v->kind != LVAR_THREADGROUP)
-            continue;
-        LangType *elem = v->type;
-        while (elem->kind == LTY_ARRAY)
-            elem = elem->base;
-        syms[i++] = (IsaSymbol){
-            .name = v->name,
-            .type_name = (char *)lang_type_name(cg->ctx, elem),
-            .space = ISA_SYM_THREADGROUP,
-            .offset = (uint32_t)v->tg_offset,
-            .size = (uint32_t)v->type->size,
-            .elem_size = (uint32_t)(elem->size ? elem->size : 1),
-        };
-    }
+    for (LangVar *v = kernel->locals; v; v = v->next)
+        if (v->kind == LVAR_THREADGROUP)
+            syms[i++] = variable_symbol(cg, v, ISA_SYM_THREADGROUP, (uint32_t)v->tg_offset);
+    for (uint32_t k = 0; k < cg->num_thread_syms; k++)
+        syms[i++] = cg->thread_syms[k];
     cg->ir->symbols = syms;
     cg->ir->num_symbols = n;
 }
@@ -484,6 +505,6 @@ LangIr *lang_codegen(LangCtx *ctx, LangUnit *unit, LangFunction *kernel)
     (void)stop;
     cg->ir->tg_mem_bytes = (uint32_t)kernel->tg_mem_bytes;
     cg->ir->stack_bytes = cg->stack_bytes;
-    name_threadgroup_variables(cg, kernel);
+    name_variables(cg, kernel);
     return cg->ir;
 }

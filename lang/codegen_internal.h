@@ -91,9 +91,12 @@ struct LangCg {
     LangFunction **inline_stack;
     int inline_depth;
     bool vec_mem;          /* use .xN vector memory ops */
+    IsaSymbol *thread_syms;/* locals kept in thread (stack) memory, for the checkers */
+    uint32_t num_thread_syms, cap_thread_syms;
 };
 
 /* codegen.c */
+void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset);
 int cg_new_label(LangCg *cg);
 void cg_label(LangCg *cg, int label);
 IsaOperand cg_label_opd(int label);

@@ -298,8 +298,10 @@ void cg_bind_local(LangCg *cg, LangVar *var)
     if (var->address_taken || (ty->kind == LTY_ARRAY && n > 64) || n > 256) {
         b->kind = BIND_MEM;
         b->addr.space = LAS_THREAD;
-        b->addr.base = lang_cg_imm(cg_stack_alloc(cg, ty->size, ty->align));
+        uint32_t offset = cg_stack_alloc(cg, ty->size, ty->align);
+        b->addr.base = lang_cg_imm(offset);
         b->addr.scale = 1;
+        cg_name_thread_variable(cg, var, offset);
         return;
     }
     CgVal v = cg_val_fresh(cg, ty);

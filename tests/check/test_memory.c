@@ -1,6 +1,8 @@
 /*
- * test_memory.c — the memory checks: reads of threadgroup memory and of `init: none` buffers
- * that nothing wrote (named by variable and index, with the reader and threadgroup),
+ * test_memory.c — the memory checks: reads of threadgroup memory, of `init: none` buffers
+ * and of private arrays kept in thread memory that nothing wrote (named by variable and
+ * index, with the reader and threadgroup; unnamed stack bytes such as spill slots are not
+ * tracked),
  * out-of-bounds reads whose value is never used (warnings, not errors), and registers of a
  * device load read or written before its `wait` (assembly; compiled code always waits);
  * memory written before it is read and loads used after their wait stay silent.
@@ -92,6 +94,113 @@ static void test_uninitialized_device_buffer(void **state)
     /* the same buffer with its contents given: silent */
     CheckBufferInfo given[2] = {{.elem_size = 4}, {.elem_size = 4}};
     metal_info(&c, k_device_uninit, 64, 32, given);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* ---- uninitialized private arrays (thread memory) ------------------------------------------ */
+
+/* Even lanes write acc[0..5], odd lanes acc[0..6]; all read acc[0..7]. The first read of a
+ * hole is acc[6] by lane 0 (the odd lanes wrote theirs); the next trip's acc[7] by every
+ * lane is the same instruction, so it folds into the same finding. */
+static void test_uninitialized_private_array(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]])\n" /* 1 */
+          "{\n"                                                                                     /* 2 */
+          "    float acc[8];\n"                                                                     /* 3 */
+          "    uint n = 6 + gid % 2;\n"                                                             /* 4 */
+          "    for (uint i = 0; i < n; i++)\n"                                                      /* 5 */
+          "        acc[i] = float(i);\n"                                                            /* 6 */
+          "    float s = 0.0f;\n"                                                                   /* 7 */
+          "    for (uint i = 0; i < 8; i++)\n"                                                      /* 8 */
+          "        s += acc[(i + gid / 64) % 8];\n"                                                 /* 9 */
+          "    out[gid] = s;\n"                                                                     /* 10 */
+          "}\n",
+          64, 64);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED,
+                                 "read of uninitialized thread memory acc[6] (and by other lanes)");
+    assert_non_null(strstr(f->fix, "the thread reads acc[6] before it writes it"));
+    assert_int_equal(line_of(&c, &f->first), 9);
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_int_equal(f->first.space, MEM_SPACE_THREAD);
+    assert_int_equal(f->first.index, 6);
+    assert_int_equal(f->count, 4); /* two trips (acc[6], acc[7]) of two SIMD-groups */
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* A lane's private memory starts unwritten in every threadgroup: what a lane of the first
+ * threadgroup wrote does not count for the lane that takes its place in the second. */
+static void test_private_memory_per_threadgroup(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n"
+          "              uint tg [[threadgroup_position_in_grid]])\n"
+          "{\n"
+          "    float acc[4];\n"
+          "    if (tg == 0)\n"
+          "        for (uint i = 0; i < 4; i++) acc[(i + gid) % 4] = 1.0f;\n"
+          "    out[gid] = acc[gid % 4];\n"
+          "}\n",
+          64, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized thread memory acc[0]");
+    assert_int_equal(f->first.thread.threadgroup[0], 1);
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* What compiled code reads of private memory it wrote: struct fields written through a
+ * pointer and copied, float3 elements (12 bytes of 16), halves and bytes. */
+static void test_private_memory_written_is_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "struct S { float3 a; float b; half c; };\n"
+          "static void fill(thread S *s, float v) { s->a = float3(v, v + 1.0f, v + 2.0f); s->b = v; s->c = half(v); }\n"
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]])\n"
+          "{\n"
+          "    uint n = 3 + gid % 2;\n"
+          "    float3 arr[4];\n"
+          "    half h[6];\n"
+          "    uchar bytes[7];\n"
+          "    S s;\n"
+          "    fill(&s, float(gid));\n"
+          "    S t = s;\n"
+          "    for (uint i = 0; i < n; i++) {\n"
+          "        arr[i] = float3(float(i), 1.0f, 2.0f);\n"
+          "        h[i] = half(i);\n"
+          "        bytes[i] = uchar(i);\n"
+          "    }\n"
+          "    float3 acc = 0.0f;\n"
+          "    for (uint i = 0; i < n; i++)\n"
+          "        acc += arr[(i + gid) % n] + float(h[(i + gid) % n]) + float(bytes[(i * 3u) % n]);\n"
+          "    out[gid] = acc.x + acc.y + acc.z + t.a.y + t.b + float(t.c);\n"
+          "}\n",
+          64, 32);
+    expect_silent(&c);
+    done(&c);
+}
+
+/* Stack bytes no named variable holds (spill slots, and assembly, which names none) are not
+ * tracked: a spill slot is written before it is read in every lane that needs it. */
+static void test_unnamed_stack_is_not_tracked(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n.regs 4\n.stack 8\n.arg out, device, u0\n"
+             "    get_sr r1, thread_position_in_grid.x\n"
+             "    ld_stack.b32 r2, 4, 0\n"
+             "    st_dev.b32 r2, u0, r1\n"
+             "    stop\n",
+             32, 32);
     expect_silent(&c);
     done(&c);
 }
@@ -406,6 +515,10 @@ int main(void)
         cmocka_unit_test(test_uninitialized_threadgroup_read),
         cmocka_unit_test(test_uninitialized_threadgroup_per_threadgroup),
         cmocka_unit_test(test_uninitialized_device_buffer),
+        cmocka_unit_test(test_uninitialized_private_array),
+        cmocka_unit_test(test_private_memory_per_threadgroup),
+        cmocka_unit_test(test_private_memory_written_is_silent),
+        cmocka_unit_test(test_unnamed_stack_is_not_tracked),
         cmocka_unit_test(test_threadgroup_fill_count),
         cmocka_unit_test(test_threadgroup_full_then_next),
         cmocka_unit_test(test_memory_written_before_read_is_silent),
