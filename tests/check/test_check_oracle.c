@@ -1,8 +1,8 @@
 /*
  * test_check_oracle.c — the race, uninitialized-read, out-of-bounds and barrier-divergence
  * checks against a reference written for this test, on random access patterns. Each case
- * is a kernel of two to six random steps, each a guarded read or write of one array element
- * at a computed index (in some suites sometimes past the end), or a barrier with random
+ * is a kernel of two to six random steps, each a guarded read or write of one element of a
+ * threadgroup, device or private array at a computed index (in some suites sometimes past the end), or a barrier with random
  * mem_flags (in some suites under a guard); the reference evaluates every thread's guards
  * and indices in C and decides from the rules below, never from lockstep's output, which
  * elements race, which reads find nothing written, which accesses fall past the end, and
@@ -19,8 +19,10 @@
  * a device buffer marked `init: none`: in the whole dispatch), in the order the functional
  * run documents: threadgroups one at a time, and within one, SIMD-groups in index order,
  * each to its next barrier. An access past the array's end is reported and touches nothing
- * (it neither races nor initializes). A barrier diverges when some threads of a threadgroup
- * reach it and others do not.
+ * (it neither races nor initializes). A private array is each thread's alone: a read of an
+ * element the thread has not written is uninitialized, when the compiler keeps the array
+ * in memory (some index is computed at run time; in registers it is not tracked). A
+ * barrier diverges when some threads of a threadgroup reach it and others do not.
  */
 #include "check_harness.h"
 
@@ -43,6 +45,7 @@ typedef struct Case {
     bool uninit;            /* threadgroup: no initial write; device: the buffer is `init: none` */
     bool guarded_barriers;  /* barriers may be under a guard */
     bool oob;               /* indices may run past the array's end */
+    bool private_array;     /* the array is each thread's own, in thread memory: 16 elements */
     Step steps[MAX_STEPS];
     int n;
 } Case;
@@ -101,16 +104,18 @@ static int masked_element(const Case *c, const Step *s, int gid)
 
 static int element(const Case *c, const Step *s, int gid)
 {
+    if (c->private_array)
+        return masked_element(c, s, gid) & 15;
     return masked_element(c, s, gid) + s->past;
 }
 
-static int array_size(const Case *c) { return c->device ? 256 : 128; }
+static int array_size(const Case *c) { return c->private_array ? 16 : c->device ? 256 : 128; }
 
 /* The reference's name for an element in bounds: threadgroup arrays are one per
  * threadgroup. Accesses past the end touch nothing: the simulator refuses them. */
 static int slot(const Case *c, const Step *s, int gid)
 {
-    return element(c, s, gid) + (c->device ? 0 : gid / TG * 128);
+    return element(c, s, gid) + (c->device || c->private_array ? 0 : gid / TG * 128);
 }
 
 static bool guarded(const Step *s, int gid)
@@ -121,6 +126,8 @@ static bool guarded(const Step *s, int gid)
 
 static void expect_races(const Case *c, Expect *x)
 {
+    if (c->private_array)
+        return; /* no other thread can reach a thread's own memory */
     typedef struct Access { int step, gid, epoch; bool write; } Access;
     static Access acc[THREADS][THREADS * MAX_STEPS];
     static int nacc[THREADS];
@@ -156,6 +163,25 @@ static void expect_races(const Case *c, Expect *x)
 /* Replays the run in its documented order, marking reads of elements nothing wrote yet. */
 static void expect_uninit(const Case *c, Expect *x)
 {
+    if (c->private_array) { /* each thread alone, in program order */
+        bool in_memory = false; /* only an array indexed at run time is kept in memory */
+        for (int i = 0; i < c->n; i++)
+            in_memory |= c->steps[i].kind != STEP_BARRIER && c->steps[i].index != 4;
+        for (int gid = 0; gid < THREADS && in_memory; gid++) {
+            bool mine[16] = {0};
+            for (int i = 0; i < c->n; i++) {
+                const Step *s = &c->steps[i];
+                if (s->kind == STEP_BARRIER || !guarded(s, gid))
+                    continue;
+                int e = element(c, s, gid);
+                if (s->kind == STEP_WRITE)
+                    mine[e] = true;
+                else if (!mine[e])
+                    x->unwritten[e] = x->uninit = true;
+            }
+        }
+        return;
+    }
     bool written[THREADS];
     memset(written, !c->uninit, sizeof written);
     for (int group = 0; group < THREADS / TG; group++)
@@ -271,12 +297,14 @@ static void random_case(Case *c, uint64_t *rng, Src *src)
              "              uint group [[threadgroup_position_in_grid]],\n"
              "              uint gid [[thread_position_in_grid]]) {\n"
              "    uint x = 0u;\n");
-    if (!c->device) {
+    if (c->private_array) {
+        put(src, "    uint priv[16];\n");
+    } else if (!c->device) {
         put(src, "    threadgroup uint shared[128];\n");
         if (!c->uninit)
             put(src, "    shared[lid] = lid;\n    threadgroup_barrier(mem_flags::mem_threadgroup);\n");
     }
-    const char *array = c->device ? "d" : "shared";
+    const char *array = c->private_array ? "priv" : c->device ? "d" : "shared";
     for (int i = 0; i < c->n; i++) {
         Step *s = &c->steps[i];
         *s = (Step){.guard = 2};
@@ -296,6 +324,11 @@ static void random_case(Case *c, uint64_t *rng, Src *src)
         s->kind = pick(rng, 2) ? STEP_WRITE : STEP_READ;
         random_guard(s, rng, guard, sizeof guard);
         random_index(c, s, rng, index, sizeof index);
+        if (c->private_array) {
+            char masked[sizeof index];
+            snprintf(masked, sizeof masked, "%s", index);
+            snprintf(index, sizeof index, "(%.80s) & 15u", masked);
+        }
         if (s->kind == STEP_WRITE)
             put(src, "    if (%s) %s[%s] = gid * 1000u + %du;\n", guard, array, index, i);
         else
@@ -312,9 +345,9 @@ static int named_slot(const Case *c, const CheckFinding *f)
 {
     const char *open = strrchr(f->message, '[');
     int e = open ? atoi(open + 1) : -1;
-    if (e < 0 || e >= (c->device ? 256 : 128))
+    if (e < 0 || e >= array_size(c))
         return -1;
-    return e + (c->device ? 0 : (int)f->first.thread.threadgroup[0] * 128);
+    return e + (c->device || c->private_array ? 0 : (int)f->first.thread.threadgroup[0] * 128);
 }
 
 /* The element an out-of-bounds finding names, past the end. */
@@ -446,6 +479,15 @@ static void test_out_of_bounds(void **state)
     expect_both_sides(found[3] / 2, "an access past the end");
 }
 
+static void test_private_arrays(void **state)
+{
+    (void)state;
+    int found[4] = {0};
+    run_cases((Case){.private_array = true, .uninit = true}, 11, found);
+    expect_both_sides(found[1], "an uninitialized private read");
+    assert_int_equal(found[0], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_uninitialized_reads),
         cmocka_unit_test(test_guarded_barriers),
         cmocka_unit_test(test_out_of_bounds),
+        cmocka_unit_test(test_private_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
