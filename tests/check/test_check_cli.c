@@ -424,6 +424,7 @@ static void test_flags_turn_checks_off(void **state)
     EXPECT_RUN("check kernels/bugs/shuffle_after_exit.yaml --no-simd", 0, "!: error: ");
     EXPECT_RUN("check kernels/bugs/shuffle_past_last_lane.yaml --no-simd", 0, "!: error: ");
     EXPECT_RUN("check kernels/bugs/uninit_halo.yaml --no-uninit", 0, "!: error: ");
+    EXPECT_RUN("check kernels/bugs/uninit_private.yaml --no-uninit", 0, "!: error: ");
     EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --no-divergence", 1,
                "!\ndivergence  ", "checks off  divergence");
     EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --quiet", 1, "!ran         ",
