@@ -1,6 +1,7 @@
 /*
  * memory.c — the memory checks beyond the simulator's own bounds faults: reads of memory
- * nothing wrote (threadgroup memory, and device buffers marked `init: none`), registers of
+ * nothing wrote (threadgroup memory, device buffers marked `init: none`, private arrays
+ * kept in thread memory), registers of
  * an asynchronous device load used before its `wait`, and out-of-bounds reads whose value
  * is never used (session.c folds those faults in as warnings rather than errors).
  *
@@ -8,9 +9,10 @@
  * per threadgroup), of each `init: none` buffer (kept for the dispatch, as device memory
  * is), and of each thread's stack bytes that hold a named local (a private array the
  * compiler keeps in memory; reset per threadgroup, one block per lane of every SIMD-group;
- * spill slots and temporaries are not tracked: their bytes start out written). Register tracking works on register halves (so h16 loads are exact) with a lane mask
- * per half: lanes whose half holds a device load not yet waited for, and lanes whose half
- * holds the zeros of a faulting load nobody has read yet. Which operands an instruction
+ * spill slots and temporaries are not tracked: their bytes start out written). Register
+ * tracking works on register halves (so h16 loads are exact) with a lane mask per half:
+ * lanes whose half holds a device load not yet waited for, and lanes whose half holds the
+ * zeros of a faulting load nobody has read yet. Which operands an instruction
  * reads or writes comes from its operand letters in isa_ops (the first letter of a
  * D/H/P/x operand is the destination; `m` is written by loads and read by stores). Only
  * loads come here, and every instruction of a SIMD-group while something is pending (see
