@@ -1,9 +1,9 @@
 /*
  * memory.c — the memory checks beyond the simulator's own bounds faults: reads of memory
  * nothing wrote (threadgroup memory, device buffers marked `init: none`, private arrays
- * kept in thread memory), registers of
- * an asynchronous device load used before its `wait`, and out-of-bounds reads whose value
- * is never used (session.c folds those faults in as warnings rather than errors).
+ * kept in thread memory), registers of an asynchronous device load used before its
+ * `wait`, and out-of-bounds reads whose value is never used (session.c folds those faults
+ * in as warnings rather than errors).
  *
  * Uninitialized reads use a shadow "written" byte per byte of threadgroup memory (reset
  * per threadgroup), of each `init: none` buffer (kept for the dispatch, as device memory
