@@ -3,7 +3,7 @@
  * checks against a reference written for this test, on random access patterns. Each case
  * is a kernel of two to six random steps, each a guarded read or write of one element of a
  * threadgroup, device or private array at a computed index (in some suites sometimes past the end), or a barrier with random
- * mem_flags (in some suites under a guard); the reference evaluates every thread's guards
+ * mem_flags (in some suites under a guard or in a loop); the reference evaluates every thread's guards
  * and indices in C and decides from the rules below, never from lockstep's output, which
  * elements race, which reads find nothing written, which accesses fall past the end, and
  * whether a barrier diverges. The checkers must find exactly what the reference does, and
@@ -22,7 +22,9 @@
  * (it neither races nor initializes). A private array is each thread's alone: a read of an
  * element the thread has not written is uninitialized, when the compiler keeps the array
  * in memory (some index is computed at run time; in registers it is not tracked). A
- * barrier diverges when some threads of a threadgroup reach it and others do not.
+ * barrier diverges when some threads of a threadgroup run it more often than others (under
+ * a guard, or in a loop whose trip count differs between threads); one in a loop that runs
+ * no trips orders nothing.
  */
 #include "check_harness.h"
 
@@ -37,6 +39,7 @@ typedef struct Step {
     int guard, guard_arg;   /* 0: lid < arg; 1: (lid & arg) == 0; 2: always */
     int index, a, b, m;     /* see element() */
     int past;               /* added to the index unmasked: past the end when large */
+    int loop, loop_arg;     /* a barrier in a loop: see trips() */
 } Step;
 
 typedef struct Case {
@@ -124,6 +127,21 @@ static bool guarded(const Step *s, int gid)
     return s->guard == 0 ? lid < s->guard_arg : s->guard == 1 ? (lid & s->guard_arg) == 0 : true;
 }
 
+/* How many times thread gid runs barrier step s: once, or as its guard or loop says. */
+static int trips(const Step *s, int gid)
+{
+    int lid = gid % TG;
+    switch (s->loop) {
+    case 1: return lid % s->loop_arg;
+    case 2: return lid / 32 % 2 + 1;
+    case 3: return s->loop_arg;
+    default: return guarded(s, gid);
+    }
+}
+
+/* A barrier that every thread runs (the reference's other rules hold only then). */
+static bool effective(const Step *s) { return s->kind == STEP_BARRIER && trips(s, 0) > 0; }
+
 static void expect_races(const Case *c, Expect *x)
 {
     if (c->private_array)
@@ -136,7 +154,7 @@ static void expect_races(const Case *c, Expect *x)
     for (int i = 0; i < c->n; i++) {
         const Step *s = &c->steps[i];
         if (s->kind == STEP_BARRIER) {
-            epoch += s->orders;
+            epoch += s->orders && effective(s);
             continue;
         }
         for (int gid = 0; gid < THREADS; gid++)
@@ -187,14 +205,15 @@ static void expect_uninit(const Case *c, Expect *x)
     for (int group = 0; group < THREADS / TG; group++)
         for (int first = 0; first < c->n;) {
             int end = first;
-            while (end < c->n && c->steps[end].kind != STEP_BARRIER)
+            while (end < c->n && !effective(&c->steps[end]))
                 end++;
             for (int sg = 0; sg < TG / SIMD; sg++)
                 for (int i = first; i < end; i++)
                     for (int lane = 0; lane < SIMD; lane++) {
                         int gid = group * TG + sg * SIMD + lane;
                         const Step *s = &c->steps[i];
-                        if (!guarded(s, gid) || element(c, s, gid) >= array_size(c))
+                        if (s->kind == STEP_BARRIER || !guarded(s, gid) ||
+                            element(c, s, gid) >= array_size(c))
                             continue;
                         int e = slot(c, s, gid);
                         if (s->kind == STEP_WRITE)
@@ -217,18 +236,17 @@ static void expect_oob(const Case *c, Expect *x)
         }
 }
 
-/* A guarded barrier some threads of a threadgroup pass and others do not. */
+/* A barrier some threads of a threadgroup run more often than others (a guard some pass,
+ * a loop whose trip count differs). */
 static bool expect_divergence(const Case *c)
 {
     for (int i = 0; i < c->n; i++) {
         const Step *s = &c->steps[i];
         if (s->kind != STEP_BARRIER)
             continue;
-        int in = 0;
-        for (int lid = 0; lid < TG; lid++)
-            in += guarded(s, lid);
-        if (in != 0 && in != TG)
-            return true;
+        for (int lid = 1; lid < TG; lid++)
+            if (trips(s, lid) != trips(s, 0))
+                return true;
     }
     return false;
 }
@@ -313,9 +331,22 @@ static void random_case(Case *c, uint64_t *rng, Src *src)
             int f = pick(rng, 4);
             s->kind = STEP_BARRIER;
             s->orders = c->device ? f == 1 || f == 2 : f == 0 || f == 2;
-            if (c->guarded_barriers && pick(rng, 2) == 0) {
+            int how = c->guarded_barriers ? pick(rng, 4) : 0;
+            if (how == 1) {
                 random_guard(s, rng, guard, sizeof guard);
                 put(src, "    if (%s) threadgroup_barrier(%s);\n", guard, flag_text[f]);
+            } else if (how >= 2) {
+                s->loop = 1 + pick(rng, 3);
+                s->loop_arg = s->loop == 1 ? 1 + pick(rng, 4) : pick(rng, 3);
+                char count[32];
+                if (s->loop == 1)
+                    snprintf(count, sizeof count, "lid %% %du", s->loop_arg);
+                else if (s->loop == 2)
+                    snprintf(count, sizeof count, "lid / 32u %% 2u + 1u");
+                else
+                    snprintf(count, sizeof count, "%du", s->loop_arg);
+                put(src, "    for (uint t = 0u; t < %s; t++) threadgroup_barrier(%s);\n", count,
+                    flag_text[f]);
             } else {
                 put(src, "    threadgroup_barrier(%s);\n", flag_text[f]);
             }
