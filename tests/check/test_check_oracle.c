@@ -2,11 +2,11 @@
  * test_check_oracle.c — the race, uninitialized-read, out-of-bounds and barrier-divergence
  * checks against a reference written for this test, on random access patterns. Each case
  * is a kernel of two to six random steps, each a guarded read or write of one element of a
- * threadgroup, device or private array at a computed index (in some suites sometimes past the end), or a barrier with random
- * mem_flags (in some suites under a guard or in a loop); the reference evaluates every thread's guards
- * and indices in C and decides from the rules below, never from lockstep's output, which
- * elements race, which reads find nothing written, which accesses fall past the end, and
- * whether a barrier diverges. The checkers must find exactly what the reference does, and
+ * threadgroup, device or private array at a computed index (in some suites sometimes past
+ * the end), or a barrier with random mem_flags (in some suites under a guard or in a loop);
+ * the reference evaluates every thread's guards and indices in C and decides from the rules
+ * below, never from lockstep's output, which elements race, which reads find nothing
+ * written, which accesses fall past the end, and whether a barrier diverges. The checkers must find exactly what the reference does, and
  * name only elements the reference names.
  *
  * The rules (docs/checks.md): two accesses to one element by different threads, at least
