@@ -100,7 +100,9 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
         const IsaSymbol *sym = &p->symbols[i];
         if (sym->space == want && addr >= sym->offset && addr < (uint64_t)sym->offset + sym->size) {
             snprintf(site->symbol, sizeof site->symbol, "%s", sym->name);
-            site->index = (int64_t)((addr - sym->offset) / (sym->elem_size ? sym->elem_size : 1));
+            /* a scalar or a struct is named alone: `total`, not `total[0]` */
+            if (sym->array)
+                site->index = (int64_t)((addr - sym->offset) / (sym->elem_size ? sym->elem_size : 1));
             return;
         }
     }

@@ -291,6 +291,7 @@ typedef struct IsaSymbol {
     uint32_t offset;        /* bytes from the start of static threadgroup (or stack) memory */
     uint32_t size;          /* bytes */
     uint32_t elem_size;     /* bytes per element, for indices */
+    bool array;             /* named with an index (`shared[10]`); else alone (`total`) */
 } IsaSymbol;
 
 typedef struct IsaProgram {

@@ -443,6 +443,7 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
         .offset = offset,
         .size = (uint32_t)v->type->size,
         .elem_size = (uint32_t)(elem->size ? elem->size : 1),
+        .array = v->type->kind == LTY_ARRAY,
     };
 }
 

@@ -28,7 +28,8 @@ static inline void name_threadgroup_array(IsaProgram *p, const char *name, uint3
         return;
     p->symbols = calloc(1, sizeof *p->symbols);
     p->symbols[0] = (IsaSymbol){.name = strdup(name), .space = ISA_SYM_THREADGROUP,
-                                .offset = 0, .size = p->tg_mem_bytes, .elem_size = elem};
+                                .offset = 0, .size = p->tg_mem_bytes, .elem_size = elem,
+                                .array = true};
     p->num_symbols = 1;
 }
 

@@ -188,6 +188,27 @@ static void test_private_memory_written_is_silent(void **state)
     done(&c);
 }
 
+/* A struct kept in thread memory (its address is taken) is named alone. */
+static void test_private_struct_named_alone(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "struct S { float a; float b; };\n"
+          "static void set_a(thread S *s, float v) { s->a = v; }\n"
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]])\n"
+          "{\n"
+          "    S s;\n"
+          "    set_a(&s, float(gid));\n"
+          "    out[gid] = s.a + s.b;\n"
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized thread memory s (and by other lanes)");
+    assert_int_equal(f->first.index, CHECK_NO_INDEX);
+    assert_int_equal(f->first.offset, 4); /* s.b */
+    done(&c);
+}
+
 /* Stack bytes no named variable holds (spill slots, and assembly, which names none) are not
  * tracked: a spill slot is written before it is read in every lane that needs it. */
 static void test_unnamed_stack_is_not_tracked(void **state)
@@ -519,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_private_memory_per_threadgroup),
         cmocka_unit_test(test_private_memory_written_is_silent),
         cmocka_unit_test(test_unnamed_stack_is_not_tracked),
+        cmocka_unit_test(test_private_struct_named_alone),
         cmocka_unit_test(test_threadgroup_fill_count),
         cmocka_unit_test(test_threadgroup_full_then_next),
         cmocka_unit_test(test_memory_written_before_read_is_silent),

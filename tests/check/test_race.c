@@ -383,6 +383,24 @@ static void test_constant_load_of_a_written_buffer(void **state)
  * SIMD-group, nothing ordering them) writes 5 too. The writes agree, but thread 0's read
  * could have seen either value: under the same-value policy this is still a race (a write
  * after write, the first a read-modify-write). Without the read it is benign. */
+/* A scalar threadgroup variable is named alone, an array with its index. */
+static void test_scalar_named_alone(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float total;\n"
+        "    if (tid == 0) total = 0.0f;\n"
+        "    total += 1.0f; // RMW\n"
+        "    out[tid] = total;\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    find(&c, "threadgroup memory race (write after read) on total");
+    done(&c);
+}
+
 static void test_read_modify_write_then_same_value(void **state)
 {
     (void)state;
@@ -708,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_store_through_pointer_register),
         cmocka_unit_test(test_constant_load_of_a_written_buffer),
         cmocka_unit_test(test_read_modify_write_then_same_value),
+        cmocka_unit_test(test_scalar_named_alone),
         cmocka_unit_test(test_same_value_writes_benign),
         cmocka_unit_test(test_same_instruction_different_values),
         cmocka_unit_test(test_disjoint_indices_silent),
