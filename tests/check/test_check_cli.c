@@ -379,6 +379,20 @@ static void test_json_single_site_and_clean(void **state)
         FAIL_FREEING(out, summary, "unexpected JSON for grid_edge_oob:\n%s", out);
     free(summary);
     free(out);
+    /* the kinds added later: a SIMD operand, and a private array read before its write */
+    n = json_lines("kernels/bugs/shuffle_past_last_lane.yaml", 1, &summary, &out);
+    assert_int_equal(n, 1);
+    if (!strstr(out, "\"kind\":\"simd-operand\"") || !strstr(out, "\"second\":null"))
+        FAIL_FREEING(out, summary, "unexpected JSON for shuffle_past_last_lane:\n%s", out);
+    free(summary);
+    free(out);
+    n = json_lines("kernels/bugs/uninit_private.yaml", 1, &summary, &out);
+    assert_int_equal(n, 1);
+    if (!strstr(out, "\"kind\":\"uninitialized\"") || !strstr(out, "\"space\":\"thread\"") ||
+        !strstr(out, "\"symbol\":\"window\",\"index\":1"))
+        FAIL_FREEING(out, summary, "unexpected JSON for uninit_private:\n%s", out);
+    free(summary);
+    free(out);
     n = json_lines("kernels/bugs/ok_atomics.yaml", 0, &summary, &out);
     assert_int_equal(n, 0);
     if (!strstr(summary, "\"errors\":0") || !strstr(summary, "\"exit\":0") ||
