@@ -6,8 +6,8 @@
  * the end), or a barrier with random mem_flags (in some suites under a guard or in a loop);
  * the reference evaluates every thread's guards and indices in C and decides from the rules
  * below, never from lockstep's output, which elements race, which reads find nothing
- * written, which accesses fall past the end, and whether a barrier diverges. The checkers must find exactly what the reference does, and
- * name only elements the reference names.
+ * written, which accesses fall past the end, and whether a barrier diverges. The checkers
+ * must find exactly what the reference does, and name only elements the reference names.
  *
  * The rules (docs/checks.md): two accesses to one element by different threads, at least
  * one a write, race unless a barrier whose flags cover the element's address space lies
