@@ -451,6 +451,8 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
  * bytes before any write, and name it (`acc[6]`). Spill slots and temporaries have none. */
 void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset)
 {
+    if (!var->name || !var->name[0])
+        return; /* a compiler temporary: nothing to call it */
     if (cg->num_thread_syms == cg->cap_thread_syms) {
         uint32_t cap = cg->cap_thread_syms ? 2 * cg->cap_thread_syms : 8;
         IsaSymbol *n = lang_alloc(cg->ctx, cap * sizeof *n);
