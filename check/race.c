@@ -420,7 +420,7 @@ RACE_INLINE bool write_fast(const RaceOrder *o, const RaceWords *a, uint64_t i, 
         if ((m->r2.serial && !ordered_now(o, m->r2, tid)) ||
             (m->rx.serial && !ordered_now(o, m->rx, tid)))
             return false;
-        rmw |= own_since_barrier(o, m->r2, tid) | own_since_barrier(o, m->rx, tid);
+        rmw = rmw || own_since_barrier(o, m->r2, tid) || own_since_barrier(o, m->rx, tid);
         m->r2.serial = m->rx.serial = 0;
     }
     if (a->r1)
