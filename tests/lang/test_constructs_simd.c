@@ -277,11 +277,12 @@ static void test_simd_shape_each_function(void **state)
         }
         const IsaInst *in = &p->code[at];
         switch (fns[f].kind) {
-        case K_COUNT_ACTIVE: /* constant sources are moved into a register first */
+        case K_COUNT_ACTIVE: { /* constant sources are moved into a register first */
             int mv = ch_find(p, ISA_OP_MOV, at_if);
             CH_EXPECT(p, mv > at_if && mv < at);
             CH_EXPECT(p, in->type == ISA_TYPE_S32 && in->cond == ISA_RED_SUM);
             break;
+        }
         case K_RED: case K_QRED: case K_PREFIX_INCL: case K_PREFIX_EXCL:
         case K_QPREFIX_INCL: case K_QPREFIX_EXCL:
             CH_EXPECT(p, in->cond == fns[f].arg && in->type == ISA_TYPE_S32);
