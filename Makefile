@@ -5,6 +5,7 @@
 #   make test       build and run every test suite
 #   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make tsan       the test suite under ThreadSanitizer (checked timed runs use two threads)
+#   make clang      the test suite built with clang
 #   make docs       regenerate docs/ISA.md from the instruction table
 #   make bench      simulator speed (lane-instructions per second)
 #   make bench-compare  lockstep against Oclgrind and PoCL (docs/performance.md)
@@ -38,7 +39,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test asan tsan docs bench install clean deps check-docs fuzz
+.PHONY: all run test asan tsan clang docs bench install clean deps check-docs fuzz
 all: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 
 deps: $(DEPS_STAMP)
@@ -94,6 +95,12 @@ tsan:
 	    CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
 	    LDLIBS="-lm -pthread -fsanitize=thread" test
 
+# The test suite built with clang, whose warnings differ from gcc's (make fuzz builds with
+# it); -Wno-format-nonliteral as there: the diagnostics pass format strings on as va_lists.
+clang:
+	@command -v clang >/dev/null || { echo "make clang needs clang (apt-get install clang)"; exit 1; }
+	$(MAKE) BUILD=build-clang CC=clang CFLAGS="-O2 -g -Wno-format-nonliteral" test
+
 docs: $(BUILD)/lockstep
 	$(BUILD)/lockstep isa > docs/ISA.md
 	@echo "docs/ISA.md regenerated"
@@ -135,6 +142,6 @@ install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	install -m 644 sim/gpus/*.yaml $(DESTDIR)$(PREFIX)/share/lockstep/gpus/
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-clang build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/obj/ui/main.d
