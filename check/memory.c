@@ -414,13 +414,18 @@ static void report_uninit(MemoryChecker *c, const SimGroupView *sg, const SimMem
     check_report(c->s, &f);
 }
 
-/* The shadow bytes of an access by one lane, or NULL when its memory is not tracked. */
-static uint8_t *shadow_of(MemoryChecker *c, MemSpace space, uint64_t addr, uint32_t bytes)
+/* The shadow bytes of an access by lane l, or NULL when its memory is not tracked. A stack
+ * offset is the lane's own: each lane of each SIMD-group has a block of stack_bytes. */
+static uint8_t *shadow_of(MemoryChecker *c, const SimGroupView *sg, uint32_t l, MemSpace space,
+                          uint64_t addr, uint32_t bytes)
 {
     if (space == MEM_SPACE_THREADGROUP)
         return addr + bytes <= c->tg_bytes ? c->tg_written + addr : NULL;
     if (space == MEM_SPACE_THREAD)
-        return NULL;
+        return c->stack_template && addr + bytes <= c->stack_bytes && addr + bytes > addr
+                   ? c->stack_written +
+                         ((size_t)sg->simdgroup * SIM_SIMD_WIDTH + l) * c->stack_bytes + addr
+                   : NULL;
     uint64_t buffer = (addr >> MEM_BUFFER_SHIFT) - 1, offset = addr & MEM_MAX_BUFFER_BYTES;
     if (buffer >= c->s->num_buffers || !c->dev_written[buffer] ||
         offset + bytes > c->s->device->buffers[buffer].size)
@@ -461,32 +466,6 @@ static bool all_written(const uint8_t *shadow, uint64_t n)
     return !holes;
 }
 
-/* A stack access: each lane's bytes in its own block. */
-static void stack_access(MemoryChecker *c, const SimGroupView *sg, const SimMemAccess *acc)
-{
-    uint32_t bad = 0, bad_lane = 0;
-    uint64_t bad_addr = 0;
-    uint8_t *lane0 = c->stack_written + (size_t)sg->simdgroup * SIM_SIMD_WIDTH * c->stack_bytes;
-    for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
-        uint32_t l = (uint32_t)__builtin_ctz(m);
-        uint64_t a = acc->addr[l];
-        if (a + acc->bytes > c->stack_bytes || a + acc->bytes < a)
-            continue; /* the simulator's own bounds fault */
-        uint8_t *shadow = lane0 + (size_t)l * c->stack_bytes + a;
-        if (acc->kind != SIM_ACCESS_READ) {
-            memset(shadow, 1, acc->bytes);
-            continue;
-        }
-        uint32_t hole = first_unwritten(shadow, acc->bytes);
-        if (hole < acc->bytes && !bad++) {
-            bad_lane = l;
-            bad_addr = a + hole;
-        }
-    }
-    if (bad)
-        report_uninit(c, sg, acc, bad_lane, bad_addr, bad);
-}
-
 static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc)
 {
     MemoryChecker *c = ctx;
@@ -501,12 +480,8 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
     }
     if (!c->uninit)
         return;
-    if (acc->space == MEM_SPACE_THREAD) {
-        if (c->stack_template)
-            stack_access(c, sg, acc);
-        return;
-    }
-    if (acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit)
+    if (acc->space == MEM_SPACE_THREAD ? !c->stack_template
+                                       : acc->space != MEM_SPACE_THREADGROUP && !c->any_dev_uninit)
         return;
     if (acc->space == MEM_SPACE_THREADGROUP && !c->tg_unwritten)
         return; /* every byte has been written: a read finds no hole (a tile read after it
@@ -551,7 +526,7 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
     }
     for (uint32_t m = acc->lane_mask; m; m &= m - 1) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
-        uint8_t *shadow = shadow_of(c, acc->space, acc->addr[l], acc->bytes);
+        uint8_t *shadow = shadow_of(c, sg, l, acc->space, acc->addr[l], acc->bytes);
         if (!shadow)
             continue;
         if (acc->kind != SIM_ACCESS_READ) {

@@ -192,19 +192,19 @@ static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaI
         report_out_of_range(c, sg, inst, name, (uint32_t)__builtin_ctz(out), b[__builtin_ctz(out)]);
     if (!uniform_operand(inst->op))
         return out;
-    uint32_t ref[32], differ = 0;
+    uint32_t differ = 0;
     if (is_quad(inst->op)) {
         for (int q = 0; q < 32; q += 4) {
             uint32_t active = (exec >> q) & 0xfu;
             uint32_t v = active ? b[q + __builtin_ctz(active)] : 0;
-            ref[q] = ref[q + 1] = ref[q + 2] = ref[q + 3] = v;
+            for (int k = 0; k < 4; k++)
+                differ |= (uint32_t)(b[q + k] != v) << (q + k);
         }
     } else {
+        const uint32_t v = b[__builtin_ctz(exec)];
         for (int l = 0; l < 32; l++)
-            ref[l] = b[__builtin_ctz(exec)];
+            differ |= (uint32_t)(b[l] != v) << l;
     }
-    for (int l = 0; l < 32; l++)
-        differ |= (uint32_t)(b[l] != ref[l]) << l;
     differ &= exec;
     if (differ) {
         uint32_t l = (uint32_t)__builtin_ctz(differ);
