@@ -27,6 +27,7 @@ typedef enum CheckKind {
     CHECK_SIMD_OPERAND,         /* its lane, delta or mask operand invalid or not uniform */
     CHECK_OUT_OF_BOUNDS,
     CHECK_UNINITIALIZED,        /* a read of memory nothing wrote */
+    CHECK_UNINIT_VALUE,         /* a register value nothing assigned, stored or branched on */
     CHECK_READ_BEFORE_WAIT,     /* an async load's register used before its `wait` */
     CHECK_CONSTANT_WRITE,
     CHECK_BUDGET,               /* the run stopped at its instruction budget */

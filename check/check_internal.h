@@ -9,7 +9,8 @@
  *
  * Checkers: race.c (data races), barrier.c (barrier divergence), simd.c (SIMD-group
  * functions reading inactive lanes), memory.c (uninitialized reads, read-before-wait,
- * out-of-bounds reads whose value is never used), profile.c (divergence profile).
+ * out-of-bounds reads whose value is never used), regdef.c (uninitialized register values
+ * used), profile.c (divergence profile).
  */
 #ifndef LOCKSTEP_CHECK_INTERNAL_H
 #define LOCKSTEP_CHECK_INTERNAL_H
@@ -28,6 +29,10 @@ struct CheckChecker {
     SimObserver observer;
     /* observer.inst_issued is called only for opcodes set here (all of them when none is). */
     uint64_t issue_ops[CHECK_OP_WORDS];
+    /* And, when not NULL, only for instructions k with issue_insts[k] set (program order):
+     * the simulator then skips the others' calls altogether, unless another checker wants
+     * them, when inst_issued must return at once. */
+    const uint8_t *issue_insts;
     /* Called instead of observer.inst_retired, with the exec mask the instruction ran with
      * (`before`; sg->exec_mask is the one it left), for: opcodes set in retire_ops, every
      * instruction that changed the exec mask when retire_mask_changes, and every instruction
@@ -94,6 +99,7 @@ struct CheckSession {
     SimObserver *observers[1];
     CheckForward fwd;
     uint8_t issue_want[ISA_OP_COUNT];   /* per opcode: checkers whose inst_issued wants it */
+    uint8_t *issue_insts;               /* per instruction, when a checker filters them */
     uint64_t issue_ops[CHECK_OP_WORDS]; /* the opcodes with any: the observer's issue_ops */
     /* the opcodes to retire: those a checker asked for and every one that can change an exec
      * mask (so CheckGroup.mask stays exact) */
@@ -150,6 +156,48 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size);
 void *check_shadow_alloc(uint64_t n, size_t size);
 void check_shadow_free(void *p, uint64_t n, size_t size);
 
+/* Which operands each opcode reads and writes (roles.c). */
+enum { CHECK_ROLE_NONE, CHECK_ROLE_READ, CHECK_ROLE_WRITE };
+typedef struct CheckRoles {
+    uint8_t role[ISA_OP_COUNT][ISA_MAX_OPERANDS];
+    /* per opcode, the operands it reads and then those it writes, in operand order */
+    uint8_t uses[ISA_OP_COUNT][2 * ISA_MAX_OPERANDS];
+    uint8_t num_reads[ISA_OP_COUNT], num_uses[ISA_OP_COUNT];
+} CheckRoles;
+void check_roles_build(CheckRoles *r);
+
+/* The register halves operand k of `in` names, among a SIMD-group's num_halves: [*first,
+ * *first + return value); 0 for an operand that is no register. Memory data (`m`) names
+ * .xN consecutive registers, or halves for f16 formats. */
+static inline uint32_t check_operand_halves(const IsaInst *in, int k, uint32_t num_halves,
+                                            uint32_t *first)
+{
+    const IsaOperand *o = &in->opd[k];
+    *first = 0;
+    uint32_t n = isa_ops[in->op].operands[0] == 'm' && k == 0 && in->count ? in->count : 1;
+    uint32_t h;
+    switch ((IsaOperandKind)o->kind) {
+    case ISA_OPD_R32: *first = o->index * 2u; h = 2 * n; break;
+    case ISA_OPD_R16: *first = o->index; h = n; break;
+    case ISA_OPD_R64: *first = o->index * 2u; h = 4; break;
+    default: return 0;
+    }
+    if (*first >= num_halves)
+        return 0;
+    return UTIL_MIN(h, num_halves - *first);
+}
+
+/* simd.c: the value of a 32-bit source operand in every lane (a register from the view, an
+ * immediate, a uniform with a .uniform value); false when an observer cannot know it (a
+ * uniform bound at launch). */
+bool check_operand_values(const IsaProgram *p, const SimGroupView *sg, const IsaOperand *o,
+                          uint32_t out[32]);
+/* simd.c: the lane that lane l of a shuffle or broadcast reads given its lane, delta or
+ * mask operand b, as sim/ops_simd.c picks it. */
+uint32_t check_source_lane(uint16_t op, uint32_t l, uint32_t b);
+/* simd.c: the MSL name of a shuffle or broadcast opcode; NULL for any other. */
+const char *check_simd_name(uint16_t op);
+
 /* The source line of pc (0 when unknown). */
 uint32_t check_line_of(const IsaProgram *p, uint32_t pc);
 
@@ -159,6 +207,12 @@ CheckChecker *check_barrier_new(CheckSession *s);
 CheckChecker *check_simd_new(CheckSession *s);
 CheckChecker *check_memory_new(CheckSession *s);
 CheckChecker *check_profile_new(CheckSession *s);
+CheckChecker *check_regdef_new(CheckSession *s);
+
+/* regdef.c: how many instructions of p may read a register half that holds no defined value
+ * in some lane that reads it (0: the program cannot use an uninitialized register, and a
+ * run needs no tracking); maybe[i] says which, when not NULL (p->count entries). */
+uint32_t check_regdef_scan(const IsaProgram *p, bool *maybe);
 
 /* memory.c: true when every out-of-bounds read at pc loaded a value that no instruction then
  * read (the register was overwritten or the thread ended); session.c folds such faults in as

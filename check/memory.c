@@ -26,7 +26,6 @@
 #include "check_internal.h"
 #include "lane_span.h"
 
-enum { ROLE_NONE, ROLE_READ, ROLE_WRITE };
 #define NO_LOAD UINT32_MAX
 
 typedef struct GroupRegs {
@@ -46,10 +45,7 @@ typedef struct MemoryChecker {
     CheckSession *s;
     bool track_regs;         /* read-before-wait and unused out-of-bounds reads */
     bool uninit;
-    uint8_t roles[ISA_OP_COUNT][ISA_MAX_OPERANDS];
-    /* per opcode, the operands it reads and then those it writes, in operand order */
-    uint8_t uses[ISA_OP_COUNT][2 * ISA_MAX_OPERANDS];
-    uint8_t num_reads[ISA_OP_COUNT], num_uses[ISA_OP_COUNT];
+    CheckRoles roles;
     uint32_t num_halves;
     GroupRegs *groups;
     uint32_t cap_groups, num_groups;
@@ -72,53 +68,10 @@ static bool is_load(uint16_t op)
            op == ISA_OP_LD_STACK;
 }
 
-static void build_roles(MemoryChecker *c)
-{
-    for (int op = 0; op < ISA_OP_COUNT; op++) {
-        const char *letters = isa_ops[op].operands;
-        for (int k = 0; *letters && k < ISA_MAX_OPERANDS; k++) {
-            char l = *letters;
-            uint8_t role = ROLE_NONE;
-            if (k == 0 && (l == 'D' || l == 'H' || l == 'P' || l == 'x'))
-                role = ROLE_WRITE;
-            else if (l == 'm')
-                role = is_load((uint16_t)op) ? ROLE_WRITE : ROLE_READ;
-            else if (l == 's' || l == 'h' || l == 'p' || l == 'y' || l == 'b' || l == 'a')
-                role = ROLE_READ;
-            c->roles[op][k] = role;
-            if (role == ROLE_READ)
-                c->num_reads[op]++;
-            while (*letters && *letters != ',')
-                letters++;
-            if (*letters == ',')
-                letters++;
-        }
-        uint8_t n = 0;
-        for (uint8_t want = ROLE_READ; want <= ROLE_WRITE; want++)
-            for (uint8_t k = 0; k < ISA_MAX_OPERANDS; k++)
-                if (c->roles[op][k] == want)
-                    c->uses[op][n++] = k;
-        c->num_uses[op] = n;
-    }
-}
-
-/* The register halves operand k names: [*first, *first + return value). */
 static inline uint32_t operand_halves(const MemoryChecker *c, const IsaInst *in, int k,
                                       uint32_t *first)
 {
-    const IsaOperand *o = &in->opd[k];
-    *first = 0;
-    uint32_t n = isa_ops[in->op].operands[0] == 'm' && k == 0 && in->count ? in->count : 1;
-    uint32_t h;
-    switch ((IsaOperandKind)o->kind) {
-    case ISA_OPD_R32: *first = o->index * 2u; h = 2 * n; break;
-    case ISA_OPD_R16: *first = o->index; h = n; break;
-    case ISA_OPD_R64: *first = o->index * 2u; h = 4; break;
-    default: return 0;
-    }
-    if (*first >= c->num_halves)
-        return 0;
-    return UTIL_MIN(h, c->num_halves - *first);
+    return check_operand_halves(in, k, c->num_halves, first);
 }
 
 static uint32_t index_of(const CheckSession *s, const IsaInst *inst)
@@ -329,9 +282,9 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
                                ? (sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1)
                                : exec;
         bool copy = g->oob_pending && is_copy(inst);
-        for (uint32_t i = 0; i < c->num_uses[op]; i++) {
-            bool write = i >= c->num_reads[op];
-            check_operand(c, sg, inst, c->uses[op][i], write, copy, write ? exec : readers);
+        for (uint32_t i = 0; i < c->roles.num_uses[op]; i++) {
+            bool write = i >= c->roles.num_reads[op];
+            check_operand(c, sg, inst, c->roles.uses[op][i], write, copy, write ? exec : readers);
         }
         if (copy)
             copy_unread(c, g, inst, exec);
@@ -592,7 +545,7 @@ CheckChecker *check_memory_new(CheckSession *s)
     c->s = s;
     c->track_regs = s->opts.memory;
     c->uninit = s->opts.uninit;
-    build_roles(c);
+    check_roles_build(&c->roles);
     c->num_halves = (s->program->num_regs ? s->program->num_regs : 1) * 2;
     size_t n = s->program->count ? s->program->count : 1;
     c->oob_used = util_calloc(2 * n, sizeof *c->oob_used);

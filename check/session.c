@@ -19,6 +19,7 @@ const char *const check_kind_names[CHECK_KIND_COUNT] = {
     [CHECK_SIMD_OPERAND] = "simd-operand",
     [CHECK_OUT_OF_BOUNDS] = "out-of-bounds",
     [CHECK_UNINITIALIZED] = "uninitialized",
+    [CHECK_UNINIT_VALUE] = "uninitialized-value",
     [CHECK_READ_BEFORE_WAIT] = "read-before-wait",
     [CHECK_CONSTANT_WRITE] = "constant-write",
     [CHECK_BUDGET] = "budget",
@@ -323,6 +324,22 @@ static void build_forwarding(CheckSession *s)
         f->any_issued |= o->inst_issued != NULL;
         f->any_retired |= o->inst_retired || c->retired;
     }
+    /* Checkers that filter their instructions: the simulator sees the union of all wants. */
+    const IsaProgram *prog = s->program;
+    bool filtered = false;
+    for (uint32_t i = 0; i < s->num_checkers; i++)
+        filtered |= s->checkers[i]->issue_insts != NULL;
+    if (filtered) {
+        s->issue_insts = util_calloc(prog->count ? prog->count : 1, 1);
+        for (uint32_t k = 0; k < prog->count; k++) {
+            const uint16_t op = prog->code[k].op;
+            uint32_t want = op < ISA_OP_COUNT ? s->issue_want[op] : s->issue_want_any;
+            for (; want && !s->issue_insts[k]; want &= want - 1) {
+                const CheckChecker *c = s->checkers[__builtin_ctz(want)];
+                s->issue_insts[k] = !c->issue_insts || c->issue_insts[k];
+            }
+        }
+    }
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++) {
         if (s->issue_want[op])
             check_op_set(s->issue_ops, op);
@@ -354,6 +371,7 @@ static void build_forwarding(CheckSession *s)
         .barrier_release = f->num_release ? fwd_barrier_release : NULL,
         .issue_ops = s->issue_ops,
         .issue_ops_fixed = true, /* built once, here */
+        .issue_insts = s->issue_insts,
         .retire_ops = s->retire_now,
     };
     memcpy(s->retire_now, s->retire_ops, sizeof s->retire_now);
@@ -419,7 +437,8 @@ CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
         if (program->args[i].kind == ISA_ARG_THREADGROUP)
             s->tg_arg_bytes[i] = bindings[i].tg_bytes;
     CheckChecker *(*makers[])(CheckSession *) = {
-        check_race_new, check_barrier_new, check_simd_new, check_memory_new, check_profile_new,
+        check_race_new, check_barrier_new, check_simd_new, check_memory_new, check_regdef_new,
+        check_profile_new,
     };
     for (size_t i = 0; i < UTIL_ARRAY_LEN(makers); i++) {
         CheckChecker *c = makers[i](s);
@@ -536,6 +555,7 @@ void check_session_free(CheckSession *s)
     free(s->tg_arg_bytes);
     free(s->findings);
     free(s->groups);
+    free(s->issue_insts);
     free(s->profile.branches);
     free(s);
 }

@@ -24,7 +24,7 @@ typedef struct SimdChecker {
     CheckSession *s;
 } SimdChecker;
 
-static const char *msl_name(uint16_t op)
+const char *check_simd_name(uint16_t op)
 {
     switch (op) {
     case ISA_OP_SHFL: return "simd_shuffle";
@@ -45,9 +45,8 @@ static const char *msl_name(uint16_t op)
     }
 }
 
-/* The lane operand's value in every lane; false when it cannot be known. */
-static bool lane_operand(const SimdChecker *c, const SimGroupView *sg, const IsaOperand *o,
-                         uint32_t out[32])
+bool check_operand_values(const IsaProgram *p, const SimGroupView *sg, const IsaOperand *o,
+                          uint32_t out[32])
 {
     uint32_t v;
     switch ((IsaOperandKind)o->kind) {
@@ -61,7 +60,6 @@ static bool lane_operand(const SimdChecker *c, const SimGroupView *sg, const Isa
         v = (uint32_t)o->imm;
         break;
     case ISA_OPD_U32: {
-        const IsaProgram *p = c->s->program;
         uint32_t i = 0;
         while (i < p->num_uniform_inits && p->uniform_inits[i].uniform != o->index)
             i++;
@@ -78,8 +76,7 @@ static bool lane_operand(const SimdChecker *c, const SimGroupView *sg, const Isa
     return true;
 }
 
-/* The lane that lane l reads (as sim/ops_simd.c computes it). */
-static uint32_t source_lane(uint16_t op, uint32_t l, uint32_t b)
+uint32_t check_source_lane(uint16_t op, uint32_t l, uint32_t b)
 {
     uint32_t quad = l & ~3u, q = l & 3u;
     switch (op) {
@@ -217,7 +214,7 @@ static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaI
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 {
     SimdChecker *c = ctx;
-    const char *name = msl_name(inst->op);
+    const char *name = check_simd_name(inst->op);
     if (!name)
         return;
     uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
@@ -225,7 +222,7 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     if (!exec)
         return;
     uint32_t b[32];
-    if (!lane_operand(c, sg, &inst->opd[2], b))
+    if (!check_operand_values(c->s->program, sg, &inst->opd[2], b))
         return;
     uint32_t out_of_range = check_operand(c, sg, inst, name, exec, b);
     /* With every lane of a full SIMD-group active, every source lane is valid. */
@@ -236,7 +233,7 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         uint32_t l = (uint32_t)__builtin_ctz(m);
         if ((out_of_range >> l) & 1)
             continue; /* reported above */
-        uint32_t src = source_lane(inst->op, l, b[l]);
+        uint32_t src = check_source_lane(inst->op, l, b[l]);
         if (src >= sg->lanes || !((exec >> src) & 1)) {
             if (!bad) {
                 reader = l;
@@ -280,7 +277,7 @@ CheckChecker *check_simd_new(CheckSession *s)
     c->s = s;
     c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
-        if (msl_name((uint16_t)op))
+        if (check_simd_name((uint16_t)op))
             check_op_set(c->base.issue_ops, op);
     c->base.destroy = destroy;
     return &c->base;

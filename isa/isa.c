@@ -108,6 +108,11 @@ void isa_program_free(IsaProgram *p)
         free(p->symbols[i].type_name);
     }
     free(p->symbols);
+    for (uint32_t i = 0; i < p->num_undefs; i++) {
+        free(p->undefs[i].name);
+        free(p->undefs[i].type_name);
+    }
+    free(p->undefs);
     free(p);
 }
 

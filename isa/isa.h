@@ -294,6 +294,18 @@ typedef struct IsaSymbol {
     bool array;             /* named with an index (`shared[10]`); else alone (`total`) */
 } IsaSymbol;
 
+/* A variable declared without a value: from instruction `index` on (before it runs), the
+ * register (or register pair) `reg` holds nothing defined in the lanes active there, until
+ * the kernel assigns the variable. Filled by the compiler for checkers (check/regdef.c); the
+ * declaration itself emits no instruction. */
+typedef struct IsaUndef {
+    uint32_t index;         /* instruction index (== count: at the very end) */
+    IsaOperand reg;         /* ISA_OPD_R16, R32 or R64 */
+    IsaSourceLoc loc;       /* the declaration */
+    char *name;             /* the variable (a vector or struct member: "v.y", "s[1]") */
+    char *type_name;        /* its scalar type as written ("float"), or "?" */
+} IsaUndef;
+
 typedef struct IsaProgram {
     char *name;             /* kernel entry name */
     IsaInst *code;
@@ -314,6 +326,8 @@ typedef struct IsaProgram {
     uint32_t num_vars;
     IsaSymbol *symbols;     /* threadgroup/thread memory blocks with names; may be empty */
     uint32_t num_symbols;
+    IsaUndef *undefs;       /* declarations without a value, by index; may be empty */
+    uint32_t num_undefs;
 } IsaProgram;
 
 IsaProgram *isa_program_new(void);

@@ -132,6 +132,8 @@ int lang_be_operands(const LangIr *ir, const IsaInst *in, LangBeOpd out[ISA_MAX_
         return fail_why(why, "an invalid opcode");
     char letters[ISA_MAX_OPERANDS];
     op_letters((IsaOpcode)in->op, letters);
+    if (in->op == ISA_OP_NOP && (in->flags & LANG_IR_UNDEF))
+        letters[0] = 'D'; /* a declaration without a value: writes its vreg */
     int n = 0;
     for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
         const IsaOperand *o = &in->opd[k];
@@ -273,7 +275,7 @@ static uint32_t prune_skips(LangCtx *ctx, const LangIr *ir, LangIrInst *w, uint3
             unsigned cost = 0;
             bool has_barrier = false;
             for (int32_t j = (int32_t)i + 1; j < target; j++)
-                if (w[j].label < 0) {
+                if (w[j].label < 0 && !lang_ir_is_undef(&w[j])) {
                     cost += inst_cost((IsaOpcode)w[j].inst.op);
                     has_barrier |= w[j].inst.op == ISA_OP_BARRIER;
                 }
@@ -560,6 +562,45 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
     }
 }
 
+/* The declarations without a value (LANG_IR_UNDEF), for IsaProgram.undefs. */
+typedef struct Undefs {
+    IsaUndef *list;
+    uint32_t n;
+    size_t cap;
+} Undefs;
+
+/* Records marker `it`, which falls before instruction `index`: the register its vreg got.
+ * A spilled vreg is not recorded (its stack slot is not tracked either). */
+static void record_undef(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
+                         const LangIrInst *it, uint32_t index, Undefs *u)
+{
+    (void)ctx;
+    const uint32_t v = it->inst.opd[0].index;
+    if (v == 0 || v >= ir->num_vregs || ra->half[v] < 0 || !ir->vregs[v].var)
+        return;
+    const LangVar *var = ir->vregs[v].var;
+    const LangType *ty = var->type;
+    const LangType *elem = ty && (ty->kind == LTY_VECTOR || ty->kind == LTY_ARRAY) && ty->base
+                               ? ty->base : ty;
+    util_reserve((void **)&u->list, &u->cap, u->n + 1, sizeof *u->list);
+    IsaUndef *d = &u->list[u->n++];
+    const uint8_t w = ir->vregs[v].width;
+    d->index = index;
+    d->reg.kind = w == 16 ? ISA_OPD_R16 : w == 64 ? ISA_OPD_R64 : ISA_OPD_R32;
+    d->reg.index = (uint16_t)(w == 16 ? ra->half[v] : ra->half[v] / 2);
+    d->loc = it->loc;
+    char name[256];
+    const uint32_t member = (uint32_t)it->inst.opd[1].imm, members = (uint32_t)it->inst.opd[2].imm;
+    if (members > 1 && ty && ty->kind == LTY_VECTOR && members <= 4)
+        snprintf(name, sizeof name, "%s.%c", var->name, "xyzw"[member % 4]);
+    else if (members > 1)
+        snprintf(name, sizeof name, "%s[%u]", var->name, member);
+    else
+        snprintf(name, sizeof name, "%s", var->name ? var->name : "?");
+    d->name = util_strdup(name);
+    d->type_name = util_strdup(elem && elem->name ? elem->name : "?");
+}
+
 static uint32_t regs_used(const Emit *e)
 {
     uint32_t top = 0;
@@ -647,6 +688,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
     uint32_t *pos_end = lang_alloc(ctx, (n + 1) * sizeof *pos_end);
 
     Emit e = {.ctx = ctx};
+    Undefs undefs = {0};
     IsaSourceLoc last_loc = {0};
     for (uint32_t p = 0; p < n; p++) {
         const LangIrInst *it = &w[p];
@@ -656,6 +698,11 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
             label_index[it->label] = (int32_t)e.count;
             if (target[it->label])
                 wait_slots(&e, pending_slots(&e) | label_slots[it->label], it->loc);
+            pos_end[p] = e.count;
+            continue;
+        }
+        if (lang_ir_is_undef(it)) {
+            record_undef(ctx, ir, &ra, it, e.count, &undefs);
             pos_end[p] = e.count;
             continue;
         }
@@ -692,5 +739,8 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
         for (int k = 0; k < ISA_MAX_OPERANDS; k++)
             if (e.code[i].opd[k].kind == ISA_OPD_LABEL)
                 e.code[i].opd[k].index = (uint16_t)label_index[e.code[i].opd[k].index];
-    return build_program(ctx, ir, &e, &ra, pos_first, pos_end);
+    IsaProgram *prog = build_program(ctx, ir, &e, &ra, pos_first, pos_end);
+    prog->undefs = undefs.list;
+    prog->num_undefs = undefs.n;
+    return prog;
 }

@@ -139,6 +139,20 @@ void cg_name_vreg(LangCg *cg, IsaOperand r, LangVar *var)
         cg->ir->vregs[r.index].var = var;
 }
 
+void cg_mark_undefined(LangCg *cg, const CgBind *b, const LangVar *var)
+{
+    if (b->kind != BIND_REG)
+        return;
+    const int n = cg_leaf_count(var->type);
+    for (int i = 0; i < n; i++) {
+        IsaInst *in = lang_cg_emit(cg, ISA_OP_NOP);
+        in->flags = LANG_IR_UNDEF;
+        in->opd[0] = b->regs[i];
+        in->opd[1] = lang_cg_imm((uint64_t)i); /* which member, of how many (for its name) */
+        in->opd[2] = lang_cg_imm((uint64_t)n);
+    }
+}
+
 CgBind *cg_bind(LangCg *cg, LangVar *var)
 {
     int id = var->id < 0 ? 0 : var->id;

@@ -107,6 +107,9 @@ int cg_width_of(const LangType *scalar);
 IsaOperand cg_vreg_for(LangCg *cg, const LangType *scalar);
 void cg_name_vreg(LangCg *cg, IsaOperand r, LangVar *var);
 CgBind *cg_bind(LangCg *cg, LangVar *var);
+/* A local declared without an initializer: each of its registers is marked as holding no
+ * value yet (LANG_IR_UNDEF), so checkers can tell a read of it before any assignment. */
+void cg_mark_undefined(LangCg *cg, const CgBind *b, const LangVar *var);
 bool cg_writes_var(LangNode *body, LangVar *var);
 uint32_t cg_stack_alloc(LangCg *cg, int size, int align);
 /* exec-mask constructs */

@@ -317,8 +317,10 @@ static void decl_stmt(LangCg *cg, LangNode *n)
     if (!var)
         return;
     cg_bind_local(cg, var);
-    if (!n->init)
+    if (!n->init) {
+        cg_mark_undefined(cg, cg_bind(cg, var), var);
         return;
+    }
     CgVal v = cg_expr(cg, n->init);
     cg_set_loc(cg, n->tok);
     CgBind *b = cg_bind(cg, var);

@@ -324,12 +324,23 @@ LangFunction *lang_find_kernel(LangCtx *ctx, LangUnit *unit, const char *entry);
  */
 
 enum { LANG_IR_OPTIONAL = 0x80 }; /* IsaInst.flags on jmp_exec_none */
+/* IsaInst.flags on a nop whose opd[0] names a vreg: the vreg holds no value from here on
+ * (a variable declared without an initializer). Register allocation counts it as a write,
+ * so the variable keeps its own register from its declaration; the backend emits no
+ * instruction for it and records it in IsaProgram.undefs for the checkers. */
+enum { LANG_IR_UNDEF = 0x40 };
+
 
 typedef struct LangIrInst {
     IsaInst inst;
     int32_t label;          /* >= 0: a label definition (inst unused) */
     IsaSourceLoc loc;
 } LangIrInst;
+
+static inline bool lang_ir_is_undef(const LangIrInst *it)
+{
+    return it->label < 0 && it->inst.op == ISA_OP_NOP && (it->inst.flags & LANG_IR_UNDEF);
+}
 
 typedef struct LangVreg {
     uint8_t width;          /* 16, 32 or 64 */

@@ -375,8 +375,13 @@ static void gather_hooks(SimDispatch *d)
     for (uint32_t k = 0; fixed && k < d->count; k++) {
         const uint16_t op = d->code[k].op;
         bool wanted = false;
-        for (uint32_t i = 0; i < d->num_issued; i++)
-            wanted |= d->issued[i].ops[op / 64] >> (op % 64) & 1;
+        for (uint32_t i = 0, h = 0; i < L->num_observers; i++) {
+            const SimObserver *o = L->observers[i];
+            if (!o->inst_issued)
+                continue;
+            wanted |= (d->issued[h++].ops[op / 64] >> (op % 64) & 1) &&
+                      (!o->issue_insts || o->issue_insts[k]);
+        }
         if (!wanted)
             d->code[k].flags |= SIM_INST_NO_ISSUE_HOOK;
     }

@@ -72,6 +72,10 @@ typedef struct SimGroupView {
 /* Fills the identity of lane `lane` of a SIMD-group. */
 void sim_lane_thread(const SimGroupView *sg, uint32_t lane, SimThreadId *out);
 
+/* The lanes where (a[l] cond b[l]), as the compare ops evaluate it (32-bit integers or
+ * floats), as a bitmask: for observers that reason about an instruction's lanes. */
+uint32_t sim_compare32(IsaCond cond, const uint32_t *a, const uint32_t *b, bool is_float);
+
 typedef enum SimAccessKind { SIM_ACCESS_READ, SIM_ACCESS_WRITE, SIM_ACCESS_ATOMIC } SimAccessKind;
 
 /* One memory instruction's accesses, one per lane in lane_mask (only in-bounds lanes). */
@@ -108,6 +112,10 @@ typedef struct SimObserver {
     /* Optional promise: the bits issue_ops points to never change during a dispatch, so the
      * dispatch may sort the instructions into wanted and not wanted once, when it starts. */
     bool issue_ops_fixed;
+    /* Optional, with issue_ops_fixed: per instruction index of the program, nonzero when
+     * inst_issued wants that instruction (its opcode must be in issue_ops too). NULL: every
+     * instruction of a wanted opcode. */
+    const uint8_t *issue_insts;
 } SimObserver;
 
 /* ---- launch and result -------------------------------------------------------------------- */

@@ -212,8 +212,6 @@ void sim_run_group(SimDispatch *d, SimGroup *g);
 /* Per-lane compare of two 32-bit sources: out[l] = 0xffffffff where (a cond b), else 0. */
 void sim_compare_lanes(IsaCond cond, const uint32_t *a, const uint32_t *b, bool is_float,
                        uint32_t *out);
-/* The same as a lane bitmask. */
-uint32_t sim_compare32(IsaCond cond, const uint32_t *a, const uint32_t *b, bool is_float);
 /* Bit l set where lanes[l] (0 or 0xffffffff) is all ones. */
 uint32_t sim_lanes_to_mask(const uint32_t *lanes);
 

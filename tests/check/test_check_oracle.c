@@ -21,7 +21,9 @@
  * each to its next barrier. An access past the array's end is reported and touches nothing
  * (it neither races nor initializes). A private array is each thread's alone: a read of an
  * element the thread has not written is uninitialized, when the compiler keeps the array
- * in memory (some index is computed at run time; in registers it is not tracked). A
+ * in memory (some index is computed at run time); in registers (every index a constant)
+ * the value read is undefined and taints the sum the thread stores, which the
+ * uninitialized-value check reports at the store, naming an element some thread read. A
  * barrier diverges when some threads of a threadgroup run it more often than others (under
  * a guard, or in a loop whose trip count differs between threads); one in a loop that runs
  * no trips orders nothing.
@@ -57,7 +59,9 @@ typedef struct Case {
 typedef struct Expect {
     bool racy[THREADS], unwritten[THREADS];
     bool outside[2 * THREADS]; /* elements past the end that some access asks for */
+    bool unwritten_reg[16];    /* a private array in registers: elements read undefined */
     bool race, uninit, divergence, oob;
+    bool uninit_value;         /* some thread stores a sum of an undefined element */
 } Expect;
 
 typedef struct Src {
@@ -185,7 +189,7 @@ static void expect_uninit(const Case *c, Expect *x)
         bool in_memory = false; /* only an array indexed at run time is kept in memory */
         for (int i = 0; i < c->n; i++)
             in_memory |= c->steps[i].kind != STEP_BARRIER && c->steps[i].index != 4;
-        for (int gid = 0; gid < THREADS && in_memory; gid++) {
+        for (int gid = 0; gid < THREADS; gid++) {
             bool mine[16] = {0};
             for (int i = 0; i < c->n; i++) {
                 const Step *s = &c->steps[i];
@@ -194,8 +198,10 @@ static void expect_uninit(const Case *c, Expect *x)
                 int e = element(c, s, gid);
                 if (s->kind == STEP_WRITE)
                     mine[e] = true;
-                else if (!mine[e])
+                else if (!mine[e] && in_memory)
                     x->unwritten[e] = x->uninit = true;
+                else if (!mine[e])
+                    x->unwritten_reg[e] = x->uninit_value = true;
             }
         }
         return;
@@ -410,7 +416,8 @@ static void run_cases(Case kind, uint64_t seed, int found[4])
             expect_uninit(&c, &x);
             expect_oob(&c, &x);
         }
-        found[0] += x.race, found[1] += x.uninit, found[2] += x.divergence, found[3] += x.oob;
+        found[0] += x.race, found[1] += x.uninit || x.uninit_value, found[2] += x.divergence,
+            found[3] += x.oob;
 
         Checked ch = {0};
         CheckBufferInfo info[2] = {{.elem_size = 4, .uninitialized = c.device && c.uninit},
@@ -421,7 +428,7 @@ static void run_cases(Case kind, uint64_t seed, int found[4])
         CheckOptions o = {.races = true, .uninit = true, .barriers = true, .memory = true,
                           .strict_simd = c.strict};
         run_checked_opts(&ch, THREADS, TG, &o);
-        bool race = false, uninit = false, divergence = false, oob = false;
+        bool race = false, uninit = false, divergence = false, oob = false, value = false;
         for (uint32_t i = 0; i < ch.n; i++) {
             const CheckFinding *f = &ch.f[i];
             if (f->kind == CHECK_BARRIER_DIVERGENCE) {
@@ -437,6 +444,8 @@ static void run_cases(Case kind, uint64_t seed, int found[4])
                 race = true;
             else if (f->kind == CHECK_UNINITIALIZED && e >= 0 && x.unwritten[e])
                 uninit = true;
+            else if (f->kind == CHECK_UNINIT_VALUE && e >= 0 && e < 16 && x.unwritten_reg[e])
+                value = true;
             else
                 fail_case(&ch, seed, k, &src, "a finding names no element the reference does");
         }
@@ -451,6 +460,9 @@ static void run_cases(Case kind, uint64_t seed, int found[4])
         if (uninit != x.uninit)
             fail_case(&ch, seed, k, &src, x.uninit ? "an uninitialized read went unreported"
                                                    : "no uninitialized read expected");
+        if (value != x.uninit_value)
+            fail_case(&ch, seed, k, &src, x.uninit_value ? "an undefined value stored went unreported"
+                                                         : "no undefined value expected");
         done(&ch);
     }
 }

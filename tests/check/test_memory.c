@@ -491,7 +491,7 @@ static void test_write_and_wrong_slot_before_wait(void **state)
              "    wait 0\n"                                  /* 9: not slot 1 */
              "    fadd16 r3l, r4h, 1.0\n"                    /* 10 */
              "    wait 1\n"                                  /* 11 */
-             "    st_dev.b32 r3, u2, r1\n"                   /* 12 */
+             "    st_dev.h16 r3l, u2, r1\n"                  /* 12 */
              "    stop\n",
              32, 32);
     const CheckFinding *f = find(&c, CHECK_READ_BEFORE_WAIT, "register r2 is written before `wait 0`");

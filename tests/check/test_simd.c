@@ -120,7 +120,7 @@ static void test_assembly_uniform_lane_operand(void **state)
              "    shfl r2, r1, u2\n"                        /* 7 */
              "    pop_exec 1\n"                             /* 8 */
              "    shfl_xor r3, r1, 1\n"                     /* 9 */
-             "    st_dev.b32 r2, u0, r1\n"                  /* 10 */
+             "    st_dev.b32 r3, u0, r1\n"                  /* 10 */
              "    stop\n",
              32, 32);
     const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE, "simd_shuffle reads lane 5, which is inactive");

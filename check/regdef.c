@@ -1,0 +1,765 @@
+/*
+ * regdef.c — values used before anything was assigned to them (kind `uninitialized-value`):
+ * a store's data, an address, a branch condition or a SIMD lane operand that, in some lane
+ * that uses it, comes from a register no instruction wrote in that lane. `float sum; for
+ * (...) sum += x[i];` adds to whatever the register held on a GPU; lockstep's registers
+ * start at zero, which would hide the bug rather than show it.
+ *
+ * Two parts. regdef_scan proves most programs clean before they run: a forward dataflow
+ * over the code that knows which register halves are written with every lane that can read
+ * them active. Writes happen under the exec mask, so a write counts only for the lanes
+ * active then; the pass tracks the static exec nesting depth (the sum of the if/push
+ * counts, as in the exec-mask ops of isa.h) and gives each half the shallowest depth at
+ * which it was written with defined sources. A half written at depth L is defined for
+ * every lane active at depth L or deeper, until an op that can re-activate lanes inactive
+ * at the write: `pop_exec n` (forgets what was written deeper than where it lands),
+ * `else` (what the then-part wrote) and `while` (what the loop body wrote). A read of a
+ * half not so defined, or anywhere the depth cannot be known, is "maybe undefined".
+ *
+ * Only when some read is, the run is tracked (checker made): per SIMD-group and register
+ * half a lane mask of lanes whose value is defined, carried through every instruction as
+ * memcheck carries its validity bits — a result is defined in a lane when every source is
+ * (selects look at the condition, shuffles at the lane they read, reductions and prefix
+ * sums at the lanes they combine); loads, atomics and special registers give defined
+ * values. A use that matters is reported once per value, at the first such use, with the
+ * read of the never-written register it came from. Memory is not tracked here: an
+ * undefined value stored to memory is reported at the store, and spills of undefined
+ * values to thread memory pass silently (their loads give defined values).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check_internal.h"
+
+#define LEVEL_NONE 255u   /* a half with no defined write for the current lanes */
+#define DEPTH_UNSET -2    /* not reached yet */
+#define DEPTH_UNKNOWN -1  /* reached with different depths, or one out of range */
+#define DEPTH_MAX 63      /* deeper is taken as unknown (parked sets are 64 bits) */
+
+/* ---- the static pass -------------------------------------------------------------------- */
+
+/* Per instruction index i, IsaProgram.undefs[first[i] .. first[i + 1]) fall before it. */
+static uint32_t *undef_table(const IsaProgram *p)
+{
+    uint32_t *first = util_calloc((size_t)p->count + 2, sizeof *first);
+    for (uint32_t u = 0; u < p->num_undefs; u++)
+        first[UTIL_MIN(p->undefs[u].index, p->count) + 1]++;
+    for (uint32_t i = 0; i <= p->count; i++)
+        first[i + 1] += first[i];
+    return first;
+}
+
+/* The register halves an undef names. */
+static uint32_t undef_halves(const IsaUndef *u, uint32_t nh, uint32_t *first)
+{
+    const IsaInst in = {.op = ISA_OP_NOP, .opd = {u->reg}};
+    return check_operand_halves(&in, 0, nh, first);
+}
+
+/* What the pass knows on entry to an instruction besides each half's level: the static
+ * depth, and the depths at which parked lanes would come back through pops (bit b: lanes
+ * whose counter reaches 0 when the depth falls to b: an if's failing lanes, the then-part's
+ * at its else, a loop's leavers, a `continue`). A `while n` at depth d brings back exactly
+ * the lanes parked at d - n + 1 .. d - 1: with none, it re-activates nobody (the loop's
+ * first test, or a loop without `continue`). */
+typedef struct Where {
+    int depth;
+    uint64_t parked;
+} Where;
+
+typedef struct Scan {
+    const IsaProgram *p;
+    const CheckRoles *roles;
+    const uint32_t *undef_first;
+    uint32_t nh;          /* register halves */
+    Where *at;            /* per instruction, on entry (depth DEPTH_UNSET: not reached) */
+    uint8_t *level;       /* per instruction and half, on entry */
+    uint32_t *work;
+    uint32_t nwork;
+    uint8_t *queued;
+} Scan;
+
+static bool is_memory_result(uint16_t op)
+{
+    switch (op) {
+    case ISA_OP_LD_DEV: case ISA_OP_LD_CONST: case ISA_OP_LD_TG: case ISA_OP_LD_STACK:
+    case ISA_OP_ATOM_DEV: case ISA_OP_ATOM_TG: case ISA_OP_CMPXCHG_DEV: case ISA_OP_CMPXCHG_TG:
+    case ISA_OP_GET_SR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether instruction in may read a half not defined for every lane that reads it. */
+static bool reads_maybe_undefined(const Scan *s, const IsaInst *in, int depth, const uint8_t *level)
+{
+    const uint8_t *r = s->roles->role[in->op];
+    for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
+        if (r[k] != CHECK_ROLE_READ)
+            continue;
+        uint32_t first, n = check_operand_halves(in, k, s->nh, &first);
+        for (uint32_t h = first; h < first + n; h++)
+            if (h != 0 && (depth < 0 || level[h] > depth)) /* r0l: the exec counter */
+                return true;
+    }
+    return false;
+}
+
+static void forget_above(uint8_t *level, uint32_t nh, int depth)
+{
+    for (uint32_t h = 1; h < nh; h++)
+        if ((int)level[h] > depth)
+            level[h] = LEVEL_NONE;
+}
+
+static uint64_t depth_bit(int b) { return b >= 0 && b <= DEPTH_MAX ? 1ull << b : 0; }
+
+/* Bits lo..hi of a parked set (empty when hi < lo). */
+static uint64_t depth_range(int lo, int hi)
+{
+    uint64_t m = 0;
+    for (int b = lo < 0 ? 0 : lo; b <= hi && b <= DEPTH_MAX; b++)
+        m |= 1ull << b;
+    return m;
+}
+
+/* Declarations without a value that fall before instruction i: their halves hold nothing. */
+static void apply_undefs(const Scan *s, uint32_t i, uint8_t *level)
+{
+    for (uint32_t u = s->undef_first[i]; u < s->undef_first[i + 1]; u++) {
+        uint32_t first, n = undef_halves(&s->p->undefs[u], s->nh, &first);
+        for (uint32_t h = first; h < first + n; h++)
+            if (h != 0)
+                level[h] = LEVEL_NONE;
+    }
+}
+
+/* A write of r0l by an ordinary instruction (break, continue, return) parks the active
+ * lanes: with an immediate K at depth d they come back at depth d - K; anything else may
+ * come back anywhere. */
+static uint64_t parks(const IsaInst *in, int k, int depth)
+{
+    const IsaOperand *src = &in->opd[1];
+    if (in->op == ISA_OP_MOV16 && k == 0 && src->kind == ISA_OPD_IMM) {
+        const int back = depth - (int)(src->imm & 0xffff);
+        return src->imm & 0xffff ? depth_bit(back) : 0;
+    }
+    return ~0ull;
+}
+
+/* The state after instruction i, from the state on entry (w, level) in place. */
+static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level)
+{
+    const IsaInst *in = &s->p->code[i];
+    apply_undefs(s, i, level);
+    const bool defined = w.depth >= 0 && (is_memory_result(in->op) ||
+                                          !reads_maybe_undefined(s, in, w.depth, level));
+    const uint8_t *r = s->roles->role[in->op];
+    for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
+        if (r[k] != CHECK_ROLE_WRITE)
+            continue;
+        uint32_t first, n = check_operand_halves(in, k, s->nh, &first);
+        for (uint32_t h = first; h < first + n; h++) {
+            if (h == 0)
+                w.parked |= parks(in, k, w.depth);
+            else
+                level[h] = defined ? (uint8_t)UTIL_MIN(level[h], (uint32_t)w.depth) : LEVEL_NONE;
+        }
+    }
+    if (w.depth < 0)
+        return w;
+    const int n = (int)(in->opd[0].imm & 3), d = w.depth;
+    switch (in->op) {
+    case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP: case ISA_OP_PUSH_EXEC:
+        w.depth = d + n > DEPTH_MAX ? DEPTH_UNKNOWN : d + n;
+        if (in->op != ISA_OP_PUSH_EXEC)
+            w.parked |= depth_bit(d + n - 1); /* lanes failing it: counter 1 */
+        return w;
+    case ISA_OP_POP_EXEC:
+        if (d - n < 0) {
+            w.depth = DEPTH_UNKNOWN;
+            return w;
+        }
+        w.depth = d - n;
+        forget_above(level, s->nh, w.depth);
+        w.parked &= ~depth_range(w.depth, DEPTH_MAX); /* back, active again */
+        return w;
+    case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
+        forget_above(level, s->nh, d - 1);   /* the lanes waiting for the else come in */
+        w.parked |= depth_bit(d - n);         /* the then-part's lanes: counter n */
+        return w;
+    case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP:
+        if (w.parked & depth_range(d - n + 1, d - 1)) { /* a `continue`: lanes come back */
+            forget_above(level, s->nh, d - n);
+            w.parked &= ~depth_range(d - n + 1, d - 1);
+        }
+        w.parked |= depth_bit(d - n); /* lanes leaving the loop: counter n */
+        return w;
+    default:
+        return w;
+    }
+}
+
+static void join(Scan *s, uint32_t to, Where w, const uint8_t *level)
+{
+    if (to >= s->p->count)
+        return;
+    uint8_t *into = s->level + (size_t)to * s->nh;
+    Where *at = &s->at[to];
+    bool changed = false;
+    if (at->depth == DEPTH_UNSET) {
+        *at = w;
+        memcpy(into, level, s->nh);
+        changed = true;
+    } else {
+        if (at->depth != w.depth && at->depth != DEPTH_UNKNOWN) {
+            at->depth = DEPTH_UNKNOWN;
+            changed = true;
+        }
+        if ((at->parked | w.parked) != at->parked) {
+            at->parked |= w.parked;
+            changed = true;
+        }
+        for (uint32_t h = 0; h < s->nh; h++)
+            if (level[h] > into[h]) {
+                into[h] = level[h];
+                changed = true;
+            }
+    }
+    if (changed && !s->queued[to]) {
+        s->queued[to] = 1;
+        s->work[s->nwork++] = to;
+    }
+}
+
+/* check_regdef_scan, and the halves a run must track (tracked[h], when not NULL): those some
+ * instruction may read undefined, and those an instruction with such a read writes. Any
+ * other half holds a defined value in every lane that reads it. */
+static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked)
+{
+    CheckRoles *roles = util_calloc(1, sizeof *roles);
+    check_roles_build(roles);
+    Scan s = {.p = p, .roles = roles, .undef_first = undef_table(p),
+              .nh = (p->num_regs ? p->num_regs : 1) * 2u};
+    const size_t count = p->count ? p->count : 1;
+    s.at = util_calloc(count, sizeof *s.at);
+    s.level = util_calloc(count * s.nh, 1);
+    s.work = util_calloc(count, sizeof *s.work);
+    s.queued = util_calloc(count, 1);
+    uint8_t *level = util_calloc(s.nh, 1);
+    for (size_t i = 0; i < count; i++)
+        s.at[i].depth = DEPTH_UNSET;
+    memset(level, LEVEL_NONE, s.nh);
+    level[0] = 0; /* r0l, the exec counter, starts at 0 by definition */
+    if (p->count)
+        join(&s, 0, (Where){0, 0}, level);
+    while (s.nwork) {
+        uint32_t i = s.work[--s.nwork];
+        s.queued[i] = 0;
+        memcpy(level, s.level + (size_t)i * s.nh, s.nh);
+        Where w = transfer(&s, i, s.at[i], level);
+        const IsaInst *in = &p->code[i];
+        if (in->op == ISA_OP_STOP)
+            continue;
+        if (in->op == ISA_OP_JMP || in->op == ISA_OP_JMP_EXEC_ANY || in->op == ISA_OP_JMP_EXEC_NONE)
+            join(&s, in->opd[0].index, w, level);
+        if (in->op != ISA_OP_JMP)
+            join(&s, i + 1, w, level);
+    }
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        uint8_t *entry = s.level + (size_t)i * s.nh;
+        apply_undefs(&s, i, entry);
+        bool m = s.at[i].depth != DEPTH_UNSET &&
+                 reads_maybe_undefined(&s, &p->code[i], s.at[i].depth, entry);
+        if (maybe)
+            maybe[i] = m;
+        found += m;
+        for (int k = 0; m && tracked && k < ISA_MAX_OPERANDS; k++) {
+            const uint8_t role = roles->role[p->code[i].op][k];
+            uint32_t first, n = check_operand_halves(&p->code[i], k, s.nh, &first);
+            for (uint32_t h = first; h < first + n; h++)
+                if (role == CHECK_ROLE_WRITE ||
+                    (role == CHECK_ROLE_READ && (s.at[i].depth < 0 || entry[h] > s.at[i].depth)))
+                    tracked[h] = 1;
+        }
+    }
+    free(level);
+    free(s.queued);
+    free(s.work);
+    free(s.level);
+    free(s.at);
+    free((void *)s.undef_first);
+    free(roles);
+    return found;
+}
+
+uint32_t check_regdef_scan(const IsaProgram *p, bool *maybe) { return scan(p, maybe, NULL); }
+
+/* ---- tracking a run ---------------------------------------------------------------------- */
+
+typedef struct RegGroup {
+    uint32_t *def;   /* per half: lanes whose value is defined */
+    uint32_t *root;  /* per half: where its undefined lanes' value comes from: ROOT_UNDEF |
+                      * a declaration's index in IsaProgram.undefs, or (instruction index +
+                      * 1) << 8 | half for a read of a register nothing wrote; 0: none yet */
+} RegGroup;
+
+#define ROOT_UNDEF 0x80000000u
+
+/* What on_issued needs of each instruction, worked out once before the run: its uses to
+ * check, the halves it writes, and how its result's lanes get defined. Most instructions
+ * are lane-wise work (RULE_PLAIN): a lane's result is defined when every half it reads is. */
+enum { RULE_NONE, RULE_PLAIN, RULE_DEFINED, RULE_OTHER };
+enum { PLAIN_READS = 8 };
+typedef struct RdInst {
+    uint8_t rule;                  /* RULE_NONE: writes nothing; RULE_DEFINED: loads,
+                                    * atomics, special registers; RULE_OTHER: result_def */
+    uint8_t uses;                  /* bit k: operand k is a use to check (is_use) */
+    uint8_t undefs;                /* declarations fall before it */
+    uint8_t nread;                 /* RULE_PLAIN: the halves it reads */
+    uint16_t read[PLAIN_READS];
+    uint16_t write;                /* the halves it writes (r0l left out) */
+    uint8_t nwrite;
+} RdInst;
+
+typedef struct RegdefChecker {
+    CheckChecker base;
+    CheckSession *s;
+    CheckRoles roles;
+    uint32_t nh;
+    uint32_t *undef_first; /* undef_table */
+    uint8_t *tracked;      /* per half: scan's tracked halves; the others are always defined */
+    RdInst *insts;         /* per instruction */
+    uint8_t *wanted;       /* per instruction: on_issued has something to do (issue_insts) */
+    RegGroup *groups;
+    uint32_t cap_groups;
+} RegdefChecker;
+
+static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    RegdefChecker *c = ctx;
+    if (tg->num_simdgroups > c->cap_groups) {
+        c->groups = util_realloc(c->groups, tg->num_simdgroups * sizeof *c->groups);
+        for (uint32_t i = c->cap_groups; i < tg->num_simdgroups; i++) {
+            c->groups[i].def = util_calloc(c->nh, sizeof *c->groups[i].def);
+            c->groups[i].root = util_calloc(c->nh, sizeof *c->groups[i].root);
+        }
+        c->cap_groups = tg->num_simdgroups;
+    }
+    for (uint32_t i = 0; i < tg->num_simdgroups; i++) {
+        for (uint32_t h = 0; h < c->nh; h++) /* untracked halves: always defined */
+            c->groups[i].def[h] = c->tracked[h] ? 0 : 0xffffffffu;
+        memset(c->groups[i].root, 0, c->nh * sizeof *c->groups[i].root);
+    }
+}
+
+/* Lanes in which every half of operand k is defined (all lanes for a non-register). */
+static uint32_t operand_def(const RegdefChecker *c, const RegGroup *g, const IsaInst *in, int k)
+{
+    uint32_t first, n = check_operand_halves(in, k, c->nh, &first), d = 0xffffffffu;
+    for (uint32_t h = first; h < first + n; h++)
+        d &= g->def[h];
+    return d;
+}
+
+/* Where operand k's value undefined in `lanes` comes from (see RegGroup.root). */
+static uint32_t operand_root(const RegdefChecker *c, const RegGroup *g, const IsaInst *in, int k,
+                             uint32_t index, uint32_t lanes)
+{
+    uint32_t first, n = check_operand_halves(in, k, c->nh, &first);
+    for (uint32_t h = first; h < first + n; h++)
+        if (lanes & ~g->def[h])
+            return g->root[h] ? g->root[h] : (index + 1) << 8 | h;
+    return 0;
+}
+
+/* Whether reading operand k of op is a use that matters: an address, a stored value, a
+ * branch condition, a lane operand. Other reads carry the value into the result. */
+static bool is_use(const RegdefChecker *c, uint16_t op, int k)
+{
+    if (c->roles.role[op][k] != CHECK_ROLE_READ)
+        return false;
+    switch (op) {
+    case ISA_OP_LD_DEV: case ISA_OP_LD_CONST: case ISA_OP_LD_TG: case ISA_OP_LD_STACK:
+    case ISA_OP_ST_DEV: case ISA_OP_ST_TG:
+    case ISA_OP_ATOM_DEV: case ISA_OP_ATOM_TG: case ISA_OP_CMPXCHG_DEV: case ISA_OP_CMPXCHG_TG:
+    case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP: case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
+    case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP:
+        return true;
+    case ISA_OP_ST_STACK:
+        return k != 0; /* its address; the data may be a spill of an undefined value */
+    default:
+        return k == 2 && check_simd_name(op) != NULL;
+    }
+}
+
+static const char *use_text(uint16_t op, int k)
+{
+    switch (op) {
+    case ISA_OP_ST_DEV: case ISA_OP_ST_TG:
+        return k == 0 ? "the value stored" : "the address of this store";
+    case ISA_OP_ATOM_DEV: case ISA_OP_ATOM_TG: case ISA_OP_CMPXCHG_DEV: case ISA_OP_CMPXCHG_TG:
+        return k == 1 || k == 2 ? "the address of this atomic" : "the operand of this atomic";
+    case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP: case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
+    case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP:
+        return "the condition of this branch";
+    case ISA_OP_LD_DEV: case ISA_OP_LD_CONST: case ISA_OP_LD_TG: case ISA_OP_LD_STACK:
+    case ISA_OP_ST_STACK:
+        return "the address of this access";
+    default:
+        return "the lane operand of this SIMD-group function";
+    }
+}
+
+/* The source variable that lives in half h at pc, or NULL. */
+static const IsaVarLoc *variable_at(const IsaProgram *p, uint32_t pc, uint32_t h)
+{
+    for (uint32_t i = 0; i < p->num_vars; i++) {
+        const IsaVarLoc *v = &p->vars[i];
+        if (pc < v->pc_begin || pc >= v->pc_end)
+            continue;
+        uint32_t first = v->kind == ISA_OPD_R16 ? v->index : v->index * 2u;
+        uint32_t n = v->kind == ISA_OPD_R16 ? 1 : v->kind == ISA_OPD_R64 ? 4 : 2;
+        if (h >= first && h < first + n)
+            return v;
+    }
+    return NULL;
+}
+
+static void report(RegdefChecker *c, const SimGroupView *sg, const IsaInst *in, int k,
+                   uint32_t lanes, uint32_t root)
+{
+    const IsaProgram *p = c->s->program;
+    const uint32_t lane = (uint32_t)__builtin_ctz(lanes);
+    const uint32_t n = (uint32_t)util_popcount32(lanes), line = check_line_of(p, in->pc);
+    CheckFinding f = {.kind = CHECK_UNINIT_VALUE, .severity = CHECK_ERROR, .count = 1};
+    if (root & ROOT_UNDEF) {
+        const IsaUndef *u = &p->undefs[root & ~ROOT_UNDEF];
+        check_site_thread(&f.first, sg, lane, in->pc);
+        f.first.access = CHECK_ACCESS_READ;
+        f.first.index = CHECK_NO_INDEX;
+        snprintf(f.first.symbol, sizeof f.first.symbol, "%s", u->name);
+        snprintf(f.message, sizeof f.message,
+                 "%s is uninitialized: it comes from `%s`, declared at line %u without a value "
+                 "(lane %u%s)",
+                 use_text(in->op, k), u->name, u->loc.line, lane, n > 1 ? " and others" : "");
+        snprintf(f.fix, sizeof f.fix,
+                 "give `%s` a value where it is declared (`%s %s = 0;`) or on every path "
+                 "before line %u", u->name, u->type_name, u->name, line);
+        check_report(c->s, &f);
+        return;
+    }
+    const uint32_t root_index = (root >> 8) - 1, half = root & 255;
+    const uint32_t root_pc = p->code[root_index].pc;
+    const bool same = root_pc == in->pc;
+    CheckSite *use = same ? &f.first : &f.second;
+    check_site_thread(use, sg, lane, in->pc);
+    use->access = CHECK_ACCESS_READ;
+    use->index = CHECK_NO_INDEX;
+    if (!same) {
+        check_site_thread(&f.first, sg, lane, root_pc);
+        f.first.access = CHECK_ACCESS_READ;
+        f.first.index = CHECK_NO_INDEX;
+    }
+    const IsaVarLoc *v = variable_at(p, root_pc, half);
+    char what[96];
+    if (v)
+        snprintf(what, sizeof what, "`%s`", v->name);
+    else
+        snprintf(what, sizeof what, "register r%u%s", half / 2, half & 1 ? "h" : "");
+    if (v)
+        snprintf(f.first.symbol, sizeof f.first.symbol, "%s", v->name);
+    const uint32_t root_line = check_line_of(p, root_pc);
+    snprintf(f.message, sizeof f.message,
+             "%s is uninitialized: it comes from %s, which line %u reads before anything is "
+             "assigned to it (lane %u%s)",
+             use_text(in->op, k), what, root_line, lane, n > 1 ? " and others" : "");
+    if (v && v->type_name)
+        snprintf(f.fix, sizeof f.fix,
+                 "give %s a value on every path before line %u, or where it is declared "
+                 "(`%s %s = 0;`)", what, root_line, v->type_name, v->name);
+    else
+        snprintf(f.fix, sizeof f.fix, "give %s a value on every path before line %u", what,
+                 root_line);
+    check_report(c->s, &f);
+}
+
+/* Lanes whose value of operand k the instruction reads as its condition: the active ones
+ * for if and while, and for else the lanes waiting for it (nesting counter 1), which the
+ * view's r0l gives before the instruction runs. */
+static uint32_t condition_lanes(const SimGroupView *sg, const IsaInst *in, uint32_t exec,
+                                uint32_t present)
+{
+    uint32_t lanes = 0, n = (uint32_t)(in->opd[0].imm & 3);
+    switch (in->op) {
+    case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
+        for (uint32_t l = 0; l < 32; l++)
+            lanes |= (uint32_t)((sg->regs[l] & 0xffffu) == 1) << l;
+        return lanes & present;
+    case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP:
+        for (uint32_t l = 0; l < 32; l++)
+            lanes |= (uint32_t)((sg->regs[l] & 0xffffu) < n) << l;
+        return lanes & present;
+    default:
+        return exec;
+    }
+}
+
+/* A 32-bit source's values with its float modifiers applied; false when not knowable. */
+static bool source_values(const RegdefChecker *c, const SimGroupView *sg, const IsaOperand *o,
+                          uint32_t out[32])
+{
+    if (o->kind != ISA_OPD_R32 && o->kind != ISA_OPD_IMM && o->kind != ISA_OPD_U32)
+        return false;
+    if (!check_operand_values(c->s->program, sg, o, out))
+        return false;
+    for (int l = 0; l < 32; l++) {
+        if (o->flags & ISA_OPD_ABS)
+            out[l] &= 0x7fffffffu;
+        if (o->flags & ISA_OPD_NEG)
+            out[l] ^= 0x80000000u;
+    }
+    return true;
+}
+
+/* Per quad (4 lanes), all of the quad or nothing: lanes of quads whose lanes in `lanes`
+ * are all in `def`. */
+static uint32_t whole_quads(uint32_t lanes, uint32_t def)
+{
+    uint32_t out = 0;
+    for (int q = 0; q < 32; q += 4)
+        if (((lanes & ~def) >> q & 0xfu) == 0)
+            out |= 0xfu << q;
+    return out;
+}
+
+/* Lanes of a prefix operation's result that combine only defined lanes: lanes below the
+ * first undefined one in `lanes` (inclusive), or up to it (exclusive); per quad for quads. */
+static uint32_t prefix_def(uint32_t lanes, uint32_t def, bool inclusive, bool quad)
+{
+    uint32_t out = 0;
+    const int span = quad ? 4 : 32;
+    for (int q = 0; q < 32; q += span) {
+        const uint32_t all = span == 32 ? 0xffffffffu : 0xfu << q;
+        const uint32_t bad = lanes & ~def & all;
+        if (!bad) {
+            out |= all;
+            continue;
+        }
+        const int f = __builtin_ctz(bad);
+        const int upto = inclusive ? f : f + 1; /* lanes q .. upto-1 stay defined */
+        for (int l = q; l < upto; l++)
+            out |= 1u << l;
+    }
+    return out;
+}
+
+/* Lanes in which the result of `in` is defined, given each source's defined lanes. */
+static uint32_t result_def(const RegdefChecker *c, const RegGroup *g, const SimGroupView *sg,
+                           const IsaInst *in, uint32_t exec)
+{
+    const uint16_t op = in->op;
+    if (is_memory_result(op))
+        return 0xffffffffu;
+    uint32_t all = 0xffffffffu;
+    for (int k = 0; k < ISA_MAX_OPERANDS; k++)
+        if (c->roles.role[op][k] == CHECK_ROLE_READ)
+            all &= operand_def(c, g, in, k);
+    switch (op) {
+    case ISA_OP_ICMPSEL: case ISA_OP_FCMPSEL32: {
+        const uint32_t da = operand_def(c, g, in, 1), db = operand_def(c, g, in, 2);
+        const uint32_t dc = operand_def(c, g, in, 3), de = operand_def(c, g, in, 4);
+        uint32_t a[32], b[32];
+        if (!source_values(c, sg, &in->opd[1], a) || !source_values(c, sg, &in->opd[2], b))
+            return da & db & (dc | de); /* the condition unknown: never claim undefined */
+        const uint32_t cond = sim_compare32((IsaCond)in->cond, a, b, op == ISA_OP_FCMPSEL32);
+        return da & db & ((cond & dc) | (~cond & de));
+    }
+    case ISA_OP_BCAST_FIRST: {
+        const uint32_t d = operand_def(c, g, in, 1);
+        return !exec || (d >> __builtin_ctz(exec) & 1) ? 0xffffffffu : 0;
+    }
+    case ISA_OP_ICMP_BALLOT: case ISA_OP_FCMP_BALLOT: case ISA_OP_SIMD_RED:
+        return (exec & ~all) ? 0 : 0xffffffffu;
+    case ISA_OP_QUAD_RED:
+        return whole_quads(exec, all);
+    case ISA_OP_SIMD_PREFIX: case ISA_OP_QUAD_PREFIX:
+        return prefix_def(exec, all, in->count != 0, op == ISA_OP_QUAD_PREFIX);
+    default:
+        break;
+    }
+    if (!check_simd_name(op))
+        return all;
+    /* A shuffle or broadcast: lane l's value is the source lane's. A source lane that is
+     * inactive or missing is simd.c's finding, not this one's: counted as defined. */
+    uint32_t b[32];
+    if (!check_operand_values(c->s->program, sg, &in->opd[2], b))
+        return 0xffffffffu;
+    const uint32_t d = operand_def(c, g, in, 1), present = sg->lanes >= 32 ? 0xffffffffu
+                                                                           : (1u << sg->lanes) - 1;
+    uint32_t out = 0;
+    for (uint32_t m = exec; m; m &= m - 1) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m);
+        const uint32_t src = check_source_lane(op, l, b[l]);
+        const bool ok = src >= 32 || !(exec >> src & 1) || !(present >> src & 1) || (d >> src & 1);
+        out |= (uint32_t)ok << l;
+    }
+    return out;
+}
+
+static void describe(RegdefChecker *c)
+{
+    const IsaProgram *p = c->s->program;
+    c->insts = util_calloc(p->count ? p->count : 1, sizeof *c->insts);
+    c->wanted = util_calloc(p->count ? p->count : 1, 1);
+    for (uint32_t i = 0; i < p->count; i++) {
+        const IsaInst *in = &p->code[i];
+        const uint16_t op = in->op;
+        const IsaClass cls = isa_ops[op].op_class;
+        RdInst *ri = &c->insts[i];
+        for (uint32_t u = c->undef_first[i]; u < c->undef_first[i + 1]; u++) {
+            uint32_t first, n = undef_halves(&p->undefs[u], c->nh, &first);
+            for (uint32_t h = first; h < first + n; h++)
+                ri->undefs |= c->tracked[h];
+        }
+        bool plain = op != ISA_OP_ICMPSEL && op != ISA_OP_FCMPSEL32 && cls != ISA_CLASS_SIMD &&
+                     cls != ISA_CLASS_SIMD_REDUCE;
+        bool writes = false;
+        for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
+            const uint8_t role = c->roles.role[op][k];
+            uint32_t first, n = check_operand_halves(in, k, c->nh, &first);
+            bool touches = false;
+            for (uint32_t h = first; h < first + n; h++)
+                touches |= c->tracked[h];
+            if (is_use(c, op, k) && touches)
+                ri->uses |= (uint8_t)(1u << k);
+            if (role == CHECK_ROLE_WRITE && n && touches) {
+                writes = true;
+                ri->write = (uint16_t)(first == 0 ? 1 : first); /* r0l: the exec counter */
+                ri->nwrite = (uint8_t)(first == 0 ? n - 1 : n);
+            } else if (role == CHECK_ROLE_READ) {
+                for (uint32_t h = first; h < first + n; h++)
+                    if (h != 0 && c->tracked[h] && (plain = plain && ri->nread < PLAIN_READS))
+                        ri->read[ri->nread++] = (uint16_t)h;
+            }
+        }
+        ri->rule = !writes || !ri->nwrite ? RULE_NONE : is_memory_result(op) ? RULE_DEFINED
+                 : plain ? RULE_PLAIN : RULE_OTHER;
+        c->wanted[i] = ri->rule != RULE_NONE || ri->uses || ri->undefs;
+    }
+}
+
+/* The result's halves get lanes `res` of the instruction's lanes `exec`; lanes left
+ * undefined take their origin from the first source half undefined there. */
+static void write_result(const RdInst *ri, RegGroup *g, uint32_t exec, uint32_t res, uint32_t root)
+{
+    for (uint32_t h = ri->write; h < (uint32_t)ri->write + ri->nwrite; h++) {
+        g->def[h] = (g->def[h] & ~exec) | res;
+        if (res != exec && root)
+            g->root[h] = root;
+    }
+}
+
+/* Every instruction, before it runs (registers hold its sources). */
+static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *in)
+{
+    RegdefChecker *c = ctx;
+    RegGroup *g = &c->groups[sg->simdgroup];
+    const uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
+    const uint32_t exec = sg->exec_mask & present;
+    const uint32_t index = (uint32_t)(in - c->s->program->code);
+    const RdInst *ri = &c->insts[index];
+    if (!c->wanted[index])
+        return; /* here for another checker (a shuffle simd.c looks at) */
+    if (ri->rule == RULE_PLAIN && !ri->uses && !ri->undefs) { /* the common case */
+        uint32_t res = exec;
+        for (uint32_t i = 0; i < ri->nread; i++)
+            res &= g->def[ri->read[i]];
+        uint32_t root = 0;
+        for (uint32_t i = 0; res != exec && i < ri->nread && !root; i++)
+            if (exec & ~g->def[ri->read[i]])
+                root = g->root[ri->read[i]] ? g->root[ri->read[i]] : (index + 1) << 8 | ri->read[i];
+        write_result(ri, g, exec, res, root);
+        return;
+    }
+    for (uint32_t u = c->undef_first[index]; ri->undefs && u < c->undef_first[index + 1]; u++) {
+        uint32_t first, n = undef_halves(&c->s->program->undefs[u], c->nh, &first);
+        for (uint32_t h = first; h < first + n; h++) {
+            if (!c->tracked[h])
+                continue;
+            g->def[h] &= ~exec;
+            g->root[h] = ROOT_UNDEF | u;
+        }
+    }
+    const uint32_t cond_lanes = ri->uses ? condition_lanes(sg, in, exec, present) : 0;
+    for (uint32_t m = ri->uses; m; m &= m - 1) {
+        const int k = __builtin_ctz(m);
+        const uint32_t lanes = cond_lanes & ~operand_def(c, g, in, k);
+        if (!lanes)
+            continue;
+        report(c, sg, in, k, lanes, operand_root(c, g, in, k, index, lanes));
+        /* reported once: from here on the value counts as defined in those lanes */
+        uint32_t first, n = check_operand_halves(in, k, c->nh, &first);
+        for (uint32_t h = first; h < first + n; h++)
+            g->def[h] |= lanes;
+    }
+    if (ri->rule == RULE_NONE || !exec)
+        return;
+    if (ri->rule == RULE_DEFINED) {
+        write_result(ri, g, exec, exec, 0);
+        return;
+    }
+    const uint32_t res = result_def(c, g, sg, in, exec) & exec;
+    uint32_t root = 0;
+    for (int k = 0; res != exec && k < ISA_MAX_OPERANDS && !root; k++)
+        if (c->roles.role[in->op][k] == CHECK_ROLE_READ)
+            root = operand_root(c, g, in, k, index, exec & ~res);
+    write_result(ri, g, exec, res, root);
+}
+
+static void destroy(CheckChecker *base)
+{
+    RegdefChecker *c = (RegdefChecker *)base;
+    for (uint32_t i = 0; i < c->cap_groups; i++) {
+        free(c->groups[i].def);
+        free(c->groups[i].root);
+    }
+    free(c->groups);
+    free(c->undef_first);
+    free(c->insts);
+    free(c->wanted);
+    free(c->tracked);
+    free(c);
+}
+
+CheckChecker *check_regdef_new(CheckSession *s)
+{
+    if (!s->opts.uninit)
+        return NULL;
+    const uint32_t nh = (s->program->num_regs ? s->program->num_regs : 1) * 2u;
+    uint8_t *tracked = util_calloc(nh, 1);
+    if (!scan(s->program, NULL, tracked)) {
+        free(tracked);
+        return NULL; /* no read can find an undefined value: nothing to track */
+    }
+    tracked[0] = 0; /* r0l, the exec counter */
+    RegdefChecker *c = util_calloc(1, sizeof *c);
+    c->s = s;
+    c->tracked = tracked;
+    check_roles_build(&c->roles);
+    c->nh = nh;
+    c->undef_first = undef_table(s->program);
+    describe(c);
+    c->base.observer = (SimObserver){
+        .ctx = c,
+        .threadgroup_begin = on_tg_begin,
+        .inst_issued = on_issued,
+    };
+    for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
+        check_op_set(c->base.issue_ops, op);
+    c->base.issue_insts = c->wanted;
+    c->base.destroy = destroy;
+    return &c->base;
+}
