@@ -393,6 +393,13 @@ static void test_json_single_site_and_clean(void **state)
         FAIL_FREEING(out, summary, "unexpected JSON for uninit_private:\n%s", out);
     free(summary);
     free(out);
+    n = json_lines("kernels/bugs/uninit_branch.yaml", 1, &summary, &out);
+    assert_int_equal(n, 1);
+    if (!strstr(out, "\"kind\":\"uninitialized-value\"") || !strstr(out, "\"second\":null") ||
+        !strstr(out, "\"symbol\":\"scale\""))
+        FAIL_FREEING(out, summary, "unexpected JSON for uninit_branch:\n%s", out);
+    free(summary);
+    free(out);
     n = json_lines("kernels/bugs/ok_atomics.yaml", 0, &summary, &out);
     assert_int_equal(n, 0);
     if (!strstr(summary, "\"errors\":0") || !strstr(summary, "\"exit\":0") ||
@@ -439,6 +446,7 @@ static void test_flags_turn_checks_off(void **state)
     EXPECT_RUN("check kernels/bugs/shuffle_past_last_lane.yaml --no-simd", 0, "!: error: ");
     EXPECT_RUN("check kernels/bugs/uninit_halo.yaml --no-uninit", 0, "!: error: ");
     EXPECT_RUN("check kernels/bugs/uninit_private.yaml --no-uninit", 0, "!: error: ");
+    EXPECT_RUN("check kernels/bugs/uninit_branch.yaml --no-uninit", 0, "!: error: ");
     EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --no-divergence", 1,
                "!\ndivergence  ", "checks off  divergence");
     EXPECT_RUN("check kernels/bugs/missing_barrier.yaml --quiet", 1, "!ran         ",
@@ -482,7 +490,8 @@ static void test_bad_usage(void **state)
 static void test_help(void **state)
 {
     (void)state;
-    EXPECT_RUN("check --help", 0, "usage: lockstep check LAUNCH.yaml", "--json", "--strict-simd",
+    EXPECT_RUN("check --help", 0, "usage: lockstep check LAUNCH.yaml", "values used before anything",
+               "--json", "--strict-simd",
                "--same-value-races", "--no-races", "--no-barriers", "--no-simd", "--no-memory",
                "--no-uninit", "--no-divergence");
     EXPECT_RUN("help check", 0, "usage: lockstep check");
