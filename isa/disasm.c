@@ -292,6 +292,18 @@ static void add_source_comment(Text *t, const IsaProgram *p, const IsaSourceLoc 
 
 static const char *const arg_kind_names[ISA_ARG_COUNT] = {"device", "constant", "threadgroup"};
 
+/* A declaration without a value (IsaProgram.undefs): no instruction, a comment. */
+static void add_undef_comment(Text *t, const IsaUndef *u)
+{
+    const IsaOperand *r = &u->reg;
+    if (r->kind == ISA_OPD_R16)
+        text_add(t, "    ; r%u%c: `%s` (line %u) holds no value yet\n", r->index / 2u,
+                 r->index & 1 ? 'h' : 'l', u->name, u->loc.line);
+    else
+        text_add(t, "    ; r%u%s: `%s` (line %u) holds no value yet\n", r->index,
+                 r->kind == ISA_OPD_R64 ? " (pair)" : "", u->name, u->loc.line);
+}
+
 char *isa_disassemble(const IsaProgram *p, bool with_source)
 {
     Text t = {0};
@@ -327,6 +339,7 @@ char *isa_disassemble(const IsaProgram *p, bool with_source)
     char **texts = sources ? util_calloc(p->num_files, sizeof *texts) : NULL;
     bool *tried = sources ? util_calloc(p->num_files, sizeof *tried) : NULL;
     IsaSourceLoc last = {0, 0, 0};
+    uint32_t u = 0; /* undefs are in instruction order */
     for (uint32_t i = 0; i < p->count; i++) {
         if (target[i])
             text_add(&t, "L%u:\n", i);
@@ -336,6 +349,8 @@ char *isa_disassemble(const IsaProgram *p, bool with_source)
                 add_source_comment(&t, p, loc, texts, tried);
             last = *loc;
         }
+        for (; with_source && u < p->num_undefs && p->undefs[u].index <= i; u++)
+            add_undef_comment(&t, &p->undefs[u]);
         text_add(&t, "    ");
         add_inst(&t, &p->code[i]);
         text_add(&t, "\n");

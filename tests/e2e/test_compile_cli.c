@@ -1,8 +1,9 @@
 /*
  * test_compile_cli.c — `lockstep compile`: for every kernel in kernels/ and every seed kernel
  * that compiles without function constants, the printed assembly carries source-line
- * annotations and assembles back to the same instructions the compiler produced; bad usage
- * and compile errors exit 2 with a message.
+ * annotations and assembles back to the same instructions the compiler produced (its notes of
+ * variables declared without a value are comments); bad usage and compile errors exit 2
+ * with a message.
  */
 #include "test_util.h"
 
@@ -101,6 +102,12 @@ static void test_function_constants_and_entry(void **state)
     status = test_lockstep("compile ../shared/kernels/seed/softmax.metal", &out);
     assert_int_equal(status, 2);
     assert_non_null(strstr(out, "COLS"));
+    free(out);
+    /* the seed softmax's `float row_max;` keeps its register from its declaration, shown */
+    status = test_lockstep("compile ../shared/kernels/seed/softmax.metal -D COLS=1024", &out);
+    assert_int_equal(status, 0);
+    if (!strstr(out, ": `row_max` (line 35) holds no value yet\n"))
+        fail_msg("no note of row_max's declaration without a value:\n%s", out);
     free(out);
     status = test_lockstep("compile ../shared/kernels/seed/add_arrays.metal --entry nosuch", &out);
     assert_int_equal(status, 2);
