@@ -1,30 +1,34 @@
 /*
  * regdef.c — values used before anything was assigned to them (kind `uninitialized-value`):
  * a store's data, an address, a branch condition or a SIMD lane operand that, in some lane
- * that uses it, comes from a register no instruction wrote in that lane. `float sum; for
- * (...) sum += x[i];` adds to whatever the register held on a GPU; lockstep's registers
- * start at zero, which would hide the bug rather than show it.
+ * that uses it, comes from a variable declared without a value (IsaProgram.undefs: the
+ * compiler marks such declarations) or from a register no instruction wrote in that lane.
+ * `float sum; for (...) sum += x[i];` adds to whatever the register held on a GPU;
+ * lockstep's registers start at zero, which would hide the bug rather than show it.
  *
- * Two parts. regdef_scan proves most programs clean before they run: a forward dataflow
- * over the code that knows which register halves are written with every lane that can read
- * them active. Writes happen under the exec mask, so a write counts only for the lanes
- * active then; the pass tracks the static exec nesting depth (the sum of the if/push
+ * Two parts. check_regdef_scan proves most programs clean before they run: a forward
+ * dataflow over the code that knows which register halves are written with every lane that
+ * can read them active. Writes happen under the exec mask, so a write counts only for the
+ * lanes active then; the pass tracks the static exec nesting depth (the sum of the if/push
  * counts, as in the exec-mask ops of isa.h) and gives each half the shallowest depth at
  * which it was written with defined sources. A half written at depth L is defined for
  * every lane active at depth L or deeper, until an op that can re-activate lanes inactive
  * at the write: `pop_exec n` (forgets what was written deeper than where it lands),
- * `else` (what the then-part wrote) and `while` (what the loop body wrote). A read of a
- * half not so defined, or anywhere the depth cannot be known, is "maybe undefined".
+ * `else` (what the then-part wrote) and a `while` that can bring back lanes a `continue`
+ * parked (what the loop body wrote; see Where). A declaration without a value empties its
+ * halves. A read of a half not so defined, or anywhere the depth cannot be known, is
+ * "maybe undefined".
  *
- * Only when some read is, the run is tracked (checker made): per SIMD-group and register
- * half a lane mask of lanes whose value is defined, carried through every instruction as
- * memcheck carries its validity bits — a result is defined in a lane when every source is
- * (selects look at the condition, shuffles at the lane they read, reductions and prefix
- * sums at the lanes they combine); loads, atomics and special registers give defined
- * values. A use that matters is reported once per value, at the first such use, with the
- * read of the never-written register it came from. Memory is not tracked here: an
- * undefined value stored to memory is reported at the store, and spills of undefined
- * values to thread memory pass silently (their loads give defined values).
+ * Only when some read is, the run is tracked (checker made), and only the halves in doubt:
+ * per SIMD-group and such half a lane mask of lanes whose value is defined, carried through
+ * every instruction that touches one as memcheck carries its validity bits — a result is
+ * defined in a lane when every source is (selects look at the condition, shuffles at the
+ * lane they read, reductions and prefix sums at the lanes they combine); loads, atomics and
+ * special registers give defined values. A use that matters is reported once per value, at
+ * the first such use, naming the declaration (or the read of the never-written register)
+ * it came from. Memory is not tracked here: an undefined value stored to memory is
+ * reported at the store, and spills of undefined values to thread memory pass silently
+ * (their loads give defined values).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,16 +313,17 @@ typedef struct RegGroup {
 #define ROOT_UNDEF 0x80000000u
 
 /* What on_issued needs of each instruction, worked out once before the run: its uses to
- * check, the halves it writes, and how its result's lanes get defined. Most instructions
+ * check, the halves it writes, and how its result's lanes get defined; all of it about the
+ * tracked halves only (the others are defined wherever they are read). Most instructions
  * are lane-wise work (RULE_PLAIN): a lane's result is defined when every half it reads is. */
 enum { RULE_NONE, RULE_PLAIN, RULE_DEFINED, RULE_OTHER };
 enum { PLAIN_READS = 8 };
 typedef struct RdInst {
-    uint8_t rule;                  /* RULE_NONE: writes nothing; RULE_DEFINED: loads,
+    uint8_t rule;                  /* RULE_NONE: writes no tracked half; RULE_DEFINED: loads,
                                     * atomics, special registers; RULE_OTHER: result_def */
-    uint8_t uses;                  /* bit k: operand k is a use to check (is_use) */
-    uint8_t undefs;                /* declarations fall before it */
-    uint8_t nread;                 /* RULE_PLAIN: the halves it reads */
+    uint8_t uses;                  /* bit k: operand k is a use (is_use) of a tracked half */
+    uint8_t undefs;                /* a declaration of a tracked half falls before it */
+    uint8_t nread;                 /* RULE_PLAIN: the tracked halves it reads */
     uint16_t read[PLAIN_READS];
     uint16_t write;                /* the halves it writes (r0l left out) */
     uint8_t nwrite;
@@ -445,9 +450,15 @@ static void report(RegdefChecker *c, const SimGroupView *sg, const IsaInst *in, 
                  "%s is uninitialized: it comes from `%s`, declared at line %u without a value "
                  "(lane %u%s)",
                  use_text(in->op, k), u->name, u->loc.line, lane, n > 1 ? " and others" : "");
-        snprintf(f.fix, sizeof f.fix,
-                 "give `%s` a value where it is declared (`%s %s = 0;`) or on every path "
-                 "before line %u", u->name, u->type_name, u->name, line);
+        const size_t whole = strcspn(u->name, ".["); /* a vector's or struct's member */
+        if (u->name[whole])
+            snprintf(f.fix, sizeof f.fix,
+                     "give `%s` a value on every path before line %u, or initialize `%.*s` "
+                     "where it is declared", u->name, line, (int)whole, u->name);
+        else
+            snprintf(f.fix, sizeof f.fix,
+                     "give `%s` a value where it is declared (`%s %s = 0;`) or on every path "
+                     "before line %u", u->name, u->type_name, u->name, line);
         check_report(c->s, &f);
         return;
     }

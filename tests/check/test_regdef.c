@@ -134,6 +134,8 @@ static void test_vector_member(void **state)
           32, 32);
     const CheckFinding *f = find(&c, CHECK_UNINIT_VALUE, "comes from `p.y`, declared at line 2");
     assert_int_equal(primary_line(&c, f), 4);
+    assert_string_equal(f->fix, "give `p.y` a value on every path before line 4, or initialize "
+                                "`p` where it is declared");
     assert_int_equal(c.n, 1);
     done(&c);
 }
