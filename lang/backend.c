@@ -569,12 +569,47 @@ typedef struct Undefs {
     size_t cap;
 } Undefs;
 
+/* How leaf k of a value of type ty is written in source: `.y`, `[2]`, `.pos.x`; "" for a
+ * scalar (leaves in cg_leaf_count's order). */
+static void leaf_path(const LangType *ty, uint32_t k, char *out, size_t size)
+{
+    out[0] = 0;
+    switch (ty->kind) {
+    case LTY_VECTOR:
+        snprintf(out, size, ".%c", "xyzw"[k % 4]);
+        return;
+    case LTY_ARRAY: {
+        const uint32_t each = (uint32_t)cg_leaf_count(ty->base);
+        if (!each)
+            return;
+        int n = snprintf(out, size, "[%u]", k / each);
+        if (n > 0 && (size_t)n < size)
+            leaf_path(ty->base, k % each, out + n, size - (size_t)n);
+        return;
+    }
+    case LTY_STRUCT:
+        for (const LangMember *m = ty->members; m; m = m->next) {
+            const uint32_t each = (uint32_t)cg_leaf_count(m->type);
+            if (k >= each) {
+                k -= each;
+                continue;
+            }
+            int n = snprintf(out, size, ".%s", m->name ? m->name : "?");
+            if (n > 0 && (size_t)n < size)
+                leaf_path(m->type, k, out + n, size - (size_t)n);
+            return;
+        }
+        return;
+    default:
+        return;
+    }
+}
+
 /* Records marker `it`, which falls before instruction `index`: the register its vreg got.
  * A spilled vreg is not recorded (its stack slot is not tracked either). */
-static void record_undef(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
-                         const LangIrInst *it, uint32_t index, Undefs *u)
+static void record_undef(const LangIr *ir, const LangRegAlloc *ra, const LangIrInst *it,
+                         uint32_t index, Undefs *u)
 {
-    (void)ctx;
     const uint32_t v = it->inst.opd[0].index;
     if (v == 0 || v >= ir->num_vregs || ra->half[v] < 0 || !ir->vregs[v].var)
         return;
@@ -590,13 +625,9 @@ static void record_undef(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
     d->reg.index = (uint16_t)(w == 16 ? ra->half[v] : ra->half[v] / 2);
     d->loc = it->loc;
     char name[256];
-    const uint32_t member = (uint32_t)it->inst.opd[1].imm, members = (uint32_t)it->inst.opd[2].imm;
-    if (members > 1 && ty && ty->kind == LTY_VECTOR && members <= 4)
-        snprintf(name, sizeof name, "%s.%c", var->name, "xyzw"[member % 4]);
-    else if (members > 1)
-        snprintf(name, sizeof name, "%s[%u]", var->name, member);
-    else
-        snprintf(name, sizeof name, "%s", var->name ? var->name : "?");
+    size_t len = (size_t)snprintf(name, sizeof name, "%s", var->name ? var->name : "?");
+    if (ty && len < sizeof name)
+        leaf_path(ty, (uint32_t)it->inst.opd[1].imm, name + len, sizeof name - len);
     d->name = util_strdup(name);
     d->type_name = util_strdup(elem && elem->name ? elem->name : "?");
 }
@@ -702,7 +733,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
             continue;
         }
         if (lang_ir_is_undef(it)) {
-            record_undef(ctx, ir, &ra, it, e.count, &undefs);
+            record_undef(ir, &ra, it, e.count, &undefs);
             pos_end[p] = e.count;
             continue;
         }

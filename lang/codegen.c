@@ -148,8 +148,7 @@ void cg_mark_undefined(LangCg *cg, const CgBind *b, const LangVar *var)
         IsaInst *in = lang_cg_emit(cg, ISA_OP_NOP);
         in->flags = LANG_IR_UNDEF;
         in->opd[0] = b->regs[i];
-        in->opd[1] = lang_cg_imm((uint64_t)i); /* which member, of how many (for its name) */
-        in->opd[2] = lang_cg_imm((uint64_t)n);
+        in->opd[1] = lang_cg_imm((uint64_t)i); /* which leaf (for its name) */
     }
 }
 

@@ -126,7 +126,6 @@ static inline bool cg_is_reg(IsaOperand o)
     return o.kind == ISA_OPD_R32 || o.kind == ISA_OPD_R16 || o.kind == ISA_OPD_R64;
 }
 static inline bool cg_is_dev(LangAddrSpace s) { return s == LAS_DEVICE || s == LAS_CONSTANT; }
-int cg_leaf_count(const LangType *ty);
 CgLeaf *cg_leaves(LangCg *cg, LangType *ty, int *n);
 CgVal cg_val_new(LangCg *cg, LangType *ty, int n);
 CgVal cg_val_fresh(LangCg *cg, LangType *ty);   /* vregs for every leaf */

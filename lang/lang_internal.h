@@ -171,6 +171,9 @@ bool lang_is_scalar(const LangType *ty);    /* integer or float */
 bool lang_is_unsigned(const LangType *ty);
 LangType *lang_scalar_of(LangType *ty);      /* vectors: the element; scalars: themselves */
 int lang_components(const LangType *ty);     /* vectors: len; scalars: 1 */
+/* Scalars a value of the type holds in registers (codegen_mem.c): vector lanes, array
+ * elements and struct members flattened in order. */
+int cg_leaf_count(const LangType *ty);
 bool lang_same_type(const LangType *a, const LangType *b); /* ignoring const */
 const char *lang_type_name(LangCtx *ctx, const LangType *ty); /* for messages: "device half4*" */
 /* The IsaType of a scalar (bool -> U8 in memory, U32 in registers; see codegen). */

@@ -120,7 +120,7 @@ static void test_reduction_over_undefined_lanes(void **state)
     done(&c);
 }
 
-/* A vector's members are told apart. */
+/* A vector's, a struct's and an array's members are told apart, and named as in source. */
 static void test_vector_member(void **state)
 {
     (void)state;
@@ -137,6 +137,21 @@ static void test_vector_member(void **state)
     assert_string_equal(f->fix, "give `p.y` a value on every path before line 4, or initialize "
                                 "`p` where it is declared");
     assert_int_equal(c.n, 1);
+    done(&c);
+    /* a struct's member by its path, an array's element by its index */
+    metal(&c,
+          "struct P { float2 pos; float w; };\n"
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]]) {\n"
+          "    P q;\n"
+          "    float a[3];\n"
+          "    q.pos.x = 1.0f; q.w = 2.0f; a[0] = 1.0f; a[2] = 3.0f;\n"
+          "    out[gid] = q.pos.y + q.w;\n"                          /* 6 */
+          "    out[gid + 32] = a[0] + a[1];\n"                       /* 7 */
+          "}\n",
+          32, 32);
+    assert_int_equal(primary_line(&c, find(&c, CHECK_UNINIT_VALUE, "comes from `q.pos.y`, declared at line 3")), 6);
+    assert_int_equal(primary_line(&c, find(&c, CHECK_UNINIT_VALUE, "comes from `a[1]`, declared at line 4")), 7);
+    assert_int_equal(c.n, 2);
     done(&c);
 }
 
