@@ -2,18 +2,18 @@
 //
 // Each reading comes with a unit code: 0 for metres, 1 for centimetres, 2 for
 // millimetres. The kernel converts every reading to metres, but the millimetre case was
-// forgotten: for those readings `scale` is never assigned, and the multiplication uses
-// whatever its register held. On a GPU that is a value some earlier instruction (or
-// kernel) left there, so every third output is garbage, differently on each GPU.
+// forgotten: for those readings `scale` is never assigned. MSL leaves its value undefined:
+// the multiplication may use whatever the register held, or the optimizer, free to pick
+// any value, folds the path into another (clang: `unit == 1 ? 0.01f : 1.0f`). Either way
+// every third output is silently wrong, and how wrong depends on the compiler and GPU.
 //
 // lockstep zeroes registers so that runs repeat, which alone would hide the bug (those
 // outputs would just be 0). Its uninitialized-value check follows, lane by lane, which
 // registers hold a value the kernel gave them, and reports the store at line 30: the value
-// comes from `scale`, declared at line 25 without one. Oclgrind misses this bug: its
-// compiler may assume any value for the unassigned path, and takes one of the others.
+// comes from `scale`, declared at line 25 without one. Oclgrind misses this bug: its clang
+// folds the unassigned path as above, so nothing undefined is left for it to see.
 //
-// FIX: handle every unit (`else if (unit[gid] == 2) scale = 0.001f;`), and give `scale` a
-// value where it is declared, or fail loudly for an unknown unit.
+// FIX: handle every unit (`else if (unit[gid] == 2) scale = 0.001f;`).
 #include <metal_stdlib>
 using namespace metal;
 
