@@ -6,7 +6,10 @@
  * lanes got there (both sides of an if, a loop's first trip, a select, a shuffle of
  * defined lanes, a reduction inside the if). The static pass must leave the kernels `make
  * bench` times untracked, and must never call a program clean that can use an undefined
- * value: random kernels are checked against a reference interpreter written here.
+ * value: random kernels are checked against a reference interpreter written here. Each of
+ * these mutations of check/regdef.c makes the suite fail: the static pass not forgetting at
+ * a pop, an else or a while, ignoring exec masks, ignoring declarations or not parking the
+ * lanes a nesting-counter write parks; selects counting both sides, shuffles all lanes.
  */
 #include "check_harness.h"
 #include "../../check/check_internal.h"
@@ -174,6 +177,38 @@ static void test_assembly_register_never_written(void **state)
                                  "which line 5 reads before anything is assigned to it");
     assert_int_equal(line_of(&c, &f->first), 5);
     assert_int_equal(line_of(&c, &f->second), 6);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* A `while` brings back lanes parked by a write of the nesting counter (as a `continue`
+ * does): they missed what was written while they were away. Compiled loops never read such
+ * a value unproven (the loop's entry path holds nothing yet either), so this is assembly. */
+static void test_assembly_while_brings_back_parked_lanes(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"                                             /* 1 */
+             ".regs 4\n"                                               /* 2 */
+             ".arg out, device, u0\n"                                  /* 3 */
+             "    get_sr r1, thread_index_in_simdgroup\n"              /* 4 */
+             "    push_exec 2\n"                                       /* 5: depth 2 */
+             "    if_icmp.uge 1, r1, 16\n"                             /* 6: depth 3 */
+             "    mov16 r0l, 2\n"                                      /* 7: lanes 16..31 park */
+             "    pop_exec 0\n"                                        /* 8 */
+             "    pop_exec 1\n"                                        /* 9: depth 2, they stay out */
+             "    mov r2, 5\n"                                         /* 10: lanes 0..15 only */
+             "    while_icmp.eq 2, r1, r1\n"                           /* 11: all lanes back */
+             "    st_dev.b32 r2, u0, r1\n"                             /* 12 */
+             "    pop_exec 2\n"                                        /* 13 */
+             "    stop\n",
+             32, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINIT_VALUE,
+                                 "the value stored is uninitialized: it comes from register r2");
+    assert_int_equal(primary_line(&c, f), 12);
+    assert_false(f->second.valid); /* the store is the first read of r2 in those lanes */
+    assert_int_equal(f->first.thread.lane, 16);
     assert_int_equal(c.n, 1);
     done(&c);
 }
@@ -558,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_reduction_over_undefined_lanes),
         cmocka_unit_test(test_vector_member),
         cmocka_unit_test(test_assembly_register_never_written),
+        cmocka_unit_test(test_assembly_while_brings_back_parked_lanes),
         cmocka_unit_test(test_defined_where_used_is_silent),
         cmocka_unit_test(test_static_pass),
         cmocka_unit_test(test_random_kernels_against_reference),
