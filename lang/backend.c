@@ -562,11 +562,11 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
     }
 }
 
-/* The declarations without a value (LANG_IR_UNDEF), for IsaProgram.undefs. */
+/* The declarations without a value (LANG_IR_UNDEF), for IsaProgram.undefs: in the arena
+ * (names too) until the program is built, so an error on the way leaks nothing. */
 typedef struct Undefs {
-    IsaUndef *list;
+    IsaUndef *list;       /* room for every IR instruction */
     uint32_t n;
-    size_t cap;
 } Undefs;
 
 /* How leaf k of a value of type ty is written in source: `.y`, `[2]`, `.pos.x`; "" for a
@@ -607,8 +607,8 @@ static void leaf_path(const LangType *ty, uint32_t k, char *out, size_t size)
 
 /* Records marker `it`, which falls before instruction `index`: the register its vreg got.
  * A spilled vreg is not recorded (its stack slot is not tracked either). */
-static void record_undef(const LangIr *ir, const LangRegAlloc *ra, const LangIrInst *it,
-                         uint32_t index, Undefs *u)
+static void record_undef(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
+                         const LangIrInst *it, uint32_t index, Undefs *u)
 {
     const uint32_t v = it->inst.opd[0].index;
     if (v == 0 || v >= ir->num_vregs || ra->half[v] < 0 || !ir->vregs[v].var)
@@ -617,7 +617,6 @@ static void record_undef(const LangIr *ir, const LangRegAlloc *ra, const LangIrI
     const LangType *ty = var->type;
     const LangType *elem = ty && (ty->kind == LTY_VECTOR || ty->kind == LTY_ARRAY) && ty->base
                                ? ty->base : ty;
-    util_reserve((void **)&u->list, &u->cap, u->n + 1, sizeof *u->list);
     IsaUndef *d = &u->list[u->n++];
     const uint8_t w = ir->vregs[v].width;
     d->index = index;
@@ -628,8 +627,21 @@ static void record_undef(const LangIr *ir, const LangRegAlloc *ra, const LangIrI
     size_t len = (size_t)snprintf(name, sizeof name, "%s", var->name ? var->name : "?");
     if (ty && len < sizeof name)
         leaf_path(ty, (uint32_t)it->inst.opd[1].imm, name + len, sizeof name - len);
-    d->name = util_strdup(name);
-    d->type_name = util_strdup(elem && elem->name ? elem->name : "?");
+    const char *type_name = elem && elem->name ? elem->name : "?";
+    d->name = lang_strndup(ctx, name, strlen(name));
+    d->type_name = lang_strndup(ctx, type_name, strlen(type_name));
+}
+
+/* The recorded declarations, copied out of the arena into prog. */
+static void attach_undefs(const Undefs *u, IsaProgram *prog)
+{
+    prog->undefs = util_calloc(u->n ? u->n : 1, sizeof *prog->undefs);
+    for (uint32_t i = 0; i < u->n; i++) {
+        prog->undefs[i] = u->list[i];
+        prog->undefs[i].name = util_strdup(u->list[i].name);
+        prog->undefs[i].type_name = util_strdup(u->list[i].type_name);
+    }
+    prog->num_undefs = u->n;
 }
 
 static uint32_t regs_used(const Emit *e)
@@ -719,7 +731,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
     uint32_t *pos_end = lang_alloc(ctx, (n + 1) * sizeof *pos_end);
 
     Emit e = {.ctx = ctx};
-    Undefs undefs = {0};
+    Undefs undefs = {lang_alloc(ctx, (n + 1) * sizeof *undefs.list), 0};
     IsaSourceLoc last_loc = {0};
     for (uint32_t p = 0; p < n; p++) {
         const LangIrInst *it = &w[p];
@@ -733,7 +745,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
             continue;
         }
         if (lang_ir_is_undef(it)) {
-            record_undef(ir, &ra, it, e.count, &undefs);
+            record_undef(ctx, ir, &ra, it, e.count, &undefs);
             pos_end[p] = e.count;
             continue;
         }
@@ -771,7 +783,6 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
             if (e.code[i].opd[k].kind == ISA_OPD_LABEL)
                 e.code[i].opd[k].index = (uint16_t)label_index[e.code[i].opd[k].index];
     IsaProgram *prog = build_program(ctx, ir, &e, &ra, pos_first, pos_end);
-    prog->undefs = undefs.list;
-    prog->num_undefs = undefs.n;
+    attach_undefs(&undefs, prog);
     return prog;
 }

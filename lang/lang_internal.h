@@ -333,7 +333,6 @@ enum { LANG_IR_OPTIONAL = 0x80 }; /* IsaInst.flags on jmp_exec_none */
  * instruction for it and records it in IsaProgram.undefs for the checkers. */
 enum { LANG_IR_UNDEF = 0x40 };
 
-
 typedef struct LangIrInst {
     IsaInst inst;
     int32_t label;          /* >= 0: a label definition (inst unused) */
