@@ -1,7 +1,8 @@
 /*
  * bench_checks.c — `make bench`: what the bug finders cost. Four race-free kernels from
  * kernels/ (a threadgroup tree reduction, softmax, a vector add, a tiled matmul) run as
- * their manifests say (the last two at larger sizes), with no observer attached and then
+ * their manifests say (the last two at larger sizes), and the teaching bug uninit_branch
+ * (whose registers the uninitialized-value check tracks), with no observer attached and then
  * with every check of `lockstep check` on; the slowdown is the ratio of the best times (the
  * target is at most 3x). Each run is repeated and the
  * best time kept, since the machine is shared and noisy. Nothing here asserts a time: the
@@ -38,6 +39,18 @@ static const char MATMUL[] =
     "  B: {count: 16384, init: {random: {seed: 11, min: -1, max: 1}}}\n"
     "  C: {count: 65536}\n"
     "  p: {value: {M: 256, N: 256, K: 64}}\n";
+
+/* The teaching bug kernels/bugs/uninit_branch.yaml over 256K readings: a variable assigned
+ * on two of three paths, which the uninitialized-value check cannot prove and tracks (the
+ * other kernels here it proves, and costs them nothing). Its one finding is the bug. */
+static const char UNINIT_BRANCH[] =
+    "kernel: uninit_branch.metal\n"
+    "threadgroups: [1024]\n"
+    "threadgroup: [256]\n"
+    "args:\n"
+    "  reading: {count: 262144, init: {range: [1, 1]}}\n"
+    "  unit: {type: uint, count: 262144, init: {random: {seed: 3, min: 0, max: 2}}}\n"
+    "  metres: {count: 262144}\n";
 
 static double now(void)
 {
@@ -142,6 +155,7 @@ int main(int argc, char **argv)
         {"softmax", "kernels/ml/softmax.yaml", NULL},
         {"vector_add", "kernels/basics/bench_checks.yaml", VECTOR_ADD},
         {"matmul_tiled", "kernels/linalg/bench_checks.yaml", MATMUL},
+        {"uninit_branch", "kernels/bugs/bench_checks.yaml", UNINIT_BRANCH},
     };
     bool ok = true, any = false;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

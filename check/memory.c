@@ -35,6 +35,7 @@ typedef struct GroupRegs {
     uint32_t *oob_mask;      /* per half: lanes holding an unread value of a faulting load */
     uint32_t *oob_index;     /* per half and lane: the faulting load */
     uint32_t wait_pending[2];/* halves with a nonzero wait_mask, per slot */
+    uint64_t wait_bits[2][4];/* the same halves as bits (a `wait` visits only those) */
     uint32_t oob_pending;    /* halves with a nonzero oob_mask */
     uint32_t load_index;     /* the load whose in-bounds lanes load_ok holds (NO_LOAD) */
     uint32_t load_ok;
@@ -123,6 +124,7 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
         memset(g->wait_mask, 0, nh * sizeof *g->wait_mask);
         memset(g->oob_mask, 0, nh * sizeof *g->oob_mask);
         g->wait_pending[0] = g->wait_pending[1] = g->oob_pending = 0;
+        memset(g->wait_bits, 0, sizeof g->wait_bits);
         g->load_index = NO_LOAD;
     }
 }
@@ -194,8 +196,10 @@ static void clear_wait(GroupRegs *g, uint32_t h, uint32_t lanes)
     if (!g->wait_mask[h])
         return;
     g->wait_mask[h] &= ~lanes;
-    if (!g->wait_mask[h])
+    if (!g->wait_mask[h]) {
         g->wait_pending[g->wait_slot[h]]--;
+        g->wait_bits[g->wait_slot[h]][h >> 6] &= ~(1ull << (h & 63));
+    }
 }
 
 /* Checks one register operand against pending loads. */
@@ -291,9 +295,9 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
     }
     if (op == ISA_OP_WAIT) {
         uint32_t slot = (uint32_t)inst->opd[0].imm & 1;
-        for (uint32_t h = 0; g->wait_pending[slot] && h < c->num_halves; h++)
-            if (g->wait_mask[h] && g->wait_slot[h] == slot)
-                clear_wait(g, h, 0xffffffffu);
+        for (uint32_t w = 0; g->wait_pending[slot] && w < 4; w++)
+            for (uint64_t bits = g->wait_bits[slot][w]; bits; bits &= bits - 1)
+                clear_wait(g, w * 64 + (uint32_t)__builtin_ctzll(bits), 0xffffffffu);
         return;
     }
     if (!is_load(op) || !exec)
@@ -311,6 +315,7 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
             g->wait_slot[h] = (uint8_t)(inst->opd[3].imm & 1);
             g->wait_index[h] = index;
             g->wait_pending[g->wait_slot[h]]++;
+            g->wait_bits[g->wait_slot[h]][h >> 6] |= 1ull << (h & 63);
         }
     }
     /* Lanes that got no access faulted: their registers hold zeros nobody asked for. */

@@ -338,6 +338,9 @@ typedef struct RegdefChecker {
     uint8_t *tracked;      /* per half: scan's tracked halves; the others are always defined */
     RdInst *insts;         /* per instruction */
     uint8_t *wanted;       /* per instruction: on_issued has something to do (issue_insts) */
+    uint32_t *reported;    /* per instruction: the origin last reported there (report) */
+    CheckFinding **last;   /* per instruction: that report, made on first need */
+    uint64_t *repeats;     /* per instruction: the same report again, not yet counted in */
     RegGroup *groups;
     uint32_t cap_groups;
 } RegdefChecker;
@@ -433,47 +436,31 @@ static const IsaVarLoc *variable_at(const IsaProgram *p, uint32_t pc, uint32_t h
     return NULL;
 }
 
-static void report(RegdefChecker *c, const SimGroupView *sg, const IsaInst *in, int k,
-                   uint32_t lanes, uint32_t root)
+/* The finding's text, once per use site and origin (see report). */
+static void describe_finding(const RegdefChecker *c, CheckFinding *f, const IsaInst *in, int k,
+                             uint32_t lane, uint32_t n, uint32_t root)
 {
     const IsaProgram *p = c->s->program;
-    const uint32_t lane = (uint32_t)__builtin_ctz(lanes);
-    const uint32_t n = (uint32_t)util_popcount32(lanes), line = check_line_of(p, in->pc);
-    CheckFinding f = {.kind = CHECK_UNINIT_VALUE, .severity = CHECK_ERROR, .count = 1};
+    const uint32_t line = check_line_of(p, in->pc);
     if (root & ROOT_UNDEF) {
         const IsaUndef *u = &p->undefs[root & ~ROOT_UNDEF];
-        check_site_thread(&f.first, sg, lane, in->pc);
-        f.first.access = CHECK_ACCESS_READ;
-        f.first.index = CHECK_NO_INDEX;
-        snprintf(f.first.symbol, sizeof f.first.symbol, "%s", u->name);
-        snprintf(f.message, sizeof f.message,
+        snprintf(f->first.symbol, sizeof f->first.symbol, "%s", u->name);
+        snprintf(f->message, sizeof f->message,
                  "%s is uninitialized: it comes from `%s`, declared at line %u without a value "
                  "(lane %u%s)",
                  use_text(in->op, k), u->name, u->loc.line, lane, n > 1 ? " and others" : "");
         const size_t whole = strcspn(u->name, ".["); /* a vector's or struct's member */
         if (u->name[whole])
-            snprintf(f.fix, sizeof f.fix,
+            snprintf(f->fix, sizeof f->fix,
                      "give `%s` a value on every path before line %u, or initialize `%.*s` "
                      "where it is declared", u->name, line, (int)whole, u->name);
         else
-            snprintf(f.fix, sizeof f.fix,
+            snprintf(f->fix, sizeof f->fix,
                      "give `%s` a value where it is declared (`%s %s = 0;`) or on every path "
                      "before line %u", u->name, u->type_name, u->name, line);
-        check_report(c->s, &f);
         return;
     }
-    const uint32_t root_index = (root >> 8) - 1, half = root & 255;
-    const uint32_t root_pc = p->code[root_index].pc;
-    const bool same = root_pc == in->pc;
-    CheckSite *use = same ? &f.first : &f.second;
-    check_site_thread(use, sg, lane, in->pc);
-    use->access = CHECK_ACCESS_READ;
-    use->index = CHECK_NO_INDEX;
-    if (!same) {
-        check_site_thread(&f.first, sg, lane, root_pc);
-        f.first.access = CHECK_ACCESS_READ;
-        f.first.index = CHECK_NO_INDEX;
-    }
+    const uint32_t root_pc = p->code[(root >> 8) - 1].pc, half = root & 255;
     const IsaVarLoc *v = variable_at(p, root_pc, half);
     char what[96];
     if (v)
@@ -481,20 +468,72 @@ static void report(RegdefChecker *c, const SimGroupView *sg, const IsaInst *in, 
     else
         snprintf(what, sizeof what, "register r%u%s", half / 2, half & 1 ? "h" : "");
     if (v)
-        snprintf(f.first.symbol, sizeof f.first.symbol, "%s", v->name);
+        snprintf(f->first.symbol, sizeof f->first.symbol, "%s", v->name);
     const uint32_t root_line = check_line_of(p, root_pc);
-    snprintf(f.message, sizeof f.message,
+    snprintf(f->message, sizeof f->message,
              "%s is uninitialized: it comes from %s, which line %u reads before anything is "
              "assigned to it (lane %u%s)",
              use_text(in->op, k), what, root_line, lane, n > 1 ? " and others" : "");
     if (v && v->type_name)
-        snprintf(f.fix, sizeof f.fix,
+        snprintf(f->fix, sizeof f->fix,
                  "give %s a value on every path before line %u, or where it is declared "
                  "(`%s %s = 0;`)", what, root_line, v->type_name, v->name);
     else
-        snprintf(f.fix, sizeof f.fix, "give %s a value on every path before line %u", what,
+        snprintf(f->fix, sizeof f->fix, "give %s a value on every path before line %u", what,
                  root_line);
+}
+
+/* Counts instruction `index`'s repeats of its last report into the session's findings. */
+static void count_repeats(RegdefChecker *c, uint32_t index)
+{
+    if (!c->repeats[index])
+        return;
+    CheckFinding f = *c->last[index];
+    f.count = c->repeats[index];
+    c->repeats[index] = 0;
     check_report(c->s, &f);
+}
+
+/* Reports operand k of `in` (instruction `index`), undefined in `lanes`, its value from
+ * `root`. The sites: the use alone when the value comes from a declaration or this very
+ * read; else the read of the never-written register, then the use. Every SIMD-group makes
+ * the same report again: only the first is put into words and handed to the session; the
+ * rest are counted here and added when the origin changes or the run ends (finish). */
+static void report(RegdefChecker *c, const SimGroupView *sg, const IsaInst *in, int k,
+                   uint32_t index, uint32_t lanes, uint32_t root)
+{
+    if (c->reported[index] == root) {
+        c->repeats[index]++;
+        return;
+    }
+    count_repeats(c, index);
+    const uint32_t lane = (uint32_t)__builtin_ctz(lanes);
+    const uint32_t root_pc = root & ROOT_UNDEF ? in->pc : c->s->program->code[(root >> 8) - 1].pc;
+    CheckFinding f = {.kind = CHECK_UNINIT_VALUE, .severity = CHECK_ERROR, .count = 1};
+    CheckSite *use = root_pc == in->pc ? &f.first : &f.second;
+    check_site_thread(use, sg, lane, in->pc);
+    use->access = CHECK_ACCESS_READ;
+    use->index = CHECK_NO_INDEX;
+    if (use == &f.second) {
+        check_site_thread(&f.first, sg, lane, root_pc);
+        f.first.access = CHECK_ACCESS_READ;
+        f.first.index = CHECK_NO_INDEX;
+    }
+    describe_finding(c, &f, in, k, lane, (uint32_t)util_popcount32(lanes), root);
+    check_report(c->s, &f);
+    c->reported[index] = root;
+    if (!c->last[index])
+        c->last[index] = util_calloc(1, sizeof *c->last[index]);
+    *c->last[index] = f;
+}
+
+static void finish(CheckChecker *base, CheckSession *s, const SimResult *result)
+{
+    (void)s;
+    (void)result;
+    RegdefChecker *c = (RegdefChecker *)base;
+    for (uint32_t i = 0; i < c->s->program->count; i++)
+        count_repeats(c, i);
 }
 
 /* Lanes whose value of operand k the instruction reads as its condition: the active ones
@@ -625,6 +664,9 @@ static void describe(RegdefChecker *c)
     const IsaProgram *p = c->s->program;
     c->insts = util_calloc(p->count ? p->count : 1, sizeof *c->insts);
     c->wanted = util_calloc(p->count ? p->count : 1, 1);
+    c->reported = util_calloc(p->count ? p->count : 1, sizeof *c->reported);
+    c->last = util_calloc(p->count ? p->count : 1, sizeof *c->last);
+    c->repeats = util_calloc(p->count ? p->count : 1, sizeof *c->repeats);
     for (uint32_t i = 0; i < p->count; i++) {
         const IsaInst *in = &p->code[i];
         const uint16_t op = in->op;
@@ -673,28 +715,14 @@ static void write_result(const RdInst *ri, RegGroup *g, uint32_t exec, uint32_t 
     }
 }
 
-/* Every instruction, before it runs (registers hold its sources). */
-static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *in)
+/* What on_issued does beyond the common case: declarations falling before the
+ * instruction, its uses, and results by the other rules. Kept out of line so the common
+ * case stays a short function. */
+static __attribute__((noinline)) void issued_other(RegdefChecker *c, RegGroup *g,
+                                                   const SimGroupView *sg, const IsaInst *in,
+                                                   const RdInst *ri, uint32_t index,
+                                                   uint32_t exec, uint32_t present)
 {
-    RegdefChecker *c = ctx;
-    RegGroup *g = &c->groups[sg->simdgroup];
-    const uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
-    const uint32_t exec = sg->exec_mask & present;
-    const uint32_t index = (uint32_t)(in - c->s->program->code);
-    const RdInst *ri = &c->insts[index];
-    if (!c->wanted[index])
-        return; /* here for another checker (a shuffle simd.c looks at) */
-    if (ri->rule == RULE_PLAIN && !ri->uses && !ri->undefs) { /* the common case */
-        uint32_t res = exec;
-        for (uint32_t i = 0; i < ri->nread; i++)
-            res &= g->def[ri->read[i]];
-        uint32_t root = 0;
-        for (uint32_t i = 0; res != exec && i < ri->nread && !root; i++)
-            if (exec & ~g->def[ri->read[i]])
-                root = g->root[ri->read[i]] ? g->root[ri->read[i]] : (index + 1) << 8 | ri->read[i];
-        write_result(ri, g, exec, res, root);
-        return;
-    }
     for (uint32_t u = c->undef_first[index]; ri->undefs && u < c->undef_first[index + 1]; u++) {
         uint32_t first, n = undef_halves(&c->s->program->undefs[u], c->nh, &first);
         for (uint32_t h = first; h < first + n; h++) {
@@ -710,7 +738,7 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *in)
         const uint32_t lanes = cond_lanes & ~operand_def(c, g, in, k);
         if (!lanes)
             continue;
-        report(c, sg, in, k, lanes, operand_root(c, g, in, k, index, lanes));
+        report(c, sg, in, k, index, lanes, operand_root(c, g, in, k, index, lanes));
         /* reported once: from here on the value counts as defined in those lanes */
         uint32_t first, n = check_operand_halves(in, k, c->nh, &first);
         for (uint32_t h = first; h < first + n; h++)
@@ -730,6 +758,31 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *in)
     write_result(ri, g, exec, res, root);
 }
 
+/* Every instruction it wants (wanted), before it runs (registers hold its sources). */
+static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *in)
+{
+    RegdefChecker *c = ctx;
+    const uint32_t index = (uint32_t)(in - c->s->program->code);
+    if (!c->wanted[index])
+        return; /* here for another checker (a shuffle simd.c looks at) */
+    RegGroup *g = &c->groups[sg->simdgroup];
+    const uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
+    const uint32_t exec = sg->exec_mask & present;
+    const RdInst *ri = &c->insts[index];
+    if (ri->rule != RULE_PLAIN || ri->uses || ri->undefs) {
+        issued_other(c, g, sg, in, ri, index, exec, present);
+        return;
+    }
+    uint32_t res = exec; /* the common case: lane-wise work, no use to check */
+    for (uint32_t i = 0; i < ri->nread; i++)
+        res &= g->def[ri->read[i]];
+    uint32_t root = 0;
+    for (uint32_t i = 0; res != exec && i < ri->nread && !root; i++)
+        if (exec & ~g->def[ri->read[i]])
+            root = g->root[ri->read[i]] ? g->root[ri->read[i]] : (index + 1) << 8 | ri->read[i];
+    write_result(ri, g, exec, res, root);
+}
+
 static void destroy(CheckChecker *base)
 {
     RegdefChecker *c = (RegdefChecker *)base;
@@ -741,6 +794,11 @@ static void destroy(CheckChecker *base)
     free(c->undef_first);
     free(c->insts);
     free(c->wanted);
+    free(c->reported);
+    for (uint32_t i = 0; i < c->s->program->count; i++)
+        free(c->last[i]);
+    free(c->last);
+    free(c->repeats);
     free(c->tracked);
     free(c);
 }
@@ -771,6 +829,7 @@ CheckChecker *check_regdef_new(CheckSession *s)
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
         check_op_set(c->base.issue_ops, op);
     c->base.issue_insts = c->wanted;
+    c->base.finish = finish;
     c->base.destroy = destroy;
     return &c->base;
 }
