@@ -69,7 +69,16 @@ static uint32_t undef_halves(const IsaUndef *u, uint32_t nh, uint32_t *first)
 typedef struct Where {
     int depth;
     uint64_t parked;
+    uint64_t dparked;     /* those parked by an ordinary write of r0l (parks) */
 } Where;
+
+/* An if/else whose else part runs every lane the if held back (`else_icmp.eq 1, 0, 0`, as
+ * the compiler writes it) joins what both parts defined: a half defined in the then-part
+ * (its bit d in `then`, d the parts' depth, set at the else) and again in the else part is
+ * defined for every lane of the if when it ends (its pop). Every lane active after that pop
+ * ran one part or the other to its end, unless an ordinary write of r0l parked it to come
+ * back right there (then no join). Depths up to THEN_MAX; deeper ifs just forget. */
+#define THEN_MAX 15
 
 typedef struct Scan {
     const IsaProgram *p;
@@ -78,6 +87,7 @@ typedef struct Scan {
     uint32_t nh;          /* register halves */
     Where *at;            /* per instruction, on entry (depth DEPTH_UNSET: not reached) */
     uint8_t *level;       /* per instruction and half, on entry */
+    uint16_t *then;       /* per instruction and half, on entry: see THEN_MAX */
     uint32_t *work;
     uint32_t nwork;
     uint8_t *queued;
@@ -152,8 +162,23 @@ static uint64_t parks(const IsaInst *in, int k, int depth)
     return ~0ull;
 }
 
-/* The state after instruction i, from the state on entry (w, level) in place. */
-static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level)
+static bool else_takes_all(const IsaInst *in)
+{
+    const IsaOperand *a = &in->opd[1], *b = &in->opd[2];
+    return in->op == ISA_OP_ELSE_ICMP && (in->opd[0].imm & 3) == 1 && in->cond == ISA_COND_EQ &&
+           a->kind == ISA_OPD_IMM && b->kind == ISA_OPD_IMM && a->imm == b->imm;
+}
+
+/* Keeps only the then-bits of depths up to d. */
+static void then_keep(uint16_t *then, uint32_t nh, int d)
+{
+    const uint16_t keep = d >= THEN_MAX ? 0xffffu : (uint16_t)((2u << (d < 0 ? 0 : d)) - 1u);
+    for (uint32_t h = 0; h < nh; h++)
+        then[h] &= d < 0 ? 0 : keep;
+}
+
+/* The state after instruction i, from the state on entry (w, level, then) in place. */
+static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level, uint16_t *then)
 {
     const IsaInst *in = &s->p->code[i];
     apply_undefs(s, i, level);
@@ -165,9 +190,10 @@ static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level)
             continue;
         uint32_t first, n = check_operand_halves(in, k, s->nh, &first);
         for (uint32_t h = first; h < first + n; h++) {
-            if (h == 0)
+            if (h == 0) {
                 w.parked |= parks(in, k, w.depth);
-            else
+                w.dparked |= parks(in, k, w.depth);
+            } else
                 level[h] = defined ? (uint8_t)UTIL_MIN(level[h], (uint32_t)w.depth) : LEVEL_NONE;
         }
     }
@@ -179,24 +205,39 @@ static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level)
         w.depth = d + n > DEPTH_MAX ? DEPTH_UNKNOWN : d + n;
         if (in->op != ISA_OP_PUSH_EXEC)
             w.parked |= depth_bit(d + n - 1); /* lanes failing it: counter 1 */
+        then_keep(then, s->nh, d);
         return w;
     case ISA_OP_POP_EXEC:
         if (d - n < 0) {
             w.depth = DEPTH_UNKNOWN;
             return w;
         }
+        if (n == 1 && d <= THEN_MAX && !(w.dparked & depth_range(d - 1, DEPTH_MAX)))
+            for (uint32_t h = 1; h < s->nh; h++) /* an if/else ends: join its parts */
+                if ((then[h] >> d & 1) && level[h] <= d)
+                    level[h] = (uint8_t)UTIL_MIN(level[h], (uint32_t)(d - 1));
         w.depth = d - n;
         forget_above(level, s->nh, w.depth);
+        then_keep(then, s->nh, w.depth);
         w.parked &= ~depth_range(w.depth, DEPTH_MAX); /* back, active again */
+        w.dparked &= ~depth_range(w.depth, DEPTH_MAX);
         return w;
-    case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
+    case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP: {
+        const bool all = else_takes_all(in) && d >= 1 && d <= THEN_MAX;
+        then_keep(then, s->nh, d - 1);
+        for (uint32_t h = 1; all && h < s->nh; h++) /* what the then-part defined */
+            if (level[h] <= d)
+                then[h] |= (uint16_t)(1u << d);
         forget_above(level, s->nh, d - 1);   /* the lanes waiting for the else come in */
         w.parked |= depth_bit(d - n);         /* the then-part's lanes: counter n */
         return w;
+    }
     case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP:
         if (w.parked & depth_range(d - n + 1, d - 1)) { /* a `continue`: lanes come back */
             forget_above(level, s->nh, d - n);
+            then_keep(then, s->nh, d - n);
             w.parked &= ~depth_range(d - n + 1, d - 1);
+            w.dparked &= ~depth_range(d - n + 1, d - 1);
         }
         w.parked |= depth_bit(d - n); /* lanes leaving the loop: counter n */
         return w;
@@ -205,31 +246,39 @@ static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level)
     }
 }
 
-static void join(Scan *s, uint32_t to, Where w, const uint8_t *level)
+static void join(Scan *s, uint32_t to, Where w, const uint8_t *level, const uint16_t *then)
 {
     if (to >= s->p->count)
         return;
     uint8_t *into = s->level + (size_t)to * s->nh;
+    uint16_t *then_into = s->then + (size_t)to * s->nh;
     Where *at = &s->at[to];
     bool changed = false;
     if (at->depth == DEPTH_UNSET) {
         *at = w;
         memcpy(into, level, s->nh);
+        memcpy(then_into, then, s->nh * sizeof *then);
         changed = true;
     } else {
         if (at->depth != w.depth && at->depth != DEPTH_UNKNOWN) {
             at->depth = DEPTH_UNKNOWN;
             changed = true;
         }
-        if ((at->parked | w.parked) != at->parked) {
+        if ((at->parked | w.parked) != at->parked || (at->dparked | w.dparked) != at->dparked) {
             at->parked |= w.parked;
+            at->dparked |= w.dparked;
             changed = true;
         }
-        for (uint32_t h = 0; h < s->nh; h++)
+        for (uint32_t h = 0; h < s->nh; h++) {
             if (level[h] > into[h]) {
                 into[h] = level[h];
                 changed = true;
             }
+            if ((then_into[h] & then[h]) != then_into[h]) { /* a join needs both paths */
+                then_into[h] &= then[h];
+                changed = true;
+            }
+        }
     }
     if (changed && !s->queued[to]) {
         s->queued[to] = 1;
@@ -249,27 +298,30 @@ static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked)
     const size_t count = p->count ? p->count : 1;
     s.at = util_calloc(count, sizeof *s.at);
     s.level = util_calloc(count * s.nh, 1);
+    s.then = util_calloc(count * s.nh, sizeof *s.then);
     s.work = util_calloc(count, sizeof *s.work);
     s.queued = util_calloc(count, 1);
     uint8_t *level = util_calloc(s.nh, 1);
+    uint16_t *then = util_calloc(s.nh, sizeof *then);
     for (size_t i = 0; i < count; i++)
         s.at[i].depth = DEPTH_UNSET;
     memset(level, LEVEL_NONE, s.nh);
     level[0] = 0; /* r0l, the exec counter, starts at 0 by definition */
     if (p->count)
-        join(&s, 0, (Where){0, 0}, level);
+        join(&s, 0, (Where){0, 0, 0}, level, then);
     while (s.nwork) {
         uint32_t i = s.work[--s.nwork];
         s.queued[i] = 0;
         memcpy(level, s.level + (size_t)i * s.nh, s.nh);
-        Where w = transfer(&s, i, s.at[i], level);
+        memcpy(then, s.then + (size_t)i * s.nh, s.nh * sizeof *then);
+        Where w = transfer(&s, i, s.at[i], level, then);
         const IsaInst *in = &p->code[i];
         if (in->op == ISA_OP_STOP)
             continue;
         if (in->op == ISA_OP_JMP || in->op == ISA_OP_JMP_EXEC_ANY || in->op == ISA_OP_JMP_EXEC_NONE)
-            join(&s, in->opd[0].index, w, level);
+            join(&s, in->opd[0].index, w, level, then);
         if (in->op != ISA_OP_JMP)
-            join(&s, i + 1, w, level);
+            join(&s, i + 1, w, level, then);
     }
     uint32_t found = 0;
     for (uint32_t i = 0; i < p->count; i++) {
@@ -290,6 +342,8 @@ static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked)
         }
     }
     free(level);
+    free(then);
+    free(s.then);
     free(s.queued);
     free(s.work);
     free(s.level);
