@@ -390,6 +390,7 @@ typedef struct RegdefChecker {
     uint32_t nh;
     uint32_t *undef_first; /* undef_table */
     uint8_t *tracked;      /* per half: scan's tracked halves; the others are always defined */
+    uint32_t *def_start;   /* per half: its lanes defined when a threadgroup starts */
     RdInst *insts;         /* per instruction */
     uint8_t *wanted;       /* per instruction: on_issued has something to do (issue_insts) */
     uint32_t *reported;    /* per instruction: the origin last reported there (report) */
@@ -411,8 +412,7 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
         c->cap_groups = tg->num_simdgroups;
     }
     for (uint32_t i = 0; i < tg->num_simdgroups; i++) {
-        for (uint32_t h = 0; h < c->nh; h++) /* untracked halves: always defined */
-            c->groups[i].def[h] = c->tracked[h] ? 0 : 0xffffffffu;
+        memcpy(c->groups[i].def, c->def_start, c->nh * sizeof *c->def_start);
         memset(c->groups[i].root, 0, c->nh * sizeof *c->groups[i].root);
     }
 }
@@ -854,6 +854,7 @@ static void destroy(CheckChecker *base)
     free(c->last);
     free(c->repeats);
     free(c->tracked);
+    free(c->def_start);
     free(c);
 }
 
@@ -871,6 +872,9 @@ CheckChecker *check_regdef_new(CheckSession *s)
     RegdefChecker *c = util_calloc(1, sizeof *c);
     c->s = s;
     c->tracked = tracked;
+    c->def_start = util_calloc(nh, sizeof *c->def_start);
+    for (uint32_t h = 0; h < nh; h++)
+        c->def_start[h] = tracked[h] ? 0 : 0xffffffffu;
     check_roles_build(&c->roles);
     c->nh = nh;
     c->undef_first = undef_table(s->program);
