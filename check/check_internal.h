@@ -96,7 +96,11 @@ struct CheckSession {
     /* the one observer the simulator sees (session.c), and the checkers it forwards to: bit i
      * of a mask stands for checkers[i] */
     SimObserver observer;
-    SimObserver *observers[1];
+    SimObserver *observers[2];
+    uint32_t num_observers;
+    /* When one checker alone wants inst_issued for this program's instructions, the simulator
+     * calls it directly through this second observer (one call, no forwarding). */
+    SimObserver direct;
     CheckForward fwd;
     uint8_t issue_want[ISA_OP_COUNT];   /* per opcode: checkers whose inst_issued wants it */
     uint8_t *issue_insts;               /* per instruction, when a checker filters them */

@@ -820,11 +820,11 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *in)
     if (!c->wanted[index])
         return; /* here for another checker (a shuffle simd.c looks at) */
     RegGroup *g = &c->groups[sg->simdgroup];
-    const uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
-    const uint32_t exec = sg->exec_mask & present;
+    const uint32_t exec = sg->exec_mask; /* never holds a lane the SIMD-group lacks */
     const RdInst *ri = &c->insts[index];
     if (ri->rule != RULE_PLAIN || ri->uses || ri->undefs) {
-        issued_other(c, g, sg, in, ri, index, exec, present);
+        issued_other(c, g, sg, in, ri, index, exec,
+                     sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1);
         return;
     }
     uint32_t res = exec; /* the common case: lane-wise work, no use to check */

@@ -376,6 +376,34 @@ static void build_forwarding(CheckSession *s)
     };
     memcpy(s->retire_now, s->retire_ops, sizeof s->retire_now);
     s->observers[0] = &s->observer;
+    s->num_observers = 1;
+    /* One checker alone wanting instructions this program has: the simulator calls it. */
+    uint32_t wanting = 0, sole = 0;
+    for (uint32_t i = 0; i < s->num_checkers; i++) {
+        const CheckChecker *c = s->checkers[i];
+        bool any = false;
+        for (uint32_t k = 0; c->observer.inst_issued && k < prog->count && !any; k++) {
+            const uint16_t op = prog->code[k].op;
+            any = (op < ISA_OP_COUNT ? s->issue_want[op] : s->issue_want_any) & c->bit &&
+                  (!c->issue_insts || c->issue_insts[k]);
+        }
+        if (any) {
+            wanting++;
+            sole = i;
+        }
+    }
+    if (wanting == 1) {
+        const CheckChecker *c = s->checkers[sole];
+        s->observer.inst_issued = NULL;
+        s->direct = (SimObserver){
+            .ctx = c->observer.ctx,
+            .inst_issued = c->observer.inst_issued,
+            .issue_ops = s->issue_ops,
+            .issue_ops_fixed = true,
+            .issue_insts = s->issue_insts,
+        };
+        s->observers[s->num_observers++] = &s->direct;
+    }
 }
 
 /* Which device buffers the kernel can write: those a store or atomic names by the uniform
@@ -451,7 +479,7 @@ CheckSession *check_session_new(const IsaProgram *program, const MemDevice *dev,
 
 SimObserver *const *check_session_observers(CheckSession *s, uint32_t *count)
 {
-    *count = s->num_checkers ? 1 : 0;
+    *count = s->num_checkers ? s->num_observers : 0;
     return s->observers;
 }
 
