@@ -14,14 +14,16 @@
  * which it was written with defined sources. A half written at depth L is defined for
  * every lane active at depth L or deeper, until an op that can re-activate lanes inactive
  * at the write: `pop_exec n` (forgets what was written deeper than where it lands),
- * `else` (what the then-part wrote) and a `while` that can bring back lanes a `continue`
- * parked (what the loop body wrote; see Where). A declaration without a value empties its
- * halves. A read of a half not so defined, or anywhere the depth cannot be known, is
- * "maybe undefined".
+ * `else` (what the then-part wrote; but a half both parts of an if/else define is defined
+ * when it ends, see THEN_MAX) and a `while` that can bring back lanes a `continue` parked
+ * (what the loop body wrote; see Where). A declaration without a value empties its halves.
+ * A read of a half not so defined, or anywhere the depth cannot be known, is "maybe
+ * undefined".
  *
  * Only when some read is, the run is tracked (checker made), and only the halves in doubt:
  * per SIMD-group and such half a lane mask of lanes whose value is defined, carried through
- * every instruction that touches one as memcheck carries its validity bits — a result is
+ * every instruction that touches one (the only ones the simulator shows this checker:
+ * CheckChecker.issue_insts) as memcheck carries its validity bits — a result is
  * defined in a lane when every source is (selects look at the condition, shuffles at the
  * lane they read, reductions and prefix sums at the lanes they combine); loads, atomics and
  * special registers give defined values. A use that matters is reported once per value, at
