@@ -107,19 +107,32 @@ static bool is_memory_result(uint16_t op)
     }
 }
 
-/* Whether instruction in may read a half not defined for every lane that reads it. */
-static bool reads_maybe_undefined(const Scan *s, const IsaInst *in, int depth, const uint8_t *level)
+static uint64_t depth_range(int lo, int hi);
+
+/* The operands (bit k) of `in` that may hold, in some lane that reads them, a half not
+ * defined there. The readers are the active lanes, except for an else (the lanes waiting
+ * for it, held back at its if: defined at the depth before it) and a while that can bring
+ * back lanes a `continue` parked (they left at depth d - n + 1 or deeper). */
+static uint8_t maybe_operands(const Scan *s, const IsaInst *in, Where w, const uint8_t *level)
 {
+    int depth = w.depth;
+    const int n = (int)(in->opd[0].imm & 3);
+    if (depth >= 0 && (in->op == ISA_OP_ELSE_ICMP || in->op == ISA_OP_ELSE_FCMP))
+        depth -= 1;
+    else if (depth >= 0 && (in->op == ISA_OP_WHILE_ICMP || in->op == ISA_OP_WHILE_FCMP) &&
+             (w.parked & depth_range(depth - n + 1, depth - 1)))
+        depth -= n - 1;
     const uint8_t *r = s->roles->role[in->op];
+    uint8_t maybe = 0;
     for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
         if (r[k] != CHECK_ROLE_READ)
             continue;
-        uint32_t first, n = check_operand_halves(in, k, s->nh, &first);
-        for (uint32_t h = first; h < first + n; h++)
-            if (h != 0 && (depth < 0 || level[h] > depth)) /* r0l: the exec counter */
-                return true;
+        uint32_t first, nh = check_operand_halves(in, k, s->nh, &first);
+        for (uint32_t h = first; h < first + nh; h++)
+            if (h != 0 && (w.depth < 0 || depth < 0 || level[h] > depth)) /* r0l: the counter */
+                maybe |= (uint8_t)(1u << k);
     }
-    return false;
+    return maybe;
 }
 
 static void forget_above(uint8_t *level, uint32_t nh, int depth)
@@ -185,7 +198,7 @@ static Where transfer(const Scan *s, uint32_t i, Where w, uint8_t *level, uint16
     const IsaInst *in = &s->p->code[i];
     apply_undefs(s, i, level);
     const bool defined = w.depth >= 0 && (is_memory_result(in->op) ||
-                                          !reads_maybe_undefined(s, in, w.depth, level));
+                                          !maybe_operands(s, in, w, level));
     const uint8_t *r = s->roles->role[in->op];
     for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
         if (r[k] != CHECK_ROLE_WRITE)
@@ -290,8 +303,9 @@ static void join(Scan *s, uint32_t to, Where w, const uint8_t *level, const uint
 
 /* check_regdef_scan, and the halves a run must track (tracked[h], when not NULL): those some
  * instruction may read undefined, and those an instruction with such a read writes. Any
- * other half holds a defined value in every lane that reads it. */
-static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked)
+ * other half holds a defined value in every lane that reads it. opds[i] (when not NULL):
+ * maybe_operands of instruction i. */
+static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked, uint8_t *opds)
 {
     CheckRoles *roles = util_calloc(1, sizeof *roles);
     check_roles_build(roles);
@@ -329,17 +343,18 @@ static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked)
     for (uint32_t i = 0; i < p->count; i++) {
         uint8_t *entry = s.level + (size_t)i * s.nh;
         apply_undefs(&s, i, entry);
-        bool m = s.at[i].depth != DEPTH_UNSET &&
-                 reads_maybe_undefined(&s, &p->code[i], s.at[i].depth, entry);
+        const uint8_t mo = s.at[i].depth != DEPTH_UNSET
+                               ? maybe_operands(&s, &p->code[i], s.at[i], entry) : 0;
         if (maybe)
-            maybe[i] = m;
-        found += m;
-        for (int k = 0; m && tracked && k < ISA_MAX_OPERANDS; k++) {
+            maybe[i] = mo != 0;
+        if (opds)
+            opds[i] = mo;
+        found += mo != 0;
+        for (int k = 0; mo && tracked && k < ISA_MAX_OPERANDS; k++) {
             const uint8_t role = roles->role[p->code[i].op][k];
             uint32_t first, n = check_operand_halves(&p->code[i], k, s.nh, &first);
             for (uint32_t h = first; h < first + n; h++)
-                if (role == CHECK_ROLE_WRITE ||
-                    (role == CHECK_ROLE_READ && (s.at[i].depth < 0 || entry[h] > s.at[i].depth)))
+                if (role == CHECK_ROLE_WRITE || (mo >> k & 1))
                     tracked[h] = 1;
         }
     }
@@ -355,7 +370,10 @@ static uint32_t scan(const IsaProgram *p, bool *maybe, uint8_t *tracked)
     return found;
 }
 
-uint32_t check_regdef_scan(const IsaProgram *p, bool *maybe) { return scan(p, maybe, NULL); }
+uint32_t check_regdef_scan(const IsaProgram *p, bool *maybe)
+{
+    return scan(p, maybe, NULL, NULL);
+}
 
 /* ---- tracking a run ---------------------------------------------------------------------- */
 
@@ -392,6 +410,7 @@ typedef struct RegdefChecker {
     uint32_t nh;
     uint32_t *undef_first; /* undef_table */
     uint8_t *tracked;      /* per half: scan's tracked halves; the others are always defined */
+    uint8_t *opds;         /* per instruction: scan's operands that may read undefined halves */
     uint32_t *def_start;   /* per half: its lanes defined when a threadgroup starts */
     RdInst *insts;         /* per instruction */
     uint8_t *wanted;       /* per instruction: on_issued has something to do (issue_insts) */
@@ -742,7 +761,7 @@ static void describe(RegdefChecker *c)
             bool touches = false;
             for (uint32_t h = first; h < first + n; h++)
                 touches |= c->tracked[h];
-            if (is_use(c, op, k) && touches)
+            if (is_use(c, op, k) && touches && (c->opds[i] >> k & 1)) /* not proven */
                 ri->uses |= (uint8_t)(1u << k);
             if (role == CHECK_ROLE_WRITE && n && touches) {
                 writes = true;
@@ -755,7 +774,9 @@ static void describe(RegdefChecker *c)
             }
         }
         ri->rule = !writes || !ri->nwrite ? RULE_NONE : is_memory_result(op) ? RULE_DEFINED
-                 : plain ? RULE_PLAIN : RULE_OTHER;
+                 : plain || !c->opds[i] ? RULE_PLAIN : RULE_OTHER;
+        if (!c->opds[i])
+            ri->nread = 0; /* every read proven: the result is defined in every lane it writes */
         c->wanted[i] = ri->rule != RULE_NONE || ri->uses || ri->undefs;
     }
 }
@@ -856,6 +877,7 @@ static void destroy(CheckChecker *base)
     free(c->last);
     free(c->repeats);
     free(c->tracked);
+    free(c->opds);
     free(c->def_start);
     free(c);
 }
@@ -866,7 +888,9 @@ CheckChecker *check_regdef_new(CheckSession *s)
         return NULL;
     const uint32_t nh = (s->program->num_regs ? s->program->num_regs : 1) * 2u;
     uint8_t *tracked = util_calloc(nh, 1);
-    if (!scan(s->program, NULL, tracked)) {
+    uint8_t *opds = util_calloc(s->program->count ? s->program->count : 1, 1);
+    if (!scan(s->program, NULL, tracked, opds)) {
+        free(opds);
         free(tracked);
         return NULL; /* no read can find an undefined value: nothing to track */
     }
@@ -874,6 +898,7 @@ CheckChecker *check_regdef_new(CheckSession *s)
     RegdefChecker *c = util_calloc(1, sizeof *c);
     c->s = s;
     c->tracked = tracked;
+    c->opds = opds;
     c->def_start = util_calloc(nh, sizeof *c->def_start);
     for (uint32_t h = 0; h < nh; h++)
         c->def_start[h] = tracked[h] ? 0 : 0xffffffffu;

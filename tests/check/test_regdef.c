@@ -276,6 +276,32 @@ static void test_assembly_if_else_joins_only_whole_parts(void **state)
     }
 }
 
+/* An else's condition is read by the lanes its if held back, not by the then-part's: a
+ * register the then-part wrote holds nothing for them. */
+static void test_assembly_else_condition_read_by_waiting_lanes(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"                                             /* 1 */
+             ".regs 4\n"                                               /* 2 */
+             ".arg out, device, u0\n"                                  /* 3 */
+             "    get_sr r1, thread_index_in_simdgroup\n"              /* 4 */
+             "    if_icmp.ult 1, r1, 16\n"                             /* 5 */
+             "    mov r2, 5\n"                                         /* 6: lanes 0..15 */
+             "    else_icmp.ult 1, r2, 10\n"                           /* 7: read by 16..31 */
+             "    pop_exec 1\n"                                        /* 8 */
+             "    stop\n",
+             32, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINIT_VALUE,
+                                 "the condition of this branch is uninitialized: it comes from "
+                                 "register r2");
+    assert_int_equal(primary_line(&c, f), 7);
+    assert_int_equal(f->first.thread.lane, 16);
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
 /* ---- silent ------------------------------------------------------------------------------- */
 
 static void expect_no_value_finding(const char *src, uint32_t threads)
@@ -684,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_assembly_register_never_written),
         cmocka_unit_test(test_assembly_while_brings_back_parked_lanes),
         cmocka_unit_test(test_assembly_if_else_joins_only_whole_parts),
+        cmocka_unit_test(test_assembly_else_condition_read_by_waiting_lanes),
         cmocka_unit_test(test_defined_where_used_is_silent),
         cmocka_unit_test(test_static_pass),
         cmocka_unit_test(test_random_kernels_against_reference),
