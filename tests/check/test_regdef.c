@@ -4,14 +4,16 @@
  * in assembly, a register nothing wrote) is reported once, at the use, naming the variable
  * and its declaration; values defined in every lane that uses them are silent, however the
  * lanes got there (both sides of an if, a loop's first trip, a select, a shuffle of
- * defined lanes, a reduction inside the if). The static pass must leave the kernels `make
- * bench` times untracked, and must never call a program clean that can use an undefined
- * value: random kernels are checked against a reference interpreter written here. Each of
+ * defined lanes, a reduction inside the if). The static pass must leave the first four
+ * kernels `make bench` times untracked (its fifth, `tracked`, is tracked on purpose), and
+ * must never call a program clean that can use an undefined value: random kernels are
+ * checked against a reference interpreter written here. Each of
  * these mutations of check/regdef.c makes the suite fail: the static pass not forgetting at
  * a pop, an else or a while, ignoring exec masks, ignoring declarations, not parking the
- * lanes a nesting-counter write parks, joining an if/else's parts without an else, with an
- * else that takes only some lanes, across parked lanes, or on one path only; selects
- * counting both sides, shuffles all lanes.
+ * lanes a nesting-counter write parks, taking an else's condition as read by the
+ * then-part's lanes, joining an if/else's parts without an else, with an else that takes
+ * only some lanes, across parked lanes, or on one path only; selects counting both sides,
+ * shuffles all lanes.
  */
 #include "check_harness.h"
 #include "../../check/check_internal.h"
