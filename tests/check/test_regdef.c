@@ -33,6 +33,13 @@ static uint32_t count_kind(const Checked *c, CheckKind kind)
     return n;
 }
 
+/* The first four lines of the assembly kernels below: r1 is the lane. */
+#define LANE_KERNEL                                                                            \
+    ".kernel k\n"                                                                               \
+    ".regs 4\n"                                                                                 \
+    ".arg out, device, u0\n"                                                                    \
+    "    get_sr r1, thread_index_in_simdgroup\n"
+
 /* ---- found -------------------------------------------------------------------------------- */
 
 static void test_accumulator_never_zeroed(void **state)
@@ -193,10 +200,7 @@ static void test_assembly_while_brings_back_parked_lanes(void **state)
     (void)state;
     Checked c;
     assembly(&c,
-             ".kernel k\n"                                             /* 1 */
-             ".regs 4\n"                                               /* 2 */
-             ".arg out, device, u0\n"                                  /* 3 */
-             "    get_sr r1, thread_index_in_simdgroup\n"              /* 4 */
+             LANE_KERNEL                                               /* 1-4 */
              "    push_exec 2\n"                                       /* 5: depth 2 */
              "    if_icmp.uge 1, r1, 16\n"                             /* 6: depth 3 */
              "    mov16 r0l, 2\n"                                      /* 7: lanes 16..31 park */
@@ -225,10 +229,7 @@ static void test_assembly_if_else_joins_only_whole_parts(void **state)
 {
     (void)state;
     const char *kernels[] = {
-        ".kernel k\n"
-        ".regs 4\n"
-        ".arg out, device, u0\n"
-        "    get_sr r1, thread_index_in_simdgroup\n"
+        LANE_KERNEL
         "    if_icmp.ult 1, r1, 16\n"
         "    mov r2, 1\n"
         "    else_icmp.ult 1, r1, 24\n"      /* lanes 24..31 stay out */
@@ -236,10 +237,7 @@ static void test_assembly_if_else_joins_only_whole_parts(void **state)
         "    pop_exec 1\n"
         "    st_dev.b32 r2, u0, r1\n"        /* 10 */
         "    stop\n",
-        ".kernel k\n"
-        ".regs 4\n"
-        ".arg out, device, u0\n"
-        "    get_sr r1, thread_index_in_simdgroup\n"
+        LANE_KERNEL
         "    if_icmp.ult 1, r1, 16\n"
         "    mov r2, 1\n"
         "    else_icmp.eq 1, 0, 0\n"
@@ -251,10 +249,7 @@ static void test_assembly_if_else_joins_only_whole_parts(void **state)
         "    pop_exec 1\n"
         "    st_dev.b32 r2, u0, r1\n"        /* 14 */
         "    stop\n",
-        ".kernel k\n"
-        ".regs 4\n"
-        ".arg out, device, u0\n"
-        "    get_sr r1, thread_index_in_simdgroup\n"
+        LANE_KERNEL
         "    if_icmp.ult 1, r1, 16\n"
         "    mov r2, 1\n"
         "    jmp_exec_any END\n"             /* lanes 16..31 skip the else part */
@@ -285,10 +280,7 @@ static void test_assembly_else_condition_read_by_waiting_lanes(void **state)
     (void)state;
     Checked c;
     assembly(&c,
-             ".kernel k\n"                                             /* 1 */
-             ".regs 4\n"                                               /* 2 */
-             ".arg out, device, u0\n"                                  /* 3 */
-             "    get_sr r1, thread_index_in_simdgroup\n"              /* 4 */
+             LANE_KERNEL                                               /* 1-4 */
              "    if_icmp.ult 1, r1, 16\n"                             /* 5 */
              "    mov r2, 5\n"                                         /* 6: lanes 0..15 */
              "    else_icmp.ult 1, r2, 10\n"                           /* 7: read by 16..31 */
