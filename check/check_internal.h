@@ -160,6 +160,13 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size);
 void *check_shadow_alloc(uint64_t n, size_t size);
 void check_shadow_free(void *p, uint64_t n, size_t size);
 
+/* Loads: the opcodes whose memory data operand (`m`) they write. */
+static inline bool check_is_load(uint32_t op)
+{
+    return op == ISA_OP_LD_DEV || op == ISA_OP_LD_CONST || op == ISA_OP_LD_TG ||
+           op == ISA_OP_LD_STACK;
+}
+
 /* Which operands each opcode reads and writes (roles.c). */
 enum { CHECK_ROLE_NONE, CHECK_ROLE_READ, CHECK_ROLE_WRITE };
 typedef struct CheckRoles {

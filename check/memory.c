@@ -63,12 +63,6 @@ typedef struct MemoryChecker {
     const SimThreadgroupView *tg;
 } MemoryChecker;
 
-static bool is_load(uint16_t op)
-{
-    return op == ISA_OP_LD_DEV || op == ISA_OP_LD_CONST || op == ISA_OP_LD_TG ||
-           op == ISA_OP_LD_STACK;
-}
-
 static inline uint32_t operand_halves(const MemoryChecker *c, const IsaInst *in, int k,
                                       uint32_t *first)
 {
@@ -300,7 +294,7 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
                 clear_wait(g, w * 64 + (uint32_t)__builtin_ctzll(bits), 0xffffffffu);
         return;
     }
-    if (!is_load(op) || !exec)
+    if (!check_is_load(op) || !exec)
         return;
     uint32_t index = index_of(c->s, inst);
     if (op != ISA_OP_LD_DEV && g->load_index == index && !(exec & ~g->load_ok)) {
@@ -582,7 +576,7 @@ CheckChecker *check_memory_new(CheckSession *s)
     if (c->track_regs) {
         c->base.retired = on_retired;
         for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
-            if (is_load((uint16_t)op))
+            if (check_is_load(op))
                 check_op_set(c->base.retire_ops, op);
     }
     c->base.destroy = destroy;

@@ -7,12 +7,6 @@
  */
 #include "check_internal.h"
 
-static bool is_load_op(uint32_t op)
-{
-    return op == ISA_OP_LD_DEV || op == ISA_OP_LD_CONST || op == ISA_OP_LD_TG ||
-           op == ISA_OP_LD_STACK;
-}
-
 void check_roles_build(CheckRoles *r)
 {
     memset(r, 0, sizeof *r);
@@ -24,7 +18,7 @@ void check_roles_build(CheckRoles *r)
             if (k == 0 && (l == 'D' || l == 'H' || l == 'P' || l == 'x'))
                 role = CHECK_ROLE_WRITE;
             else if (l == 'm')
-                role = is_load_op(op) ? CHECK_ROLE_WRITE : CHECK_ROLE_READ;
+                role = check_is_load(op) ? CHECK_ROLE_WRITE : CHECK_ROLE_READ;
             else if (l == 's' || l == 'h' || l == 'p' || l == 'y' || l == 'b' || l == 'a')
                 role = CHECK_ROLE_READ;
             r->role[op][k] = role;
