@@ -428,7 +428,7 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
         for (pos[1] = 0; pos[1] < d.tg_count[1] && !d.stopped; pos[1]++)
             for (pos[0] = 0; pos[0] < d.tg_count[0] && !d.stopped; pos[0]++)
                 run_threadgroup(&d, pos, linear++);
-    if (d.stopped) {
+    if (d.stopped && !result->cancelled) {
         result->budget_exceeded = true;
         SimGroup *g = NULL;
         for (uint32_t i = 0; i < d.tg.num_simdgroups; i++)

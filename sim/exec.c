@@ -620,6 +620,12 @@ static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimG
             g->pc = pc;
             break;
         }
+        if (observed && UTIL_UNLIKELY(d->launch->cancel != NULL) &&
+            atomic_load_explicit(d->launch->cancel, memory_order_relaxed)) {
+            d->stopped = r->cancelled = true;
+            g->pc = pc;
+            break;
+        }
         const SimInst *in = &code[pc];
         g->pc = pc;
         instructions++;

@@ -170,6 +170,10 @@ typedef struct SimLaunch {
     SimObserver *const *observers;
     uint32_t num_observers;
     const SimGpuConfig *gpu;         /* timed mode; NULL = sim_gpu_default() */
+    /* Optional: another thread (a debugger the user quit) sets it to stop the dispatch.
+     * Read before each instruction of a functional run with observers (timed runs ignore
+     * it); the run then ends as at the budget, with result->cancelled and no fault. */
+    const _Atomic bool *cancel;
 } SimLaunch;
 
 typedef enum SimFaultKind {
@@ -207,6 +211,7 @@ typedef struct SimResult {
     uint32_t num_faults;
     uint64_t total_faults;        /* all of them, including those not kept */
     bool budget_exceeded;
+    bool cancelled;               /* launch->cancel stopped it */
     bool timed;                   /* stats below are valid */
     SimStats stats;
 } SimResult;

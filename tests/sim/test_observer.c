@@ -306,6 +306,45 @@ static void test_issue_filter_fixed(void **state)
     }
 }
 
+/* SimLaunch.cancel: an observer that sets it at the 10th instruction stops a functional
+ * run there, before that instruction: 9 issued (of 14 over 2 SIMD-groups), no budget fault,
+ * result->cancelled; a flag that stays false changes nothing. Kernel as in
+ * test_issue_filter. */
+static _Atomic bool cancel_flag;
+static uint32_t cancel_seen;
+
+static void issued_cancelling(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    (void)ctx;
+    (void)sg;
+    (void)inst;
+    if (++cancel_seen == 9)
+        cancel_flag = true;
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    for (int set = 0; set < 2; set++) {
+        Harness h;
+        h_init(&h, FILTER_KERNEL);
+        h_buffer(&h, 0, "out", 64 * 4, MEM_SPACE_DEVICE);
+        cancel_flag = false;
+        cancel_seen = 0;
+        SimObserver obs = {.inst_issued = set ? issued_cancelling : NULL};
+        SimObserver *list[] = {&obs};
+        h.launch.observers = list;
+        h.launch.num_observers = 1;
+        h.launch.cancel = &cancel_flag;
+        h_run1(&h, 64, 64);
+        assert_int_equal(h.res.instructions, set ? 9 : 14);
+        assert_int_equal(h.res.cancelled, set);
+        assert_false(h.res.budget_exceeded);
+        assert_int_equal(h.res.total_faults, 0);
+        h_free(&h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_no_observer_same_result),
         cmocka_unit_test(test_issue_filter),
         cmocka_unit_test(test_issue_filter_fixed),
+        cmocka_unit_test(test_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
