@@ -1,0 +1,160 @@
+/*
+ * debug.h — the debugger's parts, inside ui/: a session that runs a launch on a thread of its
+ * own and holds it still where the user asked (debug_session.c), what it shows, drawn as
+ * lines of text (debug_view.c), the commands, one table for the script and the keys
+ * (debug_cmd.c), and the curses front end (debug_tui.c, the only file that includes curses).
+ *
+ * Stopped means: the simulator's thread waits inside the observer's inst_issued, before the
+ * instruction at the stop runs, so everything the SimGroupView points to (registers, the
+ * threadgroup's memory) and the device buffers hold still and may be read from the user's
+ * thread until the next resume.
+ */
+#ifndef LOCKSTEP_UI_DEBUG_H
+#define LOCKSTEP_UI_DEBUG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ui.h"
+
+#define UI_DBG_MAX_BREAKS 32
+
+/* How far a resume runs. */
+typedef enum UiDbgRun {
+    UI_DBG_STEP,      /* `count` instructions of any SIMD-group (the simulator's order) */
+    UI_DBG_NEXT,      /* `count` instructions of the SIMD-group stopped at */
+    UI_DBG_LINE,      /* until that SIMD-group reaches another source line */
+    UI_DBG_CONTINUE,  /* until a breakpoint */
+    UI_DBG_THREAD,    /* until the SIMD-group of grid thread `thread` issues */
+    UI_DBG_END,       /* to the end, ignoring breakpoints */
+} UiDbgRun;
+
+/* Why the run is stopped. */
+typedef enum UiDbgWhy {
+    UI_DBG_WHY_START,       /* before the first instruction */
+    UI_DBG_WHY_STEPPED,     /* a step, next or line finished */
+    UI_DBG_WHY_BREAKPOINT,
+    UI_DBG_WHY_THREAD,
+    UI_DBG_WHY_FINISHED,    /* the dispatch is over (nothing to look at but buffers) */
+} UiDbgWhy;
+
+typedef struct UiDbgBreak {
+    uint32_t line;          /* a source line of the kernel's file; 0 for an instruction */
+    uint32_t index;         /* the instruction, when line is 0 */
+    uint64_t hits;
+} UiDbgBreak;
+
+typedef struct UiDbg {
+    UiLaunch *launch;
+    const IsaProgram *program;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    bool sim_turn;          /* the simulator's thread runs; else the user's */
+    _Atomic bool cancel;
+
+    /* what the current resume asked for (read by the simulator's thread) */
+    UiDbgRun run;
+    uint64_t count;
+    uint64_t from_tg;       /* the SIMD-group stopped at, for NEXT and LINE */
+    uint32_t from_sg;
+    uint32_t from_line;
+    bool from_ended;        /* its threadgroup ended: NEXT and LINE stop at anything */
+    uint32_t target[3];     /* THREAD: the grid position */
+
+    UiDbgBreak breaks[UI_DBG_MAX_BREAKS];
+    uint32_t num_breaks;
+    uint32_t last_line[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
+
+    /* where it stopped (valid while stopped) */
+    UiDbgWhy why;
+    int breakpoint;         /* index in breaks, for UI_DBG_WHY_BREAKPOINT */
+    const SimGroupView *sg; /* NULL when finished */
+    const IsaInst *inst;
+    uint32_t index;         /* instruction index of inst */
+    uint64_t issued;        /* instructions issued so far, over every SIMD-group */
+    uint32_t focus_lane;    /* the lane the views single out */
+
+    /* the kernel's source file, by line (lines[0] is line 1) */
+    char *source;
+    char **lines;
+    uint32_t num_lines;
+
+    /* once finished */
+    bool finished;
+    bool dispatch_ok;
+    UtilError error;
+    SimResult result;
+} UiDbg;
+
+/* ---- session (debug_session.c) --------------------------------------------------------------- */
+
+/* Starts the launch (in functional mode) on a thread of its own and waits until it stops
+ * before its first instruction (or, for an empty grid, is finished). */
+void ui_dbg_start(UiDbg *dbg, UiLaunch *launch);
+/* Runs on as `run` says (count for STEP and NEXT, x y z for THREAD); returns when stopped or
+ * finished. */
+void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thread[3]);
+/* Stops the run where it is (unfinished runs are cancelled) and frees what it holds. */
+void ui_dbg_end(UiDbg *dbg);
+
+/* Breakpoints: false with a reason in why when there is no code at the line or index. */
+bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, char *why, size_t size);
+bool ui_dbg_break_index(UiDbg *dbg, uint32_t index, char *why, size_t size);
+bool ui_dbg_delete(UiDbg *dbg, uint32_t number);
+
+/* The kernel's source line of an instruction (0: none known, or another file's). */
+uint32_t ui_dbg_line_of(const IsaProgram *p, uint32_t index);
+
+/* ---- what is shown (debug_view.c) ------------------------------------------------------------ */
+
+/* Lines of text a command or a screen writes into; the script mode prints them, curses draws
+ * them. */
+typedef struct UiDbgText {
+    char **lines;
+    uint32_t count, capacity;
+} UiDbgText;
+
+void ui_dbg_text_add(UiDbgText *t, const char *fmt, ...) UTIL_PRINTF(2, 3);
+void ui_dbg_text_clear(UiDbgText *t);
+void ui_dbg_text_free(UiDbgText *t);
+
+/* The whole screen for a terminal of cols x rows: where it stopped, the source and assembly
+ * around it, the lanes (exec mask and nesting depth), the live variables of lanes
+ * [first_lane, first_lane + 8) and, at the bottom, the last lines of `messages`. */
+void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
+                   const UiDbgText *messages, UiDbgText *out);
+/* `print WHAT`: a variable live at the stop, a register (r5, r5l, r5h), a named block
+ * of threadgroup memory (`shared`, `shared[3]`) or a buffer argument (`out`, `out[5]`).
+ * False with a message in out when WHAT names nothing printable here. */
+bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out);
+/* One line saying where the run is stopped (or that it finished, with its totals). */
+void ui_dbg_where(const UiDbg *dbg, UiDbgText *out);
+
+/* ---- commands (debug_cmd.c) and the terminal (debug_tui.c) ------------------------------------ */
+
+typedef struct UiDbgUi {
+    UiDbg *dbg;
+    UiDbgText messages;     /* what commands said, newest last */
+    uint32_t first_lane;    /* the variables pane shows lanes first_lane .. first_lane + 7 */
+    uint32_t cols, rows;    /* screen size for `screen` (script) */
+    bool want_screen;       /* `screen` asked for it (the script prints it) */
+    bool quit;
+} UiDbgUi;
+
+/* Runs one command line (`step 3`, `break 24`, `print sum`, ...); what it says goes to
+ * ui->messages. Returns false for a command it does not know or bad arguments (a message
+ * says why). */
+bool ui_dbg_command(UiDbgUi *ui, const char *line);
+/* The key bindings as `key  command  help` lines, from the command table. */
+void ui_dbg_help(UiDbgText *out);
+/* The command a key runs in the terminal (`s` -> "step"), or NULL. */
+const char *ui_dbg_key_command(int key);
+
+/* The curses front end: returns the exit status. */
+int ui_dbg_tui(UiDbgUi *ui);
+
+#endif

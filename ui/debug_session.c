@@ -1,0 +1,295 @@
+/*
+ * debug_session.c — the debugger's hold on a running dispatch.
+ *
+ * The dispatch runs, unchanged, on a thread of its own with one observer attached; the
+ * observer decides at each issued instruction whether the user asked to stop there, and if
+ * so hands the turn to the user's thread and waits for it to hand it back. Only one of the
+ * two threads runs at a time (the mutex and `sim_turn` pass the turn), so the user's thread
+ * reads registers and memory while they hold still, and the run is exactly the run
+ * `lockstep run --mode functional` makes: same order, same results, every time.
+ *
+ * Quitting early sets SimLaunch.cancel, which the simulator reads before each instruction,
+ * so a quit in the middle of a runaway loop ends at once.
+ */
+#include "debug.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t ui_dbg_line_of(const IsaProgram *p, uint32_t index)
+{
+    if (!p->locs || index >= p->count || p->locs[index].file != 0)
+        return 0;
+    return p->locs[index].line;
+}
+
+/* Hands the turn to the other thread and waits for it to come back. */
+static void pass_turn(UiDbg *dbg, bool to_sim)
+{
+    dbg->sim_turn = to_sim;
+    pthread_cond_broadcast(&dbg->cond);
+    while (dbg->sim_turn == to_sim)
+        pthread_cond_wait(&dbg->cond, &dbg->mutex);
+}
+
+static bool is_from_group(const UiDbg *dbg, const SimGroupView *sg)
+{
+    return sg->threadgroup->linear == dbg->from_tg && sg->simdgroup == dbg->from_sg;
+}
+
+static bool holds_thread(const UiDbg *dbg, const SimGroupView *sg, uint32_t *lane)
+{
+    const SimThreadgroupView *tg = sg->threadgroup;
+    uint32_t local[3];
+    for (int k = 0; k < 3; k++) {
+        uint64_t start = (uint64_t)tg->position[k] * tg->dispatch_size[k];
+        if (dbg->target[k] < start || dbg->target[k] >= start + tg->size[k])
+            return false;
+        local[k] = (uint32_t)(dbg->target[k] - start);
+    }
+    uint32_t linear = local[0] + tg->size[0] * (local[1] + tg->size[1] * local[2]);
+    if (linear / SIM_SIMD_WIDTH != sg->simdgroup)
+        return false;
+    *lane = linear % SIM_SIMD_WIDTH;
+    return true;
+}
+
+/* The breakpoint this instruction meets, or -1. A line breakpoint stops a SIMD-group where
+ * it enters the line (its previous instruction was on another line), as gdb does, so a loop
+ * stops there once per trip and a line of several instructions stops once. */
+static int breakpoint_at(UiDbg *dbg, const SimGroupView *sg, uint32_t index, uint32_t line)
+{
+    uint32_t *last = &dbg->last_line[sg->simdgroup];
+    bool entering = line != *last;
+    *last = line;
+    for (uint32_t b = 0; b < dbg->num_breaks; b++) {
+        const UiDbgBreak *bp = &dbg->breaks[b];
+        if (bp->line ? bp->line == line && entering : bp->index == index)
+            return (int)b;
+    }
+    return -1;
+}
+
+static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    UiDbg *dbg = ctx;
+    uint32_t index = (uint32_t)isa_program_index_of_pc(dbg->program, inst->pc);
+    uint32_t line = ui_dbg_line_of(dbg->program, index);
+    dbg->issued++;
+    int bp = breakpoint_at(dbg, sg, index, line);
+    bool stop = false;
+    uint32_t lane = dbg->focus_lane;
+    UiDbgWhy why = UI_DBG_WHY_STEPPED;
+    switch (dbg->run) {
+    case UI_DBG_STEP:
+        stop = --dbg->count == 0;
+        break;
+    case UI_DBG_NEXT:
+        stop = (dbg->from_ended || is_from_group(dbg, sg)) && --dbg->count == 0;
+        break;
+    case UI_DBG_LINE:
+        stop = dbg->from_ended || (is_from_group(dbg, sg) && line != 0 && line != dbg->from_line);
+        break;
+    case UI_DBG_THREAD:
+        if (holds_thread(dbg, sg, &lane))
+            stop = true, why = UI_DBG_WHY_THREAD;
+        break;
+    case UI_DBG_CONTINUE:
+    case UI_DBG_END:
+        break;
+    }
+    if (bp >= 0 && dbg->run != UI_DBG_END) {
+        dbg->breaks[bp].hits++;
+        if (!stop || why != UI_DBG_WHY_THREAD)
+            why = UI_DBG_WHY_BREAKPOINT;
+        stop = true;
+    }
+    if (!stop || atomic_load(&dbg->cancel))
+        return;
+    dbg->why = why;
+    dbg->breakpoint = bp;
+    dbg->sg = sg;
+    dbg->inst = inst;
+    dbg->index = index;
+    dbg->focus_lane = lane < sg->lanes ? lane : 0;
+    pthread_mutex_lock(&dbg->mutex);
+    pass_turn(dbg, false);
+    pthread_mutex_unlock(&dbg->mutex);
+}
+
+static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    UiDbg *dbg = ctx;
+    (void)tg;
+    memset(dbg->last_line, 0, sizeof dbg->last_line);
+}
+
+static void on_tg_end(void *ctx, const SimThreadgroupView *tg)
+{
+    UiDbg *dbg = ctx;
+    if (tg->linear == dbg->from_tg)
+        dbg->from_ended = true;
+}
+
+static void *sim_thread(void *arg)
+{
+    UiDbg *dbg = arg;
+    SimObserver observer = {
+        .ctx = dbg,
+        .threadgroup_begin = on_tg_begin,
+        .threadgroup_end = on_tg_end,
+        .inst_issued = on_issued,
+    };
+    SimObserver *list[] = {&observer};
+    SimLaunch launch = dbg->launch->sim;
+    launch.mode = SIM_MODE_FUNCTIONAL;
+    launch.observers = list;
+    launch.num_observers = 1;
+    launch.cancel = &dbg->cancel;
+    bool ok = sim_dispatch(&launch, &dbg->result, &dbg->error);
+    pthread_mutex_lock(&dbg->mutex);
+    dbg->dispatch_ok = ok;
+    dbg->finished = true;
+    dbg->why = UI_DBG_WHY_FINISHED;
+    dbg->sg = NULL;
+    dbg->inst = NULL;
+    dbg->sim_turn = false;
+    pthread_cond_broadcast(&dbg->cond);
+    pthread_mutex_unlock(&dbg->mutex);
+    return NULL;
+}
+
+/* The kernel's source, split into lines in place; none when it cannot be read (it was, a
+ * moment ago, to compile it). */
+static void load_source(UiDbg *dbg, const char *path)
+{
+    UtilError err;
+    dbg->source = util_read_text_file(path, &err);
+    if (!dbg->source)
+        return;
+    uint32_t cap = 0;
+    for (char *s = dbg->source; *s;) {
+        if (dbg->num_lines == cap)
+            dbg->lines = util_realloc(dbg->lines, (cap = cap ? 2 * cap : 64) * sizeof *dbg->lines);
+        dbg->lines[dbg->num_lines++] = s;
+        char *nl = strchr(s, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        if (nl > s && nl[-1] == '\r')
+            nl[-1] = '\0';
+        s = nl + 1;
+    }
+}
+
+void ui_dbg_start(UiDbg *dbg, UiLaunch *launch)
+{
+    memset(dbg, 0, sizeof *dbg);
+    dbg->launch = launch;
+    dbg->program = launch->program;
+    load_source(dbg, launch->m->kernel_path);
+    pthread_mutex_init(&dbg->mutex, NULL);
+    pthread_cond_init(&dbg->cond, NULL);
+    atomic_init(&dbg->cancel, false);
+    dbg->run = UI_DBG_STEP;
+    dbg->count = 1;
+    dbg->sim_turn = true;
+    pthread_mutex_lock(&dbg->mutex);
+    if (pthread_create(&dbg->thread, NULL, sim_thread, dbg) != 0) {
+        fprintf(stderr, "lockstep debug: error: cannot start a thread\n");
+        abort();
+    }
+    dbg->started = true;
+    while (dbg->sim_turn)
+        pthread_cond_wait(&dbg->cond, &dbg->mutex);
+    pthread_mutex_unlock(&dbg->mutex);
+    if (!dbg->finished)
+        dbg->why = UI_DBG_WHY_START;
+}
+
+void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thread[3])
+{
+    if (dbg->finished)
+        return;
+    dbg->run = run;
+    dbg->count = count ? count : 1;
+    dbg->from_tg = dbg->sg->threadgroup->linear;
+    dbg->from_sg = dbg->sg->simdgroup;
+    dbg->from_line = ui_dbg_line_of(dbg->program, dbg->index);
+    dbg->from_ended = false;
+    if (thread)
+        memcpy(dbg->target, thread, sizeof dbg->target);
+    pthread_mutex_lock(&dbg->mutex);
+    pass_turn(dbg, true);
+    pthread_mutex_unlock(&dbg->mutex);
+}
+
+void ui_dbg_end(UiDbg *dbg)
+{
+    if (dbg->started) {
+        atomic_store(&dbg->cancel, true);
+        pthread_mutex_lock(&dbg->mutex);
+        if (!dbg->finished) {
+            dbg->sim_turn = true;
+            pthread_cond_broadcast(&dbg->cond);
+        }
+        pthread_mutex_unlock(&dbg->mutex);
+        pthread_join(dbg->thread, NULL);
+    }
+    pthread_mutex_destroy(&dbg->mutex);
+    pthread_cond_destroy(&dbg->cond);
+    sim_result_free(&dbg->result);
+    free(dbg->lines);
+    free(dbg->source);
+    dbg->lines = NULL;
+    dbg->source = NULL;
+    dbg->started = false;
+}
+
+/* ---- breakpoints ------------------------------------------------------------------------------ */
+
+static bool add_break(UiDbg *dbg, uint32_t line, uint32_t index, char *why, size_t size)
+{
+    for (uint32_t b = 0; b < dbg->num_breaks; b++)
+        if (dbg->breaks[b].line == line && (line || dbg->breaks[b].index == index)) {
+            snprintf(why, size, "breakpoint %u is there already", b + 1);
+            return false;
+        }
+    if (dbg->num_breaks == UI_DBG_MAX_BREAKS) {
+        snprintf(why, size, "%d breakpoints at most; `delete N` one first", UI_DBG_MAX_BREAKS);
+        return false;
+    }
+    dbg->breaks[dbg->num_breaks++] = (UiDbgBreak){.line = line, .index = index};
+    return true;
+}
+
+bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, char *why, size_t size)
+{
+    for (uint32_t i = 0; i < dbg->program->count; i++)
+        if (ui_dbg_line_of(dbg->program, i) == line && line)
+            return add_break(dbg, line, 0, why, size);
+    snprintf(why, size, "no instruction comes from line %u of %s", line,
+             dbg->program->num_files ? dbg->program->files[0] : "the kernel");
+    return false;
+}
+
+bool ui_dbg_break_index(UiDbg *dbg, uint32_t index, char *why, size_t size)
+{
+    if (index >= dbg->program->count) {
+        snprintf(why, size, "the kernel has %u instructions (0 to %u)", dbg->program->count,
+                 dbg->program->count - 1);
+        return false;
+    }
+    return add_break(dbg, 0, index, why, size);
+}
+
+bool ui_dbg_delete(UiDbg *dbg, uint32_t number)
+{
+    if (number == 0 || number > dbg->num_breaks)
+        return false;
+    memmove(&dbg->breaks[number - 1], &dbg->breaks[number],
+            (dbg->num_breaks - number) * sizeof dbg->breaks[0]);
+    dbg->num_breaks--;
+    return true;
+}

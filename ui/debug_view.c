@@ -1,0 +1,542 @@
+/*
+ * debug_view.c — what the debugger shows, as lines of text: the screen (where the run is,
+ * the source and the assembly around it, the 32 lanes' exec mask and nesting depth, the
+ * live variables lane by lane, the latest messages) and the answers of `print` and `where`.
+ *
+ * Everything is text so the script mode prints exactly what the terminal shows and tests
+ * can read it; debug_tui.c only copies these lines to curses and highlights a few marks.
+ * Values are read while the run is stopped (debug_session.c), never while it runs.
+ */
+#include "debug.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/fp.h"
+
+void ui_dbg_text_add(UiDbgText *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (t->count == t->capacity) {
+        t->capacity = t->capacity ? 2 * t->capacity : 16;
+        t->lines = util_realloc(t->lines, t->capacity * sizeof *t->lines);
+    }
+    t->lines[t->count++] = util_strdup(buf);
+}
+
+void ui_dbg_text_clear(UiDbgText *t)
+{
+    for (uint32_t i = 0; i < t->count; i++)
+        free(t->lines[i]);
+    t->count = 0;
+}
+
+void ui_dbg_text_free(UiDbgText *t)
+{
+    ui_dbg_text_clear(t);
+    free(t->lines);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- values ------------------------------------------------------------------------------------ */
+
+/* Lane `lane`'s value of a register operand (R16 index = register * 2 + half), formatted as
+ * `type` ("float", "uint", ... or NULL for hex). */
+static void format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t index,
+                       const char *type, uint32_t lane, char *buf, size_t size)
+{
+    UiElemType t;
+    bool typed = type && ui_elem_type_parse(type, &t) && t.lanes == 1;
+    uint8_t bytes[8] = {0};
+    uint32_t width;
+    if (kind == ISA_OPD_R16) {
+        uint16_t h = (uint16_t)(sg->regs[(index / 2) * SIM_SIMD_WIDTH + lane] >> (16 * (index % 2)));
+        memcpy(bytes, &h, 2);
+        width = 2;
+    } else if (kind == ISA_OPD_R64) {
+        uint32_t lo = sg->regs[index * SIM_SIMD_WIDTH + lane];
+        uint32_t hi = index + 1 < sg->num_regs ? sg->regs[(index + 1) * SIM_SIMD_WIDTH + lane] : 0;
+        memcpy(bytes, &lo, 4);
+        memcpy(bytes + 4, &hi, 4);
+        width = 8;
+    } else {
+        memcpy(bytes, &sg->regs[index * SIM_SIMD_WIDTH + lane], 4);
+        width = 4;
+    }
+    if (typed && ui_scalar_size(t.scalar) == width) {
+        UiNumber n = ui_load_number(t.scalar, bytes);
+        ui_format_number(t.scalar, &n, buf, size);
+        return;
+    }
+    uint64_t v = 0;
+    memcpy(&v, bytes, width);
+    snprintf(buf, size, "0x%0*llx", (int)width * 2, (unsigned long long)v);
+}
+
+static bool lane_active(const SimGroupView *sg, uint32_t lane)
+{
+    return sg->exec_mask >> lane & 1;
+}
+
+/* The variables live at the stop (pc in [pc_begin, pc_end)). */
+static uint32_t live_vars(const UiDbg *dbg, const IsaVarLoc **out, uint32_t max)
+{
+    const IsaProgram *p = dbg->program;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->num_vars && n < max; i++)
+        if (p->vars[i].pc_begin <= dbg->inst->pc && dbg->inst->pc < p->vars[i].pc_end)
+            out[n++] = &p->vars[i];
+    return n;
+}
+
+/* ---- where ------------------------------------------------------------------------------------- */
+
+static const char *why_name(const UiDbg *dbg, char *buf, size_t size)
+{
+    switch (dbg->why) {
+    case UI_DBG_WHY_START:
+        return "at the start";
+    case UI_DBG_WHY_STEPPED:
+        return "stepped";
+    case UI_DBG_WHY_BREAKPOINT:
+        snprintf(buf, size, "breakpoint %d", dbg->breakpoint + 1);
+        return buf;
+    case UI_DBG_WHY_THREAD:
+        return "thread";
+    case UI_DBG_WHY_FINISHED:
+        return "finished";
+    }
+    return "?";
+}
+
+void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
+{
+    if (dbg->finished) {
+        const SimResult *r = &dbg->result;
+        if (!dbg->dispatch_ok) {
+            ui_dbg_text_add(out, "the dispatch did not start: %s", dbg->error.message);
+            return;
+        }
+        ui_dbg_text_add(out, "finished%s: %llu threadgroups, %llu SIMD-group instructions, "
+                        "SIMD efficiency %.1f%%, %llu faults",
+                        r->cancelled ? " (cancelled)" : r->budget_exceeded ? " (budget ran out)" : "",
+                        (unsigned long long)r->threadgroups, (unsigned long long)r->instructions,
+                        100.0 * sim_result_simd_efficiency(r), (unsigned long long)r->total_faults);
+        return;
+    }
+    const SimGroupView *sg = dbg->sg;
+    const SimThreadgroupView *tg = sg->threadgroup;
+    char why[32];
+    uint32_t line = ui_dbg_line_of(dbg->program, dbg->index);
+    char at_line[32] = "";
+    if (line)
+        snprintf(at_line, sizeof at_line, " line %u,", line);
+    ui_dbg_text_add(out, "%s:%s pc 0x%04x; threadgroup (%u,%u,%u), SIMD-group %u, %u of %u lanes "
+                    "active; %llu instructions done",
+                    why_name(dbg, why, sizeof why), at_line, dbg->inst->pc, tg->position[0],
+                    tg->position[1], tg->position[2], sg->simdgroup,
+                    util_popcount32(sg->exec_mask), sg->lanes, (unsigned long long)dbg->issued - 1);
+    if (dbg->why == UI_DBG_WHY_THREAD)
+        ui_dbg_text_add(out, "grid thread (%u,%u,%u) is lane %u", dbg->target[0], dbg->target[1],
+                        dbg->target[2], dbg->focus_lane);
+}
+
+/* ---- print ------------------------------------------------------------------------------------- */
+
+/* 32 lanes (or fewer), 8 a line; inactive lanes' values in parentheses. */
+static void print_lanes(const UiDbg *dbg, IsaOperandKind kind, uint32_t index, const char *type,
+                        UiDbgText *out)
+{
+    const SimGroupView *sg = dbg->sg;
+    for (uint32_t first = 0; first < sg->lanes; first += 8) {
+        char line[512];
+        size_t len = (size_t)snprintf(line, sizeof line, "  lanes %2u-%-2u:", first,
+                                      first + 7 < sg->lanes ? first + 7 : sg->lanes - 1);
+        for (uint32_t l = first; l < first + 8 && l < sg->lanes && len < sizeof line; l++) {
+            char v[64];
+            format_reg(sg, kind, index, type, l, v, sizeof v);
+            len += (size_t)snprintf(line + len, sizeof line - len,
+                                    lane_active(sg, l) ? " %s" : " (%s)", v);
+        }
+        ui_dbg_text_add(out, "%s", line);
+    }
+}
+
+/* r12, r12l, r12h: false when `what` is not a register name. */
+static bool parse_register(const char *what, uint32_t *index, char *half)
+{
+    if (what[0] != 'r' || !isdigit((unsigned char)what[1]))
+        return false;
+    char *end;
+    unsigned long n = strtoul(what + 1, &end, 10);
+    *half = 0;
+    if (*end == 'l' || *end == 'h')
+        *half = *end++;
+    if (*end || n > 255)
+        return false;
+    *index = (uint32_t)n;
+    return true;
+}
+
+/* `name` or `name[index]` into name and *index (-1 when none). */
+static bool split_index(const char *what, char *name, size_t size, int64_t *index)
+{
+    const char *open = strchr(what, '[');
+    size_t n = open ? (size_t)(open - what) : strlen(what);
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(name, what, n);
+    name[n] = '\0';
+    *index = -1;
+    if (!open)
+        return true;
+    char *end;
+    long long v = strtoll(open + 1, &end, 10);
+    if (end == open + 1 || *end != ']' || end[1] || v < 0)
+        return false;
+    *index = v;
+    return true;
+}
+
+/* count elements of type t from data, starting at element first, 8 a line. */
+static void print_elements(const char *label, UiElemType t, const uint8_t *data, uint64_t first,
+                           uint64_t count, UiDbgText *out)
+{
+    uint32_t es = ui_elem_size(t);
+    for (uint64_t i = first; i < first + count; i += 8) {
+        char line[768];
+        size_t len = (size_t)snprintf(line, sizeof line, "  %s[%llu]:", label, (unsigned long long)i);
+        for (uint64_t e = i; e < i + 8 && e < first + count && len < sizeof line; e++) {
+            for (uint32_t c = 0; c < t.lanes && len < sizeof line; c++) {
+                UiNumber n = ui_load_number(t.scalar, data + e * es + ui_scalar_offset(t, c));
+                char v[64];
+                ui_format_number(t.scalar, &n, v, sizeof v);
+                len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s",
+                                        c == 0 ? " " : ",", t.lanes > 1 && c == 0 ? "(" : "", v);
+            }
+            if (t.lanes > 1 && len < sizeof line)
+                len += (size_t)snprintf(line + len, sizeof line - len, ")");
+        }
+        ui_dbg_text_add(out, "%s", line);
+    }
+}
+
+static bool print_memory(const char *name, int64_t index, const char *type_name,
+                         const uint8_t *data, uint64_t bytes, const char *where, UiDbgText *out)
+{
+    UiElemType t;
+    if (!type_name || !ui_elem_type_parse(type_name, &t)) {
+        ui_dbg_text_add(out, "`%s` has type %s, which print cannot show", name,
+                        type_name ? type_name : "unknown");
+        return false;
+    }
+    uint64_t count = bytes / ui_elem_size(t);
+    if (index >= 0 && (uint64_t)index >= count) {
+        ui_dbg_text_add(out, "%s[%lld] is past the end of `%s` (%llu elements)", name,
+                        (long long)index, name, (unsigned long long)count);
+        return false;
+    }
+    uint64_t first = index >= 0 ? (uint64_t)index : 0;
+    uint64_t shown = index >= 0 ? 1 : count < 32 ? count : 32;
+    ui_dbg_text_add(out, "%s (%s, %s, %llu elements)%s", name, type_name, where,
+                    (unsigned long long)count, shown < count && index < 0 ? ", the first 32:" : ":");
+    print_elements(name, t, data, first, shown, out);
+    return true;
+}
+
+bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
+{
+    char name[128];
+    int64_t index;
+    if (!split_index(what, name, sizeof name, &index)) {
+        ui_dbg_text_add(out, "print: expected a variable, a register (r5, r5l), a buffer "
+                        "or threadgroup array (out, out[5]), not `%s`", what);
+        return false;
+    }
+    const UiBound *b = &dbg->launch->bound;
+    for (uint32_t i = 0; i < b->num_args; i++) {
+        const UiBoundArg *a = &b->args[i];
+        if (strcmp(a->param->name, name) != 0)
+            continue;
+        char tn[32];
+        const char *type = a->typed ? ui_elem_type_name(a->type, tn, sizeof tn) : NULL;
+        if (a->buffer >= 0)
+            return print_memory(name, index, type, b->device->buffers[a->buffer].data, a->bytes,
+                                a->param->kind == ISA_ARG_CONSTANT ? "constant buffer"
+                                                                   : "device buffer", out);
+        if (dbg->finished)
+            break;
+        /* a threadgroup argument: its block of the running threadgroup's memory */
+        uint32_t offsets[64];
+        if (dbg->program->num_args > 64)
+            break;
+        sim_threadgroup_layout(dbg->program, b->bindings, offsets);
+        const SimThreadgroupView *tg = dbg->sg->threadgroup;
+        uint32_t at = offsets[i];
+        if ((uint64_t)at + a->bytes > tg->tg_memory_bytes)
+            break;
+        return print_memory(name, index, type, tg->tg_memory + at, a->bytes, "threadgroup memory",
+                            out);
+    }
+    if (dbg->finished) {
+        ui_dbg_text_add(out, "the run is over: only buffer arguments can be printed, not `%s`",
+                        what);
+        return false;
+    }
+    const SimGroupView *sg = dbg->sg;
+    const IsaProgram *p = dbg->program;
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *s = &p->symbols[i];
+        if (strcmp(s->name, name) != 0 || s->space != ISA_SYM_THREADGROUP)
+            continue;
+        const SimThreadgroupView *tg = sg->threadgroup;
+        if ((uint64_t)s->offset + s->size > tg->tg_memory_bytes)
+            break;
+        return print_memory(name, index, s->type_name, tg->tg_memory + s->offset, s->size,
+                            "threadgroup memory", out);
+    }
+    char half;
+    uint32_t reg;
+    if (index < 0 && parse_register(what, &reg, &half)) {
+        if (reg >= sg->num_regs) {
+            ui_dbg_text_add(out, "the kernel uses r0 to r%u; it has no %s", sg->num_regs - 1, what);
+            return false;
+        }
+        ui_dbg_text_add(out, "%s, lanes 0-%u (inactive lanes in parentheses):", what, sg->lanes - 1);
+        print_lanes(dbg, half ? ISA_OPD_R16 : ISA_OPD_R32, half ? reg * 2 + (half == 'h') : reg,
+                    NULL, out);
+        return true;
+    }
+    const IsaVarLoc *live[256];
+    uint32_t n = live_vars(dbg, live, 256), found = 0;
+    size_t len = strlen(name);
+    for (uint32_t i = 0; i < n; i++) {
+        const IsaVarLoc *v = live[i];
+        /* `v` matches v itself and its parts v.x, v[1] */
+        if (strncmp(v->name, name, len) != 0 || (v->name[len] && v->name[len] != '.' &&
+                                                  v->name[len] != '['))
+            continue;
+        if (index >= 0 && strcmp(v->name, what) != 0)
+            continue;
+        char reg_name[16];
+        if (v->kind == ISA_OPD_R16)
+            snprintf(reg_name, sizeof reg_name, "r%u%c", v->index / 2u, v->index % 2 ? 'h' : 'l');
+        else
+            snprintf(reg_name, sizeof reg_name, "r%u", v->index);
+        ui_dbg_text_add(out, "%s (%s, %s), lanes 0-%u (inactive lanes in parentheses):", v->name,
+                        v->type_name, reg_name, sg->lanes - 1);
+        print_lanes(dbg, v->kind, v->index, v->type_name, out);
+        found++;
+    }
+    if (found)
+        return true;
+    for (uint32_t i = 0; i < p->num_vars; i++)
+        if (strcmp(p->vars[i].name, name) == 0) {
+            ui_dbg_text_add(out, "`%s` holds no value at pc 0x%04x (it lives at pc 0x%04x to 0x%04x)",
+                            name, dbg->inst->pc, p->vars[i].pc_begin, p->vars[i].pc_end);
+            return false;
+        }
+    ui_dbg_text_add(out, "no variable, register, buffer or threadgroup array named `%s`", what);
+    return false;
+}
+
+/* ---- the screen -------------------------------------------------------------------------------- */
+
+/* Appends s to buf at column *col, cut at `width` columns, tabs as 4 spaces. */
+static void put(char *buf, uint32_t *col, uint32_t width, const char *s)
+{
+    for (; *s && *col < width; s++) {
+        if (*s == '\t') {
+            for (int k = 0; k < 4 && *col < width; k++)
+                buf[(*col)++] = ' ';
+        } else {
+            buf[(*col)++] = isprint((unsigned char)*s) ? *s : '?';
+        }
+    }
+}
+
+/* A line of `width` columns: s, then padding. */
+static void fit(char *buf, uint32_t width, const char *s)
+{
+    uint32_t col = 0;
+    put(buf, &col, width, s);
+    memset(buf + col, ' ', width - col);
+    buf[width] = '\0';
+}
+
+/* "-- title ------" across width columns. */
+static void rule(char *buf, uint32_t width, const char *title)
+{
+    char head[256];
+    snprintf(head, sizeof head, "-- %s ", title);
+    fit(buf, width, head);
+    for (uint32_t c = (uint32_t)strlen(head); c < width; c++)
+        buf[c] = '-';
+}
+
+static bool is_break_line(const UiDbg *dbg, uint32_t line)
+{
+    for (uint32_t b = 0; b < dbg->num_breaks; b++)
+        if (dbg->breaks[b].line == line && line)
+            return true;
+    return false;
+}
+
+static bool is_break_index(const UiDbg *dbg, uint32_t index)
+{
+    for (uint32_t b = 0; b < dbg->num_breaks; b++)
+        if (!dbg->breaks[b].line && dbg->breaks[b].index == index)
+            return true;
+    return false;
+}
+
+/* Row r of `height` rows of the source pane, centred on the stop's line. */
+static void source_row(const UiDbg *dbg, uint32_t r, uint32_t height, char *buf, uint32_t width)
+{
+    uint32_t cur = dbg->finished ? 0 : ui_dbg_line_of(dbg->program, dbg->index);
+    uint32_t first = cur > height / 2 ? cur - height / 2 : 1;
+    if (dbg->num_lines >= height && first + height - 1 > dbg->num_lines)
+        first = dbg->num_lines - height + 1;
+    uint32_t line = first + r;
+    if (line == 0 || line > dbg->num_lines) {
+        fit(buf, width, "");
+        return;
+    }
+    char head[16];
+    snprintf(head, sizeof head, "%c%s%4u  ", is_break_line(dbg, line) ? '*' : ' ',
+             line == cur ? "=>" : "  ", line);
+    uint32_t col = 0;
+    put(buf, &col, width, head);
+    put(buf, &col, width, dbg->lines[line - 1]);
+    memset(buf + col, ' ', width - col);
+    buf[width] = '\0';
+}
+
+/* Row r of the assembly pane, centred on the stop's instruction. */
+static void asm_row(const UiDbg *dbg, uint32_t r, uint32_t height, char *buf, uint32_t width)
+{
+    const IsaProgram *p = dbg->program;
+    uint32_t cur = dbg->finished ? 0 : dbg->index;
+    uint32_t first = cur > height / 2 ? cur - height / 2 : 0;
+    if (p->count >= height && first + height > p->count)
+        first = p->count - height;
+    uint32_t i = first + r;
+    if (i >= p->count) {
+        fit(buf, width, "");
+        return;
+    }
+    char text[256], row[320];
+    isa_format_inst(p, &p->code[i], text, sizeof text);
+    snprintf(row, sizeof row, "%c%s%04x  %s", is_break_index(dbg, i) ? '*' : ' ',
+             !dbg->finished && i == cur ? "=>" : "  ", p->code[i].pc, text);
+    fit(buf, width, row);
+}
+
+void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
+                   const UiDbgText *messages, UiDbgText *out)
+{
+    cols = cols < 60 ? 60 : cols > 400 ? 400 : cols;
+    rows = rows < 24 ? 24 : rows;
+    char buf[1024], tmp[1024];
+    const UiLaunch *L = dbg->launch;
+    const IsaVarLoc *live[256];
+    uint32_t num_live = dbg->finished ? 0 : live_vars(dbg, live, 256);
+    const uint32_t msg_rows = 4;
+    uint32_t var_rows = num_live < 6 ? num_live : 6;
+    uint32_t fixed = 3 + (dbg->finished ? 0 : 5 + 1 + (var_rows ? var_rows : 1)) + 1 + msg_rows;
+    uint32_t code_rows = rows - fixed;
+
+    snprintf(tmp, sizeof tmp, "lockstep debug: %s (%s), %s %u x %u x %u, threadgroup %u x %u x %u,"
+             " functional", dbg->program->name, L->m->kernel_path,
+             L->sim.by_threadgroups ? "threadgroups" : "grid", L->sim.grid[0],
+             L->sim.grid[1], L->sim.grid[2], L->sim.threadgroup[0], L->sim.threadgroup[1],
+             L->sim.threadgroup[2]);
+    fit(buf, cols, tmp);
+    ui_dbg_text_add(out, "%s", buf);
+    UiDbgText where = {0};
+    ui_dbg_where(dbg, &where);
+    fit(buf, cols, where.count ? where.lines[0] : "");
+    ui_dbg_text_add(out, "%s", buf);
+    ui_dbg_text_free(&where);
+
+    uint32_t left = (cols - 1) / 2, right = cols - 1 - left;
+    rule(buf, left, "source");
+    rule(tmp, right, "assembly");
+    ui_dbg_text_add(out, "%s|%s", buf, tmp);
+    for (uint32_t r = 0; r < code_rows; r++) {
+        source_row(dbg, r, code_rows, buf, left);
+        asm_row(dbg, r, code_rows, tmp, right);
+        ui_dbg_text_add(out, "%s|%s", buf, tmp);
+    }
+
+    if (!dbg->finished) {
+        const SimGroupView *sg = dbg->sg;
+        rule(buf, cols, "lanes (# active, . inactive; depth: exec nesting counter, r0l)");
+        ui_dbg_text_add(out, "%s", buf);
+        char tens[40], ones[40], exec[40], depth[40];
+        for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
+            bool present = l < sg->lanes;
+            uint32_t d = sg->regs[l] & 0xffff; /* r0l */
+            tens[l] = l % 10 == 0 ? (char)('0' + l / 10) : ' ';
+            ones[l] = (char)('0' + l % 10);
+            exec[l] = !present ? ' ' : lane_active(sg, l) ? '#' : '.';
+            depth[l] = !present ? ' ' : d > 9 ? '+' : (char)('0' + d);
+        }
+        tens[32] = ones[32] = exec[32] = depth[32] = '\0';
+        const char *labels[4] = {"lane", "", "exec", "depth"};
+        const char *values[4] = {tens, ones, exec, depth};
+        char summary[96];
+        snprintf(summary, sizeof summary, "   %u of %u lanes active, mask 0x%08x",
+                 util_popcount32(sg->exec_mask), sg->lanes, sg->exec_mask);
+        for (int k = 0; k < 4; k++) {
+            snprintf(tmp, sizeof tmp, "%-7s%s%s", labels[k], values[k], k == 2 ? summary : "");
+            fit(buf, cols, tmp);
+            ui_dbg_text_add(out, "%s", buf);
+        }
+        uint32_t last = first_lane + 7 < sg->lanes ? first_lane + 7 : sg->lanes - 1;
+        snprintf(tmp, sizeof tmp, "variables, lanes %u-%u (`lanes N` moves; (x): inactive lane)",
+                 first_lane, last);
+        rule(buf, cols, tmp);
+        ui_dbg_text_add(out, "%s", buf);
+        uint32_t colw = (cols - 14) / 8;
+        for (uint32_t v = 0; v < var_rows; v++) {
+            if (v == 5 && num_live > 6) {
+                snprintf(tmp, sizeof tmp, "... and %u more (print NAME)", num_live - 5);
+                fit(buf, cols, tmp);
+                ui_dbg_text_add(out, "%s", buf);
+                break;
+            }
+            uint32_t col = 0;
+            snprintf(tmp, sizeof tmp, "%-13.13s ", live[v]->name);
+            put(buf, &col, cols, tmp);
+            for (uint32_t l = first_lane; l <= last; l++) {
+                char value[64], cell[80];
+                format_reg(sg, live[v]->kind, live[v]->index, live[v]->type_name, l, value,
+                           sizeof value);
+                snprintf(cell, sizeof cell, lane_active(sg, l) ? "%s" : "(%s)", value);
+                snprintf(tmp, sizeof tmp, "%-*.*s", (int)colw, (int)colw - 1, cell);
+                put(buf, &col, cols, tmp);
+            }
+            memset(buf + col, ' ', cols - col);
+            buf[cols] = '\0';
+            ui_dbg_text_add(out, "%s", buf);
+        }
+        if (!var_rows) {
+            fit(buf, cols, "(no source variable lives here)");
+            ui_dbg_text_add(out, "%s", buf);
+        }
+    }
+    rule(buf, cols, "messages (h: help)");
+    ui_dbg_text_add(out, "%s", buf);
+    uint32_t from = messages->count > msg_rows ? messages->count - msg_rows : 0;
+    for (uint32_t r = 0; r < msg_rows; r++) {
+        fit(buf, cols, from + r < messages->count ? messages->lines[from + r] : "");
+        ui_dbg_text_add(out, "%s", buf);
+    }
+}
