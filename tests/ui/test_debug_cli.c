@@ -1,0 +1,397 @@
+/*
+ * test_debug_cli.c — `lockstep debug` as a user drives it, through --script: where it
+ * stops (breakpoints, steps, a thread's SIMD-group), what it shows (a variable in every
+ * lane, the exec mask and nesting counters on the screen, buffers and threadgroup memory),
+ * how the run ends, and bad input (exit 2, naming the script's line).
+ *
+ * Expected values come from the kernels and manifests themselves, worked out here: which
+ * threadgroup, SIMD-group and lane hold a grid thread, which lanes pass a bounds check or
+ * a parity test, what a loop variable holds, which source line a statement is on (found by
+ * searching the kernel's text). The tests run from the repository root and use $LOCKSTEP.
+ */
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static char failure[65536];
+
+/* Runs `lockstep debug MANIFEST OPTIONS --script FILE` with `script` in FILE. */
+static int debug(const char *manifest, const char *options, const char *script, char **out)
+{
+    char path[] = "/tmp/lockstep-debug-script-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(script, f);
+    fclose(f);
+    char args[1024];
+    snprintf(args, sizeof args, "debug %s %s --script %s", manifest, options, path);
+    int status = test_lockstep(args, out);
+    unlink(path);
+    return status;
+}
+
+/* The line number of the first line of `file` that contains `text`. */
+static uint32_t line_of(const char *file, const char *text)
+{
+    FILE *f = fopen(file, "r");
+    assert_non_null(f);
+    char line[1024];
+    uint32_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        if (strstr(line, text)) {
+            fclose(f);
+            return n;
+        }
+    }
+    fclose(f);
+    fail_msg("%s has no line with `%s`", file, text);
+    return 0;
+}
+
+/* What command `cmd` printed: the text after its `(lockstep) cmd` echo up to the next echo
+ * (newly allocated), or fails. `nth` picks among repeated commands (0 = first). */
+static char *said(const char *out, const char *cmd, int nth)
+{
+    char echo[256];
+    snprintf(echo, sizeof echo, "(lockstep) %s\n", cmd);
+    const char *at = out;
+    for (int k = 0; k <= nth; k++) {
+        at = strstr(at, echo);
+        if (!at) {
+            snprintf(failure, sizeof failure, "no output for `%s` (#%d) in:\n%s", cmd, nth, out);
+            fail_msg("%s", failure);
+        }
+        at += strlen(echo);
+    }
+    const char *end = strstr(at, "(lockstep) ");
+    size_t n = end ? (size_t)(end - at) : strlen(at);
+    char *s = malloc(n + 1);
+    memcpy(s, at, n);
+    s[n] = '\0';
+    return s;
+}
+
+static void expect_in(const char *text, const char *what, const char *all)
+{
+    if (!strstr(text, what)) {
+        snprintf(failure, sizeof failure, "expected `%s` in:\n%s\n--- whole output:\n%s", what,
+                 text, all);
+        fail_msg("%s", failure);
+    }
+}
+
+/* The screen's `exec` row for a mask of `lanes` lanes: # active, . inactive. */
+static void exec_row(uint32_t mask, uint32_t lanes, char *row)
+{
+    for (uint32_t l = 0; l < 32; l++)
+        row[l] = l >= lanes ? ' ' : mask >> l & 1 ? '#' : '.';
+    row[32] = '\0';
+}
+
+/* vector_add (4 threadgroups of 256, n = 1000): grid thread 1000 is in threadgroup 3,
+ * SIMD-group 7, lane 8; that SIMD-group holds threads 992..1023, of which 8 pass the bounds
+ * check, so at the addition 8 lanes are active and i holds 992.. in every lane. */
+static void test_thread_and_breakpoint(void **state)
+{
+    (void)state;
+    const char *kernel = "kernels/basics/vector_add.metal";
+    uint32_t add = line_of(kernel, "c[i] = a[i] + b[i];");
+    char script[256], *out;
+    snprintf(script, sizeof script,
+             "thread 1000\nbreak %u\ncontinue\nprint i\nscreen\nbreaks\nfinish\n", add);
+    int status = debug("kernels/basics/vector_add.yaml", "", script, &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    uint32_t t = 1000, tg = t / 256, sg = t % 256 / 32, lane = t % 32;
+    char want[256];
+    char *s = said(out, "thread 1000", 0);
+    snprintf(want, sizeof want, "threadgroup (%u,0,0), SIMD-group %u,", tg, sg);
+    expect_in(s, want, out);
+    snprintf(want, sizeof want, "grid thread (1000,0,0) is lane %u", lane);
+    expect_in(s, want, out);
+    free(s);
+
+    uint32_t first = tg * 256 + sg * 32, active = 1000 - first;
+    s = said(out, "continue", 0);
+    snprintf(want, sizeof want, "breakpoint 1: line %u,", add);
+    expect_in(s, want, out);
+    snprintf(want, sizeof want, "SIMD-group %u, %u of 32 lanes active", sg, active);
+    expect_in(s, want, out);
+    free(s);
+
+    s = said(out, "print i", 0);
+    for (uint32_t l0 = 0; l0 < 32; l0 += 8) {
+        int len = snprintf(want, sizeof want, "  lanes %2u-%-2u:", l0, l0 + 7);
+        for (uint32_t l = l0; l < l0 + 8; l++)
+            len += snprintf(want + len, sizeof want - len, l < active ? " %u" : " (%u)", first + l);
+        expect_in(s, want, out);
+    }
+    free(s);
+
+    s = said(out, "screen", 0);
+    char row[33];
+    exec_row((1u << active) - 1, 32, row);
+    snprintf(want, sizeof want, "exec   %s   %u of 32 lanes active", row, active);
+    expect_in(s, want, out);
+    snprintf(want, sizeof want, "*=> %3u      c[i] = a[i] + b[i];", add);
+    expect_in(s, want, out);
+    free(s);
+
+    s = said(out, "breaks", 0);
+    snprintf(want, sizeof want, "1: line %u, hit 1 times", add);
+    expect_in(s, want, out);
+    free(s);
+
+    /* the run ends and the expectation (independent reference data) holds */
+    s = said(out, "finish", 0);
+    expect_in(s, "finished: 4 threadgroups,", out);
+    expect_in(s, "expect c", out);
+    expect_in(s, "ok (1000 elements)", out);
+    free(s);
+    free(out);
+}
+
+/* reduce_threadgroup (threadgroups of 256): at the first round's add, stride is 128 in
+ * every lane and lid the lane's index; SIMD-groups 0..3 (lids 0..127) enter the add with
+ * every lane, SIMD-group 4 (lids 128..159) with none, and each is a breakpoint hit. next N
+ * runs exactly N instructions of the SIMD-group shown; line runs it off the add's line. */
+static void test_reduce_rounds(void **state)
+{
+    (void)state;
+    const char *kernel = "kernels/reduce/reduce_threadgroup.metal";
+    uint32_t add = line_of(kernel, "scratch[lid] += scratch[lid + stride];");
+    char script[512], *out;
+    snprintf(script, sizeof script,
+             "break %u\ncontinue\nprint stride\nprint lid\nprint scratch[3]\nprint in[3]\n"
+             "step\nnext 3\nline\ncontinue\ncontinue\ncontinue\ncontinue\nscreen\nbreaks\n",
+             add);
+    int status = debug("kernels/reduce/reduce_threadgroup.yaml", "--size 120x40", script, &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    char want[256];
+    char *s = said(out, "print stride", 0);
+    expect_in(s, "  lanes 24-31: 128 128 128 128 128 128 128 128", out);
+    free(s);
+    s = said(out, "print lid", 0);
+    expect_in(s, "  lanes  8-15: 8 9 10 11 12 13 14 15", out);
+    free(s);
+
+    /* before the first add, scratch[lid] is in[gid]: threadgroup 0, so scratch[3] == in[3] */
+    char *tg3 = said(out, "print scratch[3]", 0), *in3 = said(out, "print in[3]", 0);
+    const char *v1 = strstr(tg3, "scratch[3]:"), *v2 = strstr(in3, "in[3]:");
+    assert_non_null(v1);
+    assert_non_null(v2);
+    assert_string_equal(strchr(v1, ':'), strchr(v2, ':'));
+    expect_in(tg3, "threadgroup memory", out);
+    free(tg3);
+    free(in3);
+
+    /* instruction counts: step +1, next 3 +3, in SIMD-group 0 */
+    unsigned long long at_break, after_step, after_next;
+    s = said(out, "continue", 0);
+    const char *done = strstr(s, "SIMD-group 0, 32 of 32 lanes active; ");
+    assert_non_null(done);
+    assert_int_equal(sscanf(done, "SIMD-group 0, 32 of 32 lanes active; %llu", &at_break), 1);
+    free(s);
+    s = said(out, "step", 0);
+    assert_int_equal(sscanf(strstr(s, "lanes active; "), "lanes active; %llu", &after_step), 1);
+    free(s);
+    s = said(out, "next 3", 0);
+    expect_in(s, "SIMD-group 0,", out);
+    assert_int_equal(sscanf(strstr(s, "lanes active; "), "lanes active; %llu", &after_next), 1);
+    free(s);
+    assert_int_equal(after_step, at_break + 1);
+    assert_int_equal(after_next, after_step + 3);
+    /* line: SIMD-group 0 on another source line (the if's end or the barrier) */
+    unsigned next_line = 0;
+    s = said(out, "line", 0);
+    assert_int_equal(sscanf(s, "stepped: line %u,", &next_line), 1);
+    assert_true(next_line == add - 1 || next_line == add + 1);
+    expect_in(s, "SIMD-group 0,", out);
+    free(s);
+
+    for (int k = 0; k < 4; k++) {
+        s = said(out, "continue", k + 1);
+        snprintf(want, sizeof want, "SIMD-group %d, %d of 32 lanes active", k + 1, k + 1 < 4 ? 32 : 0);
+        expect_in(s, want, out);
+        free(s);
+    }
+    s = said(out, "screen", 0);
+    char row[33];
+    exec_row(0, 32, row);
+    snprintf(want, sizeof want, "exec   %s   0 of 32 lanes active", row);
+    expect_in(s, want, out);
+    expect_in(s, "lid           (128)", out);
+    free(s);
+    s = said(out, "breaks", 0);
+    snprintf(want, sizeof want, "1: line %u, hit 5 times", add);
+    expect_in(s, want, out);
+    free(s);
+    free(out);
+}
+
+/* divergent_if.s with x = 3 * lane + 1 (even in the odd lanes): at the then-side (the lsr,
+ * instruction 5) the lanes with x even are active and the others have nesting counter 1;
+ * at the else-side (the imad, instruction 7) it is the other way round. */
+static void test_divergence_and_counters(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-debug-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cwd[1024], manifest[1200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(manifest, sizeof manifest, "%s/div.yaml", dir);
+    FILE *f = fopen(manifest, "w");
+    fprintf(f, "kernel: %s/kernels/asm/divergent_if.s\ngrid: [32]\nthreadgroup: [32]\nargs:\n"
+               "  x: {type: uint, count: 32, init: {range: [1, 3]}}\n"
+               "  out: {type: uint, count: 32}\n", cwd);
+    fclose(f);
+    char *out;
+    int status = debug(manifest, "", "break *5\nbreak *7\ncontinue\nscreen\ncontinue\nscreen\n"
+                                     "print r4\n", &out);
+    unlink(manifest);
+    rmdir(dir);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    uint32_t even = 0;
+    char depth_then[33], depth_else[33], want[256], row[33];
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t x = 3 * l + 1;
+        even |= (uint32_t)(x % 2 == 0) << l;
+        depth_then[l] = x % 2 == 0 ? '0' : '1';
+        depth_else[l] = x % 2 == 0 ? '1' : '0';
+    }
+    depth_then[32] = depth_else[32] = '\0';
+    char *s = said(out, "screen", 0);
+    exec_row(even, 32, row);
+    snprintf(want, sizeof want, "exec   %s   16 of 32 lanes active, mask 0x%08x", row, even);
+    expect_in(s, want, out);
+    snprintf(want, sizeof want, "depth  %s", depth_then);
+    expect_in(s, want, out);
+    const char *lsr = strstr(s, "  lsr r4, r2, 1");
+    assert_non_null(lsr);
+    assert_memory_equal(lsr - 7, "*=>", 3); /* breakpoint and stop mark, then a 4-digit pc */
+    free(s);
+    s = said(out, "screen", 1);
+    exec_row(~even, 32, row);
+    snprintf(want, sizeof want, "exec   %s   16 of 32 lanes active, mask 0x%08x", row, ~even);
+    expect_in(s, want, out);
+    snprintf(want, sizeof want, "depth  %s", depth_else);
+    expect_in(s, want, out);
+    free(s);
+    /* the then-side ran: even lanes hold x / 2; the odd lanes' r4 was never written (0) */
+    s = said(out, "print r4", 0);
+    int len = snprintf(want, sizeof want, "  lanes  0-7 :");
+    for (uint32_t l = 0; l < 8; l++) {
+        uint32_t x = 3 * l + 1;
+        len += snprintf(want + len, sizeof want - len, x % 2 ? " 0x%08x" : " (0x%08x)",
+                        x % 2 ? 0 : x / 2);
+    }
+    expect_in(s, want, out);
+    free(s);
+    free(out);
+}
+
+/* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
+static void test_budget_and_quit(void **state)
+{
+    (void)state;
+    char *out;
+    int status = debug("kernels/basics/vector_add.yaml", "--budget 100", "finish\n", &out);
+    assert_int_equal(status, 0);
+    char *s = said(out, "finish", 0);
+    expect_in(s, "finished (budget ran out): ", out);
+    expect_in(s, "100 SIMD-group instructions", out);
+    free(s);
+    free(out);
+    status = debug("kernels/reduce/reduce_threadgroup.yaml", "", "step 5\nquit\nstep\n", &out);
+    assert_int_equal(status, 0);
+    assert_null(strstr(out, "finished"));
+    assert_null(strstr(out, "(lockstep) step\n")); /* nothing runs after quit */
+    free(out);
+}
+
+/* Bad input: exit 2 with a message naming what was expected (and the script's line). */
+static void test_bad_input(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *options, *script, *message;
+    } cases[] = {
+        {"", "where\nbogus\n", ":2: error: unknown command `bogus`"},
+        {"", "break 1\n", ":1: error: no instruction comes from line 1 of"},
+        {"", "break *100000\n", "error: the kernel has"},
+        {"", "print nothing_here\n", "no variable, register, buffer or threadgroup array named"},
+        {"", "thread 5000\n", "the grid has 1024 threads along x; thread 5000 is past it"},
+        {"", "step 0\n", "expected a count of 1 or more"},
+        {"", "lanes x\n", "expected a lane number"},
+        {"--size 10x10", "", "expected --size COLSxROWS"},
+        {"--bogus", "", "unknown option"},
+        {"--budget 0", "", "expected --budget to be a positive integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out;
+        int status = debug("kernels/basics/vector_add.yaml", cases[i].options, cases[i].script, &out);
+        if (status != 2 || !strstr(out, cases[i].message))
+            fail_msg("case %zu: exit %d, expected 2 and `%s` in:\n%s", i, status, cases[i].message,
+                     out);
+        free(out);
+    }
+    char *out;
+    assert_int_equal(test_lockstep("debug kernels/no_such.yaml --script /dev/null", &out), 2);
+    expect_in(out, "no_such.yaml", out);
+    free(out);
+    assert_int_equal(test_lockstep("debug kernels/basics/vector_add.yaml --script /no/such/file", &out), 2);
+    expect_in(out, "cannot open script /no/such/file", out);
+    free(out);
+    assert_int_equal(test_lockstep("debug < /dev/null", &out), 2);
+    expect_in(out, "expected a launch manifest", out);
+    free(out);
+    /* no terminal and no script */
+    assert_int_equal(test_lockstep("debug kernels/basics/vector_add.yaml < /dev/null", &out), 2);
+    expect_in(out, "the debugger needs a terminal", out);
+    free(out);
+    assert_int_equal(test_lockstep("debug --help", &out), 0);
+    expect_in(out, "--script FILE", out);
+    free(out);
+    assert_int_equal(test_lockstep("--help", &out), 0);
+    expect_in(out, "debug LAUNCH.yaml", out);
+    free(out);
+}
+
+/* help lists every command the table has; a key runs the command it is bound to. */
+static void test_help(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(debug("kernels/basics/vector_add.yaml", "", "help\n", &out), 0);
+    static const char *const names[] = {"step [N]", "next [N]", "line", "continue", "finish",
+                                        "thread X [Y [Z]]", "break LINE|*INSTR", "delete N",
+                                        "breaks", "print WHAT", "lanes N|+N|-N", "where",
+                                        "screen", "help", "quit"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        expect_in(out, names[i], out);
+    free(out);
+    /* abbreviations: s, n, b, p, d */
+    assert_int_equal(debug("kernels/basics/vector_add.yaml", "",
+                           "s\nn 2\nb 23\nd 1\nbreaks\np i\n", &out), 0);
+    expect_in(out, "(lockstep) breaks\nno breakpoints", out);
+    expect_in(out, "i (uint, r1), lanes 0-31", out);
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_thread_and_breakpoint),
+        cmocka_unit_test(test_reduce_rounds),
+        cmocka_unit_test(test_divergence_and_counters),
+        cmocka_unit_test(test_budget_and_quit),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_help),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
