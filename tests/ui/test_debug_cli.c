@@ -383,6 +383,27 @@ static void test_help(void **state)
     free(out);
 }
 
+/* The terminal front end, on a pseudo-terminal (util-linux `script`): keys step, `:` reads
+ * a command line, q quits with status 0. Curses draws with cursor moves, so only text it
+ * writes in one piece is looked for: the stop line and a line of `print i`. */
+static void test_terminal(void **state)
+{
+    (void)state;
+    if (test_run("command -v script", NULL) != 0)
+        skip();
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "printf 's:print i\\nq' | TERM=xterm COLUMNS=100 LINES=30 "
+             "timeout 60 script -qfec '%s debug kernels/basics/vector_add.yaml' /dev/null",
+             test_lockstep_path());
+    int status = test_run(cmd, &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    expect_in(out, "lockstep debug: vector_add", out);
+    expect_in(out, "stepped: line ", out);
+    expect_in(out, "lanes  8-15: 8 9 10 11 12 13 14 15", out);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
