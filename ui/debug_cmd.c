@@ -436,6 +436,8 @@ static int run_script(UiDbgUi *ui, const char *path)
         char *cmd = line;
         while (isspace((unsigned char)*cmd))
             cmd++;
+        for (size_t n = strlen(cmd); n && isspace((unsigned char)cmd[n - 1]); n--)
+            cmd[n - 1] = '\0';
         if (!*cmd)
             continue;
         printf("(lockstep) %s\n", cmd);
