@@ -404,6 +404,75 @@ static void test_terminal(void **state)
     free(out);
 }
 
+/* Never a crash, whatever the commands: random scripts (mostly commands that work, some
+ * with bad arguments, which end the script with status 2) over kernels with barriers,
+ * divergence, threadgroup memory and partial SIMD-groups must exit 0 or 2. DEBUG_SEED and
+ * DEBUG_SCRIPTS run other and more scripts. */
+static void test_random_scripts(void **state)
+{
+    (void)state;
+    static const char *const manifests[] = {
+        "kernels/basics/vector_add.yaml", "kernels/reduce/reduce_threadgroup.yaml",
+        "kernels/asm/divergent_if.yaml", "kernels/bugs/missing_barrier.yaml",
+        "kernels/scan/prefix_scan.yaml", "kernels/bugs/barrier_in_if.yaml",
+    };
+    static const char *const fixed[] = {
+        "step", "next", "line", "continue", "where", "screen", "breaks", "help", "lanes +8",
+        "lanes -8", "print i", "print lid", "print stride", "print scratch", "print r0l",
+        "print r1", "print in", "print out[0]", "print x[3]", "s", "n", "l", "c", "finish",
+    };
+    static const char *const risky[] = {
+        "print scratch[100000]", "print r300", "print nothing", "delete 7", "thread 99999999",
+        "break 0", "break *999999", "step -1", "lanes 40", "print c[-1]", "print ]", "b",
+        "print [3]", "thread 1 2 3 4", "bogus",
+    };
+    const char *env = getenv("DEBUG_SEED");
+    uint64_t rng = env ? strtoull(env, NULL, 0) : 20261127;
+    env = getenv("DEBUG_SCRIPTS");
+    int scripts = env ? atoi(env) : 24;
+    for (int k = 0; k < scripts; k++) {
+        char script[4096];
+        size_t len = 0;
+        int commands = 5 + (int)(test_rng_next(&rng) % 25);
+        for (int c = 0; c < commands; c++) {
+            uint64_t r = test_rng_next(&rng);
+            char cmd[64];
+            switch (r % 10) {
+            case 0:
+                snprintf(cmd, sizeof cmd, "break %u", (unsigned)(r >> 8) % 60 + 1);
+                break;
+            case 1:
+                snprintf(cmd, sizeof cmd, "break *%u", (unsigned)(r >> 8) % 40);
+                break;
+            case 2:
+                snprintf(cmd, sizeof cmd, "step %u", (unsigned)(r >> 8) % 200 + 1);
+                break;
+            case 3:
+                snprintf(cmd, sizeof cmd, "thread %u", (unsigned)(r >> 8) % 256);
+                break;
+            case 4:
+                snprintf(cmd, sizeof cmd, "%s", risky[(r >> 8) % (sizeof risky / sizeof *risky)]);
+                if ((r >> 20) % 4) /* mostly keep the script going */
+                    snprintf(cmd, sizeof cmd, "where");
+                break;
+            default:
+                snprintf(cmd, sizeof cmd, "%s", fixed[(r >> 8) % (sizeof fixed / sizeof *fixed)]);
+            }
+            len += (size_t)snprintf(script + len, sizeof script - len, "%s\n", cmd);
+        }
+        const char *manifest = manifests[k % (sizeof manifests / sizeof *manifests)];
+        char *out;
+        int status = debug(manifest, k % 3 ? "" : "--size 60x24", script, &out);
+        if (status != 0 && status != 2) {
+            snprintf(failure, sizeof failure, "script %d on %s: exit %d\n%s\n---\n%s", k,
+                     manifest, status, script, out);
+            free(out);
+            fail_msg("%s", failure);
+        }
+        free(out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_terminal),
+        cmocka_unit_test(test_random_scripts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
