@@ -37,6 +37,7 @@ typedef enum UiDbgWhy {
     UI_DBG_WHY_STEPPED,     /* a step, next or line finished */
     UI_DBG_WHY_BREAKPOINT,
     UI_DBG_WHY_THREAD,
+    UI_DBG_WHY_INTERRUPTED, /* Ctrl-C in the terminal */
     UI_DBG_WHY_FINISHED,    /* the dispatch is over (nothing to look at but buffers) */
 } UiDbgWhy;
 
@@ -55,6 +56,7 @@ typedef struct UiDbg {
     pthread_cond_t cond;
     bool sim_turn;          /* the simulator's thread runs; else the user's */
     _Atomic bool cancel;
+    _Atomic bool interrupt; /* set by a signal handler: stop at the next instruction */
 
     /* what the current resume asked for (read by the simulator's thread) */
     UiDbgRun run;
@@ -98,6 +100,8 @@ void ui_dbg_start(UiDbg *dbg, UiLaunch *launch);
 /* Runs on as `run` says (count for STEP and NEXT, x y z for THREAD); returns when stopped or
  * finished. */
 void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thread[3]);
+/* Asks a running resume to stop at the next instruction (async-signal-safe). */
+void ui_dbg_interrupt(UiDbg *dbg);
 /* Stops the run where it is (unfinished runs are cancelled) and frees what it holds. */
 void ui_dbg_end(UiDbg *dbg);
 

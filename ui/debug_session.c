@@ -99,6 +99,8 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     case UI_DBG_END:
         break;
     }
+    if (atomic_exchange_explicit(&dbg->interrupt, false, memory_order_relaxed))
+        stop = true, why = UI_DBG_WHY_INTERRUPTED;
     if (bp >= 0 && dbg->run != UI_DBG_END) {
         dbg->breaks[bp].hits++;
         if (!stop || why != UI_DBG_WHY_THREAD)
@@ -192,6 +194,7 @@ void ui_dbg_start(UiDbg *dbg, UiLaunch *launch)
     pthread_mutex_init(&dbg->mutex, NULL);
     pthread_cond_init(&dbg->cond, NULL);
     atomic_init(&dbg->cancel, false);
+    atomic_init(&dbg->interrupt, false);
     dbg->run = UI_DBG_STEP;
     dbg->count = 1;
     dbg->sim_turn = true;
@@ -220,9 +223,15 @@ void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thre
     dbg->from_ended = false;
     if (thread)
         memcpy(dbg->target, thread, sizeof dbg->target);
+    atomic_store(&dbg->interrupt, false); /* a Ctrl-C while stopped does not count */
     pthread_mutex_lock(&dbg->mutex);
     pass_turn(dbg, true);
     pthread_mutex_unlock(&dbg->mutex);
+}
+
+void ui_dbg_interrupt(UiDbg *dbg)
+{
+    atomic_store_explicit(&dbg->interrupt, true, memory_order_relaxed);
 }
 
 void ui_dbg_end(UiDbg *dbg)

@@ -8,7 +8,19 @@
 #include "debug.h"
 
 #include <curses.h>
+#include <signal.h>
 #include <string.h>
+
+/* The session Ctrl-C interrupts: a run that takes long (a `continue` into a loop that never
+ * ends) stops at its next instruction, as in gdb, and the terminal stays usable. */
+static UiDbg *interrupted_dbg;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (interrupted_dbg)
+        ui_dbg_interrupt(interrupted_dbg);
+}
 
 /* Draws the screen; the rows whose source or assembly half is at the stop in bold. */
 static void draw(UiDbgUi *ui)
@@ -64,6 +76,12 @@ int ui_dbg_tui(UiDbgUi *ui)
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);
+    interrupted_dbg = ui->dbg;
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_sa);
     ui_dbg_where(ui->dbg, &ui->messages);
     while (!ui->quit) {
         draw(ui);
@@ -73,6 +91,8 @@ int ui_dbg_tui(UiDbgUi *ui)
         if (key == ':') {
             if (read_command(line, sizeof line))
                 cmd = line;
+        } else if (key == 3) { /* Ctrl-C with the terminal in raw mode */
+            ui_dbg_text_add(&ui->messages, "nothing is running (q quits)");
         } else if (key == KEY_RESIZE || key == ERR) {
             continue;
         } else {
@@ -83,6 +103,8 @@ int ui_dbg_tui(UiDbgUi *ui)
         if (cmd)
             ui_dbg_command(ui, cmd);
     }
+    sigaction(SIGINT, &old_sa, NULL);
+    interrupted_dbg = NULL;
     endwin();
     return UI_EXIT_OK;
 }

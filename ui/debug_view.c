@@ -109,6 +109,8 @@ static const char *why_name(const UiDbg *dbg, char *buf, size_t size)
         return buf;
     case UI_DBG_WHY_THREAD:
         return "thread";
+    case UI_DBG_WHY_INTERRUPTED:
+        return "interrupted";
     case UI_DBG_WHY_FINISHED:
         return "finished";
     }

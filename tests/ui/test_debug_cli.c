@@ -404,6 +404,42 @@ static void test_terminal(void **state)
     free(out);
 }
 
+/* Ctrl-C stops a `continue` into a loop that never ends (at its next instruction, as gdb
+ * does) and the session goes on. The keys are sent a second apart so that the interrupt
+ * reaches a run, not the prompt. */
+static void test_terminal_interrupt(void **state)
+{
+    (void)state;
+    if (test_run("command -v script", NULL) != 0)
+        skip();
+    char dir[] = "/tmp/lockstep-spin-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/spin.s", dir);
+    FILE *f = fopen(path, "w");
+    fputs(".kernel spin\n.regs 4\n.arg out, device, u0\nloop:\n    iadd r1, r1, 1\n"
+          "    jmp_exec_any loop\n    stop\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/spin.yaml", dir);
+    f = fopen(path, "w");
+    fputs("kernel: spin.s\ngrid: [32]\nthreadgroup: [32]\nargs:\n"
+          "  out: {type: uint, count: 32}\n", f);
+    fclose(f);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "(printf c; sleep 1; printf '\\003'; sleep 1; printf ':where\\nq') "
+             "| TERM=xterm timeout 60 script -qfec '%s debug %s --budget 4000000000' /dev/null",
+             test_lockstep_path(), path);
+    int status = test_run(cmd, &out);
+    snprintf(path, sizeof path, "%s/spin.s", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/spin.yaml", dir);
+    unlink(path);
+    rmdir(dir);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    expect_in(out, "interrupted: line ", out);
+    free(out);
+}
+
 /* Never a crash, whatever the commands: random scripts (mostly commands that work, some
  * with bad arguments, which end the script with status 2) over kernels with barriers,
  * divergence, threadgroup memory and partial SIMD-groups must exit 0 or 2. DEBUG_SEED and
@@ -483,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_terminal),
+        cmocka_unit_test(test_terminal_interrupt),
         cmocka_unit_test(test_random_scripts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
