@@ -69,7 +69,9 @@ typedef struct UiDbg {
 
     UiDbgBreak breaks[UI_DBG_MAX_BREAKS];
     uint32_t num_breaks;
+    /* per SIMD-group of the running threadgroup: the line and instruction it issued last */
     uint32_t last_line[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
+    uint32_t last_index[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
 
     /* where it stopped (valid while stopped) */
     UiDbgWhy why;

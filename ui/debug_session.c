@@ -56,13 +56,15 @@ static bool holds_thread(const UiDbg *dbg, const SimGroupView *sg, uint32_t *lan
 }
 
 /* The breakpoint this instruction meets, or -1. A line breakpoint stops a SIMD-group where
- * it enters the line (its previous instruction was on another line), as gdb does, so a loop
- * stops there once per trip and a line of several instructions stops once. */
+ * it enters the line (its previous instruction was on another line, or it jumped back to
+ * it), as gdb does, so a loop stops there once per trip, even a loop on one line, and a
+ * line of several instructions stops once. */
 static int breakpoint_at(UiDbg *dbg, const SimGroupView *sg, uint32_t index, uint32_t line)
 {
-    uint32_t *last = &dbg->last_line[sg->simdgroup];
-    bool entering = line != *last;
+    uint32_t *last = &dbg->last_line[sg->simdgroup], *last_index = &dbg->last_index[sg->simdgroup];
+    bool entering = line != *last || index <= *last_index; /* or a jump back into it */
     *last = line;
+    *last_index = index;
     for (uint32_t b = 0; b < dbg->num_breaks; b++) {
         const UiDbgBreak *bp = &dbg->breaks[b];
         if (bp->line ? bp->line == line && entering : bp->index == index)
@@ -125,6 +127,7 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
     UiDbg *dbg = ctx;
     (void)tg;
     memset(dbg->last_line, 0, sizeof dbg->last_line);
+    memset(dbg->last_index, 0xff, sizeof dbg->last_index); /* no instruction yet */
 }
 
 static void on_tg_end(void *ctx, const SimThreadgroupView *tg)

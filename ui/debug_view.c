@@ -125,10 +125,11 @@ void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
             ui_dbg_text_add(out, "the dispatch did not start: %s", dbg->error.message);
             return;
         }
-        ui_dbg_text_add(out, "finished%s: %llu threadgroups, %llu SIMD-group instructions, "
+        ui_dbg_text_add(out, "finished%s: %llu threadgroup%s, %llu SIMD-group instructions, "
                         "SIMD efficiency %.1f%%, %llu faults",
                         r->cancelled ? " (cancelled)" : r->budget_exceeded ? " (budget ran out)" : "",
-                        (unsigned long long)r->threadgroups, (unsigned long long)r->instructions,
+                        (unsigned long long)r->threadgroups, r->threadgroups == 1 ? "" : "s",
+                        (unsigned long long)r->instructions,
                         100.0 * sim_result_simd_efficiency(r), (unsigned long long)r->total_faults);
         return;
     }

@@ -295,6 +295,43 @@ static void test_divergence_and_counters(void **state)
     free(out);
 }
 
+/* A line breakpoint stops once per loop trip, even in a loop written on one line (the jump
+ * back re-enters the line): with n trips, n hits. */
+static void test_loop_on_one_line(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-loop-XXXXXX", kernel[256], manifest[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(kernel, sizeof kernel, "%s/loop1.metal", dir);
+    FILE *f = fopen(kernel, "w");
+    fputs("kernel void loop1(device uint *out [[buffer(0)]], constant uint &n [[buffer(1)]],\n"
+          "                  uint i [[thread_position_in_grid]]) {\n"
+          "    uint acc = 0;\n"
+          "    for (uint k = 0; k < n; k++) acc += k;\n"
+          "    out[i] = acc;\n"
+          "}\n", f);
+    fclose(f);
+    static const unsigned trips[] = {1, 5};
+    for (int t = 0; t < 2; t++) {
+        snprintf(manifest, sizeof manifest, "%s/loop1.yaml", dir);
+        f = fopen(manifest, "w");
+        fprintf(f, "kernel: loop1.metal\ngrid: [40]\nthreadgroup: [40]\nargs:\n"
+                   "  out: {count: 40}\n  n: {value: %u}\n", trips[t]);
+        fclose(f);
+        char *out, want[64];
+        int status = debug(manifest, "", "break 4\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nbreaks\n", &out);
+        if (status != 0)
+            fail_msg("exit %d:\n%s", status, out);
+        /* two SIMD-groups (40 threads: 32 and 8 lanes), each making every trip */
+        snprintf(want, sizeof want, "1: line 4, hit %u times", 2 * trips[t]);
+        expect_in(out, want, out);
+        free(out);
+        unlink(manifest);
+    }
+    unlink(kernel);
+    rmdir(dir);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -515,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_thread_and_breakpoint),
         cmocka_unit_test(test_reduce_rounds),
         cmocka_unit_test(test_divergence_and_counters),
+        cmocka_unit_test(test_loop_on_one_line),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
