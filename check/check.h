@@ -111,6 +111,13 @@ SimObserver *const *check_session_observers(CheckSession *s, uint32_t *count);
 /* After sim_dispatch: folds in the simulator's faults, sorts and returns the findings. */
 const CheckFinding *check_session_finish(CheckSession *s, const SimResult *result,
                                          uint32_t *count);
+/* During the run, for a debugger that stops at each new finding: flush makes the checkers
+ * report what they would otherwise hold until the end (races, merged per pair of sites),
+ * and findings gives those so far, in the order found (a later occurrence of one is counted
+ * into it, not added), valid until the next is reported. The findings at the end are the
+ * same, flushed or not. */
+void check_session_flush(CheckSession *s);
+const CheckFinding *check_session_findings(const CheckSession *s, uint32_t *count);
 const CheckProfile *check_session_profile(const CheckSession *s);
 /* Whether the kernel may write device buffer i: false only when none of its stores and
  * atomics can reach it (each names another buffer argument). */

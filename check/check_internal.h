@@ -42,6 +42,9 @@ struct CheckChecker {
     uint64_t retire_ops[CHECK_OP_WORDS];
     bool retire_mask_changes;
     uint8_t bit;               /* set by the session: 1 << its index in checkers[] */
+    /* Reports what it holds back to report at the end (may be NULL): check_session_flush,
+     * for a debugger that stops at each new finding. Later occurrences then fold in. */
+    void (*flush)(CheckChecker *c, CheckSession *s);
     /* Called by check_session_finish, before faults are folded in; may be NULL. */
     void (*finish)(CheckChecker *c, CheckSession *s, const SimResult *result);
     void (*destroy)(CheckChecker *c);

@@ -101,15 +101,24 @@ static void on_inst_issued(void *ctx, const SimGroupView *sg, const IsaInst *ins
 
 /* ---- the checker -------------------------------------------------------------------------- */
 
-static void race_finish(CheckChecker *c, CheckSession *s, const SimResult *result)
+/* The races found since the last flush go to the session (which folds repeats of one into
+ * it); the table that merges repeats until then starts empty again. */
+static void race_flush(CheckChecker *c, CheckSession *s)
 {
     Race *r = (Race *)c;
-    (void)result;
+    if (!r->num_found)
+        return;
     for (size_t i = 0; i < r->num_found; i++)
         check_report(s, &r->found[i].f);
     r->num_found = 0;
     if (r->table)
         memset(r->table, 0, r->table_size * sizeof *r->table);
+}
+
+static void race_finish(CheckChecker *c, CheckSession *s, const SimResult *result)
+{
+    (void)result;
+    race_flush(c, s);
 }
 
 static void race_destroy(CheckChecker *c)
@@ -147,6 +156,7 @@ CheckChecker *check_race_new(CheckSession *s)
         .barrier_release = on_barrier_release,
     };
     check_op_set(r->base.issue_ops, ISA_OP_SIMD_BARRIER);
+    r->base.flush = race_flush;
     r->base.finish = race_finish;
     r->base.destroy = race_destroy;
     return &r->base;

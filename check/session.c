@@ -568,6 +568,19 @@ const CheckFinding *check_session_finish(CheckSession *s, const SimResult *resul
     return s->findings;
 }
 
+void check_session_flush(CheckSession *s)
+{
+    for (uint32_t i = 0; i < s->num_checkers; i++)
+        if (s->checkers[i]->flush)
+            s->checkers[i]->flush(s->checkers[i], s);
+}
+
+const CheckFinding *check_session_findings(const CheckSession *s, uint32_t *count)
+{
+    *count = s->num_findings;
+    return s->findings;
+}
+
 const CheckProfile *check_session_profile(const CheckSession *s) { return &s->profile; }
 
 void check_session_free(CheckSession *s)

@@ -233,6 +233,15 @@ static void print_finding(FILE *out, Sources *src, const char *fallback_file,
     fprintf(out, "  (%" PRIu64 " occurrence%s)\n", f->count, f->count == 1 ? "" : "s");
 }
 
+void ui_check_print_finding(FILE *out, const IsaProgram *program, const char *kernel_file,
+                            const CheckFinding *f)
+{
+    Sources src;
+    sources_init(&src, program);
+    print_finding(out, &src, kernel_file, f);
+    sources_free(&src);
+}
+
 static void print_policies(FILE *out, const CheckOptions *o)
 {
     fprintf(out, "%-11s %s; %s\n", "policies",

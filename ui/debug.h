@@ -38,6 +38,8 @@ typedef enum UiDbgWhy {
     UI_DBG_WHY_BREAKPOINT,
     UI_DBG_WHY_THREAD,
     UI_DBG_WHY_INTERRUPTED, /* Ctrl-C in the terminal */
+    UI_DBG_WHY_FINDING,     /* a check reported something new (the instruction before) */
+    UI_DBG_WHY_FAULT,       /* the instruction before faulted (out of bounds, ...) */
     UI_DBG_WHY_FINISHED,    /* the dispatch is over (nothing to look at but buffers) */
 } UiDbgWhy;
 
@@ -82,6 +84,16 @@ typedef struct UiDbg {
     uint64_t issued;        /* instructions issued so far, over every SIMD-group */
     uint32_t focus_lane;    /* the lane the views single out */
 
+    /* with --check: the checkers watching the run, and how many findings were shown */
+    UiChecking *checking;
+    uint32_t findings_seen;
+    uint32_t finding;       /* for UI_DBG_WHY_FINDING: the new findings' indices in the */
+    uint32_t num_new;       /* session's: [finding, finding + num_new) */
+
+    /* faults so far, and for UI_DBG_WHY_FAULT the new ones: [fault, fault + num_new) */
+    uint64_t faults_seen;
+    uint64_t fault;
+
     /* the kernel's source file, by line (lines[0] is line 1) */
     char *source;
     char **lines;
@@ -97,8 +109,10 @@ typedef struct UiDbg {
 /* ---- session (debug_session.c) --------------------------------------------------------------- */
 
 /* Starts the launch (in functional mode) on a thread of its own and waits until it stops
- * before its first instruction (or, for an empty grid, is finished). */
-void ui_dbg_start(UiDbg *dbg, UiLaunch *launch);
+ * before its first instruction (or, for an empty grid, is finished). With `checking` (made
+ * by ui_checking_start on the launch, which this finishes after the run), every resume also
+ * stops after an instruction that made a new finding. */
+void ui_dbg_start(UiDbg *dbg, UiLaunch *launch, UiChecking *checking);
 /* Runs on as `run` says (count for STEP and NEXT, x y z for THREAD); returns when stopped or
  * finished. */
 void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thread[3]);

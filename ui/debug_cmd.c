@@ -72,25 +72,17 @@ static bool u32_arg(const char *s, uint32_t *out)
     return true;
 }
 
-/* Says where the run stopped (and, at the end, how it went). */
-static void report_stop(UiDbgUi *ui)
+/* Adds what `print` writes to a stream as message lines. */
+typedef void (*StreamPrinter)(FILE *out, const UiDbg *dbg);
+
+static void add_printed(UiDbgUi *ui, StreamPrinter print)
 {
-    UiDbg *dbg = ui->dbg;
-    ui_dbg_where(dbg, &ui->messages);
-    if (!dbg->finished || !dbg->dispatch_ok || dbg->result.cancelled)
-        return;
-    /* the expectations and faults, as `lockstep run` words them */
     char *text = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     if (!f)
         return;
-    const UiBound *b = &dbg->launch->bound;
-    for (uint32_t i = 0; i < b->num_args; i++)
-        if (b->args[i].want)
-            ui_report_expect(f, &b->args[i], b->device->buffers[b->args[i].buffer].data, false);
-    uint64_t budget = dbg->launch->sim.instruction_budget;
-    ui_report_faults(f, &dbg->result, budget ? budget : SIM_DEFAULT_INSTRUCTION_BUDGET);
+    print(f, ui->dbg);
     fclose(f);
     for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
@@ -99,6 +91,58 @@ static void report_stop(UiDbgUi *ui)
         ui_dbg_text_add(&ui->messages, "%s", line);
     }
     free(text);
+}
+
+/* The findings the run stopped after, as `lockstep check` prints them. */
+static void print_new_findings(FILE *out, const UiDbg *dbg)
+{
+    uint32_t n;
+    const CheckFinding *f = check_session_findings(dbg->checking->session, &n);
+    for (uint32_t i = dbg->finding; i < dbg->finding + dbg->num_new && i < n; i++)
+        ui_check_print_finding(out, dbg->program, dbg->launch->m->kernel_path, &f[i]);
+}
+
+/* The first fault the run stopped after, as `lockstep run` prints it, and how many more
+ * (usually the instruction's other lanes). */
+static void print_new_faults(FILE *out, const UiDbg *dbg)
+{
+    const SimResult *r = &dbg->result;
+    if (dbg->fault < r->num_faults)
+        ui_report_fault(out, &r->faults[dbg->fault]);
+    else
+        fprintf(out, "(past the first %u faults, which alone are kept in detail)\n", r->num_faults);
+    if (dbg->num_new > 1)
+        fprintf(out, "  (and %u more)\n", dbg->num_new - 1);
+}
+
+/* At the end: the expectations and faults as `lockstep run` words them, or with --check
+ * everything `lockstep check` says. */
+static void print_outcome(FILE *out, const UiDbg *dbg)
+{
+    const UiBound *b = &dbg->launch->bound;
+    for (uint32_t i = 0; i < b->num_args; i++)
+        if (b->args[i].want)
+            ui_report_expect(out, &b->args[i], b->device->buffers[b->args[i].buffer].data, false);
+    if (dbg->checking) {
+        ui_checking_print(out, dbg->checking, dbg->program, dbg->launch->m->kernel_path,
+                          &dbg->result, false);
+        return;
+    }
+    uint64_t budget = dbg->launch->sim.instruction_budget;
+    ui_report_faults(out, &dbg->result, budget ? budget : SIM_DEFAULT_INSTRUCTION_BUDGET);
+}
+
+/* Says where the run stopped (and, at the end, how it went). */
+static void report_stop(UiDbgUi *ui)
+{
+    UiDbg *dbg = ui->dbg;
+    ui_dbg_where(dbg, &ui->messages);
+    if (dbg->why == UI_DBG_WHY_FINDING && !dbg->finished)
+        add_printed(ui, print_new_findings);
+    if (dbg->why == UI_DBG_WHY_FAULT && !dbg->finished)
+        add_printed(ui, print_new_faults);
+    if (dbg->finished && dbg->dispatch_ok && !dbg->result.cancelled)
+        add_printed(ui, print_outcome);
 }
 
 static bool resume(UiDbgUi *ui, UiDbgRun run, uint64_t count, const uint32_t *thread)
@@ -392,6 +436,9 @@ void ui_debug_usage(FILE *out)
           "                     the terminal; each is echoed as `(lockstep) COMMAND` with what it\n"
           "                     says, and `screen` prints the screen. # starts a comment\n"
           "  --size COLSxROWS   the screen `screen` prints (default 100x40)\n"
+          "  --check            run every bug finder of `lockstep check` too, and stop right\n"
+          "                     after each instruction that makes a new finding (a race, a\n"
+          "                     divergent barrier, ...), showing it; at the end, all of them\n"
           "  --budget N         stop the kernel after N SIMD-group instructions\n"
           "  -h, --help         show this help\n"
           "\n"
@@ -468,6 +515,7 @@ static int run_script(UiDbgUi *ui, const char *path)
 int ui_cmd_debug(int argc, char **argv)
 {
     const char *manifest = NULL, *script = NULL;
+    bool check = false;
     UiDbgUi ui = {.cols = 100, .rows = 40};
     UiLaunchFlags flags = {0};
     for (int i = 1; i < argc; i++) {
@@ -493,6 +541,10 @@ int ui_cmd_debug(int argc, char **argv)
                                    "400x1000, not", v);
             ui.cols = cols;
             ui.rows = rows;
+            continue;
+        }
+        if (strcmp(a, "--check") == 0) {
+            check = true;
             continue;
         }
         char why[160];
@@ -521,11 +573,18 @@ int ui_cmd_debug(int argc, char **argv)
         ui_launch_close(&L);
         return ui_bad_input(&err);
     }
+    UiChecking checking = {0};
+    if (check) {
+        CheckOptions opts = check_options_all();
+        ui_checking_start(&checking, L.program, &L.bound, &opts, &L.sim);
+    }
     UiDbg dbg;
-    ui_dbg_start(&dbg, &L);
+    ui_dbg_start(&dbg, &L, check ? &checking : NULL);
     ui.dbg = &dbg;
     int status = script ? run_script(&ui, script) : ui_dbg_tui(&ui);
     ui_dbg_end(&dbg);
+    if (check)
+        ui_checking_end(&checking);
     ui_dbg_text_free(&ui.messages);
     ui_launch_close(&L);
     return status;

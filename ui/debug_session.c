@@ -101,11 +101,29 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     case UI_DBG_END:
         break;
     }
+    /* the faults of the instruction before (the budget's comes at the end) */
+    if (dbg->result.total_faults > dbg->faults_seen && dbg->run != UI_DBG_END) {
+        stop = true, why = UI_DBG_WHY_FAULT;
+        dbg->fault = dbg->faults_seen;
+        dbg->num_new = (uint32_t)(dbg->result.total_faults - dbg->faults_seen);
+    }
+    dbg->faults_seen = dbg->result.total_faults;
+    if (dbg->checking) {
+        uint32_t n;
+        check_session_flush(dbg->checking->session);
+        check_session_findings(dbg->checking->session, &n);
+        if (n > dbg->findings_seen && dbg->run != UI_DBG_END && why != UI_DBG_WHY_FAULT) {
+            stop = true, why = UI_DBG_WHY_FINDING;
+            dbg->finding = dbg->findings_seen;
+            dbg->num_new = n - dbg->findings_seen;
+        }
+        dbg->findings_seen = n;
+    }
     if (atomic_exchange_explicit(&dbg->interrupt, false, memory_order_relaxed))
         stop = true, why = UI_DBG_WHY_INTERRUPTED;
     if (bp >= 0 && dbg->run != UI_DBG_END) {
         dbg->breaks[bp].hits++;
-        if (!stop || why != UI_DBG_WHY_THREAD)
+        if (!stop || why == UI_DBG_WHY_STEPPED)
             why = UI_DBG_WHY_BREAKPOINT;
         stop = true;
     }
@@ -146,13 +164,20 @@ static void *sim_thread(void *arg)
         .threadgroup_end = on_tg_end,
         .inst_issued = on_issued,
     };
-    SimObserver *list[] = {&observer};
+    /* the checkers first: at an instruction, what the ones before it did is reported */
+    SimObserver *list[4];
+    uint32_t n = 0;
     SimLaunch launch = dbg->launch->sim;
+    for (uint32_t i = 0; dbg->checking && i < launch.num_observers && n < 3; i++)
+        list[n++] = launch.observers[i];
+    list[n++] = &observer;
     launch.mode = SIM_MODE_FUNCTIONAL;
     launch.observers = list;
-    launch.num_observers = 1;
+    launch.num_observers = n;
     launch.cancel = &dbg->cancel;
     bool ok = sim_dispatch(&launch, &dbg->result, &dbg->error);
+    if (ok && dbg->checking)
+        ui_checking_finish(dbg->checking, &dbg->result);
     pthread_mutex_lock(&dbg->mutex);
     dbg->dispatch_ok = ok;
     dbg->finished = true;
@@ -188,10 +213,11 @@ static void load_source(UiDbg *dbg, const char *path)
     }
 }
 
-void ui_dbg_start(UiDbg *dbg, UiLaunch *launch)
+void ui_dbg_start(UiDbg *dbg, UiLaunch *launch, UiChecking *checking)
 {
     memset(dbg, 0, sizeof *dbg);
     dbg->launch = launch;
+    dbg->checking = checking;
     dbg->program = launch->program;
     load_source(dbg, launch->m->kernel_path);
     pthread_mutex_init(&dbg->mutex, NULL);

@@ -111,6 +111,19 @@ static const char *why_name(const UiDbg *dbg, char *buf, size_t size)
         return "thread";
     case UI_DBG_WHY_INTERRUPTED:
         return "interrupted";
+    case UI_DBG_WHY_FAULT:
+        if (dbg->num_new > 1)
+            snprintf(buf, size, "after faults %llu-%llu", (unsigned long long)dbg->fault + 1,
+                     (unsigned long long)dbg->fault + dbg->num_new);
+        else
+            snprintf(buf, size, "after fault %llu", (unsigned long long)dbg->fault + 1);
+        return buf;
+    case UI_DBG_WHY_FINDING:
+        if (dbg->num_new > 1)
+            snprintf(buf, size, "after findings %u-%u", dbg->finding + 1, dbg->finding + dbg->num_new);
+        else
+            snprintf(buf, size, "after finding %u", dbg->finding + 1);
+        return buf;
     case UI_DBG_WHY_FINISHED:
         return "finished";
     }

@@ -96,36 +96,39 @@ static void print_who(FILE *out, const SimFault *f)
             t->threadgroup[2], t->simdgroup, t->lane, f->pc);
 }
 
+bool ui_report_fault(FILE *out, const SimFault *f)
+{
+    char where[200];
+    const char *rw = f->is_write ? "write" : "read";
+    switch (f->kind) {
+    case SIM_FAULT_OUT_OF_BOUNDS:
+        fprintf(out, "error: out-of-bounds %s of %s at byte offset %" PRId64 " (%u bytes; ",
+                rw, space_text(f, where, sizeof where), (int64_t)f->offset, f->bytes);
+        if (f->valid_bytes)
+            fprintf(out, "valid 0..%" PRIu64 ")", f->valid_bytes - 1);
+        else
+            fprintf(out, "it has no valid bytes)");
+        break;
+    case SIM_FAULT_NO_BUFFER:
+        fprintf(out, "error: %s of %u bytes at device address 0x%" PRIx64
+                     ", which belongs to no buffer,", rw, f->bytes, f->offset);
+        break;
+    case SIM_FAULT_CONSTANT_WRITE:
+        fprintf(out, "error: write to read-only %s at byte offset %" PRIu64 " (%u bytes)",
+                space_text(f, where, sizeof where), f->offset, f->bytes);
+        break;
+    default:
+        return false; /* the budget is reported once, by ui_report_faults */
+    }
+    print_who(out, f);
+    return true;
+}
+
 uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget)
 {
     uint64_t printed = 0;
-    char where[200];
-    for (uint32_t i = 0; i < r->num_faults; i++) {
-        const SimFault *f = &r->faults[i];
-        const char *rw = f->is_write ? "write" : "read";
-        switch (f->kind) {
-        case SIM_FAULT_OUT_OF_BOUNDS:
-            fprintf(out, "error: out-of-bounds %s of %s at byte offset %" PRId64 " (%u bytes; ",
-                    rw, space_text(f, where, sizeof where), (int64_t)f->offset, f->bytes);
-            if (f->valid_bytes)
-                fprintf(out, "valid 0..%" PRIu64 ")", f->valid_bytes - 1);
-            else
-                fprintf(out, "it has no valid bytes)");
-            break;
-        case SIM_FAULT_NO_BUFFER:
-            fprintf(out, "error: %s of %u bytes at device address 0x%" PRIx64
-                         ", which belongs to no buffer,", rw, f->bytes, f->offset);
-            break;
-        case SIM_FAULT_CONSTANT_WRITE:
-            fprintf(out, "error: write to read-only %s at byte offset %" PRIu64 " (%u bytes)",
-                    space_text(f, where, sizeof where), f->offset, f->bytes);
-            break;
-        default:
-            continue; /* the budget is reported once, below */
-        }
-        print_who(out, f);
-        printed++;
-    }
+    for (uint32_t i = 0; i < r->num_faults; i++)
+        printed += ui_report_fault(out, &r->faults[i]);
     if (r->total_faults > r->num_faults)
         fprintf(out, "  (and %" PRIu64 " more)\n", r->total_faults - r->num_faults);
     if (r->budget_exceeded) {

@@ -91,6 +91,8 @@ bool ui_read_data_file(const char *path, UiElemType t, uint64_t *count, uint8_t 
 
 void ui_report_header(FILE *out, const UiManifest *m, const IsaProgram *program);
 void ui_report_run(FILE *out, const SimResult *r);
+/* Prints one fault as a diagnostic (false, printing nothing, for the budget's). */
+bool ui_report_fault(FILE *out, const SimFault *f);
 /* Prints the faults as diagnostics; returns the number of errors printed. */
 uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget);
 /* Compares an arg with its expectation and prints the verdict (failures always, `ok` unless
@@ -140,6 +142,10 @@ void ui_checking_finish(UiChecking *c, const SimResult *r);
 void ui_checking_print(FILE *out, const UiChecking *c, const IsaProgram *program,
                        const char *kernel_file, const SimResult *r, bool full_profile);
 void ui_checking_end(UiChecking *c);
+/* One finding as `lockstep check` prints it: the diagnostic, its sites with their source
+ * lines, the note and the count. */
+void ui_check_print_finding(FILE *out, const IsaProgram *program, const char *kernel_file,
+                            const CheckFinding *f);
 /* The divergence profile: the kernel's SIMD efficiency and the costliest branch site, or
  * (full) one line per branch site. */
 void ui_check_print_profile(FILE *out, const IsaProgram *p, const char *kernel_file,

@@ -9,6 +9,7 @@
  * a parity test, what a loop variable holds, which source line a statement is on (found by
  * searching the kernel's text). The tests run from the repository root and use $LOCKSTEP.
  */
+#include <dirent.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -477,6 +478,97 @@ static void test_terminal_interrupt(void **state)
     free(out);
 }
 
+/* Whether a line belongs to the stable subset of a check report (docs/checks.md): a
+ * diagnostic (FILE:LINE:COL: error|warning: ...) or a site or note line under one. */
+static bool is_stable(const char *line)
+{
+    static const char *const under[] = {"  first: ", "  second: ", "  access: ", "  at: ", "  note: "};
+    for (size_t i = 0; i < sizeof under / sizeof *under; i++)
+        if (strncmp(line, under[i], strlen(under[i])) == 0)
+            return true;
+    return *line && *line != ' ' && *line != '#' && strncmp(line, "error: ", 7) != 0 &&
+           (strstr(line, ": error: ") || strstr(line, ": warning: "));
+}
+
+/* The stable lines of text, in order, each ending in a newline (newly allocated). */
+static char *stable_lines(const char *text)
+{
+    size_t len = 0;
+    char *out = malloc(strlen(text) + 1), line[4096];
+    out[0] = '\0';
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)n, p);
+        if (is_stable(line))
+            len += (size_t)sprintf(out + len, "%s\n", line);
+        p += n + (nl != NULL);
+    }
+    return out;
+}
+
+/* --check: in every teaching kernel of kernels/bugs/, `continue` stops after each new
+ * finding (races as soon as the second access is made) or fault, once per finding the
+ * kernel's NAME.expect lists, and at the end the debugger reports exactly what `lockstep
+ * check` must (the .expect lines, which were written for the checks, not taken from them). */
+static void test_check_stops(void **state)
+{
+    (void)state;
+    DIR *dir = opendir("kernels/bugs");
+    assert_non_null(dir);
+    struct dirent *e;
+    int kernels = 0;
+    while ((e = readdir(dir))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0)
+            continue;
+        char manifest[512], expect_path[512];
+        snprintf(manifest, sizeof manifest, "kernels/bugs/%s", e->d_name);
+        snprintf(expect_path, sizeof expect_path, "kernels/bugs/%.*s.expect", (int)(n - 5), e->d_name);
+        FILE *f = fopen(expect_path, "r");
+        assert_non_null(f);
+        char expect_text[16384];
+        size_t got = fread(expect_text, 1, sizeof expect_text - 1, f);
+        expect_text[got] = '\0';
+        fclose(f);
+        char *want = stable_lines(expect_text);
+        unsigned diagnostics = 0;
+        for (const char *p = want; *p; p = strchr(p, '\n') + 1)
+            diagnostics += *p != ' ';
+        char *out;
+        int status = debug(manifest, "--check", "c\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\n", &out);
+        if (status != 0)
+            fail_msg("%s: exit %d:\n%s", manifest, status, out);
+        /* the stops: "after finding 3", "after findings 2-3", "after fault 1", "after faults 1-24" */
+        unsigned announced = 0;
+        for (const char *p = strstr(out, "\nafter "); p; p = strstr(p + 1, "\nafter ")) {
+            unsigned a, b;
+            if (sscanf(p, "\nafter findings %u-%u", &a, &b) == 2)
+                announced += b - a + 1; /* several findings of one instruction */
+            else if (sscanf(p, "\nafter finding %u", &a) == 1 || !strncmp(p, "\nafter fault", 12))
+                announced++;            /* a fault stop: one instruction's faults, one finding */
+        }
+        const char *end = strstr(out, "\nfinished: ");
+        if (!end)
+            fail_msg("%s: the run did not finish:\n%s", manifest, out);
+        char *report = stable_lines(end + 1);
+        if (announced != diagnostics || strcmp(report, want) != 0) {
+            snprintf(failure, sizeof failure, "%s: %u stops for %u findings; report:\n%s\nwanted:\n%s\n"
+                     "--- output:\n%s", manifest, announced, diagnostics, report, want, out);
+            free(report);
+            free(want);
+            free(out);
+            fail_msg("%s", failure);
+        }
+        free(report);
+        free(want);
+        free(out);
+        kernels++;
+    }
+    closedir(dir);
+    assert_true(kernels >= 18);
+}
+
 /* Never a crash, whatever the commands: random scripts (mostly commands that work, some
  * with bad arguments, which end the script with status 2) over kernels with barriers,
  * divergence, threadgroup memory and partial SIMD-groups must exit 0 or 2. DEBUG_SEED and
@@ -556,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_check_stops),
         cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_terminal_interrupt),
         cmocka_unit_test(test_random_scripts),
