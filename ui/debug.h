@@ -40,14 +40,37 @@ typedef enum UiDbgWhy {
     UI_DBG_WHY_INTERRUPTED, /* Ctrl-C in the terminal */
     UI_DBG_WHY_FINDING,     /* a check reported something new (the instruction before) */
     UI_DBG_WHY_FAULT,       /* the instruction before faulted (out of bounds, ...) */
+    UI_DBG_WHY_WATCH,       /* the instruction before stored to a watched element */
     UI_DBG_WHY_FINISHED,    /* the dispatch is over (nothing to look at but buffers) */
 } UiDbgWhy;
 
+typedef enum UiDbgBreakKind {
+    UI_DBG_BREAK_LINE,      /* where a SIMD-group enters a source line */
+    UI_DBG_BREAK_INDEX,     /* at an instruction */
+    UI_DBG_BREAK_WATCH,     /* after a store or atomic to a buffer or threadgroup element */
+} UiDbgBreakKind;
+
 typedef struct UiDbgBreak {
-    uint32_t line;          /* a source line of the kernel's file; 0 for an instruction */
-    uint32_t index;         /* the instruction, when line is 0 */
+    UiDbgBreakKind kind;
+    uint32_t line;          /* LINE: a source line of the kernel's file */
+    uint32_t index;         /* INDEX: the instruction */
+    /* WATCH: what is watched: a device address, or an offset in each threadgroup's memory */
+    char name[64];          /* as the user wrote it: `out[5]` */
+    MemSpace space;
+    uint64_t addr;
+    uint32_t bytes;
+    char type_name[32];
     uint64_t hits;
 } UiDbgBreak;
+
+/* A store that hit a watchpoint: who, where, and what the watched bytes became. */
+typedef struct UiDbgWatchHit {
+    int watch;              /* index in breaks; -1: none */
+    SimThreadId thread;
+    uint32_t pc;
+    bool whole;             /* the store covered the watched element: value is valid */
+    uint8_t value[16];
+} UiDbgWatchHit;
 
 typedef struct UiDbg {
     UiLaunch *launch;
@@ -90,6 +113,11 @@ typedef struct UiDbg {
     uint32_t finding;       /* for UI_DBG_WHY_FINDING: the new findings' indices in the */
     uint32_t num_new;       /* session's: [finding, finding + num_new) */
 
+    /* watchpoints: the hit the simulator's thread saw (pending, until the next instruction
+     * stops there) and the one shown */
+    uint32_t num_watches;
+    UiDbgWatchHit watch_pending, watch_shown;
+
     /* faults so far, and for UI_DBG_WHY_FAULT the new ones: [fault, fault + num_new) */
     uint64_t faults_seen;
     uint64_t fault;
@@ -124,6 +152,8 @@ void ui_dbg_end(UiDbg *dbg);
 /* Breakpoints: false with a reason in why when there is no code at the line or index. */
 bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, char *why, size_t size);
 bool ui_dbg_break_index(UiDbg *dbg, uint32_t index, char *why, size_t size);
+/* A watchpoint on one element (`out[5]`, `scratch[3]`): false with a reason in why. */
+bool ui_dbg_watch(UiDbg *dbg, const char *what, char *why, size_t size);
 bool ui_dbg_delete(UiDbg *dbg, uint32_t number);
 
 /* The kernel's source line of an instruction (0: none known, or another file's). */
@@ -151,6 +181,22 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
  * of threadgroup memory (`shared`, `shared[3]`) or a buffer argument (`out`, `out[5]`).
  * False with a message in out when WHAT names nothing printable here. */
 bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out);
+/* Where a buffer argument or a threadgroup array (argument or `threadgroup` declaration)
+ * lives: false when `name` is neither. */
+typedef struct UiDbgPlace {
+    MemSpace space;         /* DEVICE or CONSTANT (buffer), or THREADGROUP (offset) */
+    int32_t buffer;
+    uint64_t offset;        /* threadgroup memory: from its start, in every threadgroup */
+    uint64_t bytes;
+    char type_name[32];     /* "float", "uint2", or "" when unknown */
+} UiDbgPlace;
+
+bool ui_dbg_locate(const UiDbg *dbg, const char *name, UiDbgPlace *out);
+/* `name` or `name[index]` into name and *index (-1 without one); false when malformed. */
+bool ui_dbg_split_index(const char *what, char *name, size_t size, int64_t *index);
+/* An element of type `type_name` ("float", "int2"; "" or unknown: hex) as text. */
+void ui_dbg_format_element(const char *type_name, const uint8_t *bytes, uint32_t size, char *buf,
+                           size_t buf_size);
 /* One line saying where the run is stopped (or that it finished, with its totals). */
 void ui_dbg_where(const UiDbg *dbg, UiDbgText *out);
 

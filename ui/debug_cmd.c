@@ -115,6 +115,27 @@ static void print_new_faults(FILE *out, const UiDbg *dbg)
         fprintf(out, "  (and %u more)\n", dbg->num_new - 1);
 }
 
+/* Who stored to the watched element, and what it holds now. */
+static void print_watch_hit(FILE *out, const UiDbg *dbg)
+{
+    const UiDbgWatchHit *h = &dbg->watch_shown;
+    const UiDbgBreak *w = &dbg->breaks[h->watch];
+    char value[160] = "";
+    if (h->whole)
+        ui_dbg_format_element(w->type_name, h->value, w->bytes, value, sizeof value);
+    const SimThreadId *t = &h->thread;
+    int64_t index = isa_program_index_of_pc(dbg->program, h->pc);
+    uint32_t line = index >= 0 ? ui_dbg_line_of(dbg->program, (uint32_t)index) : 0;
+    char at[32] = "";
+    if (line)
+        snprintf(at, sizeof at, "line %u, ", line);
+    fprintf(out, "%s %s %s by thread (%u,%u,%u) (threadgroup (%u,%u,%u), SIMD-group %u, "
+                 "lane %u) at %spc 0x%04x\n",
+            w->name, h->whole ? "=" : "partly", h->whole ? value : "written", t->grid[0],
+            t->grid[1], t->grid[2], t->threadgroup[0], t->threadgroup[1], t->threadgroup[2],
+            t->simdgroup, t->lane, at, h->pc);
+}
+
 /* At the end: the expectations and faults as `lockstep run` words them, or with --check
  * everything `lockstep check` says. */
 static void print_outcome(FILE *out, const UiDbg *dbg)
@@ -141,6 +162,8 @@ static void report_stop(UiDbgUi *ui)
         add_printed(ui, print_new_findings);
     if (dbg->why == UI_DBG_WHY_FAULT && !dbg->finished)
         add_printed(ui, print_new_faults);
+    if (dbg->why == UI_DBG_WHY_WATCH && !dbg->finished)
+        add_printed(ui, print_watch_hit);
     if (dbg->finished && dbg->dispatch_ok && !dbg->result.cancelled)
         add_printed(ui, print_outcome);
 }
@@ -239,6 +262,22 @@ static bool cmd_break(UiDbgUi *ui, char **args, int nargs)
     return true;
 }
 
+static bool cmd_watch(UiDbgUi *ui, char **args, int nargs)
+{
+    char why[200];
+    if (nargs != 1) {
+        say(ui, "%s", "watch needs one element: watch out[5], watch scratch[3]");
+        return false;
+    }
+    if (!ui_dbg_watch(ui->dbg, args[0], why, sizeof why)) {
+        say(ui, "%s", why);
+        return false;
+    }
+    say(ui, "breakpoint %u: watch %s (stops after each store or atomic to it)",
+        ui->dbg->num_breaks, args[0]);
+    return true;
+}
+
 static bool cmd_delete(UiDbgUi *ui, char **args, int nargs)
 {
     uint32_t n;
@@ -259,8 +298,12 @@ static bool cmd_breaks(UiDbgUi *ui, char **args, int nargs)
         say(ui, "%s", "no breakpoints");
     for (uint32_t b = 0; b < dbg->num_breaks; b++) {
         const UiDbgBreak *bp = &dbg->breaks[b];
-        say(ui, "%u: %s %u, hit %llu times", b + 1, bp->line ? "line" : "instruction",
-            bp->line ? bp->line : bp->index, (unsigned long long)bp->hits);
+        if (bp->kind == UI_DBG_BREAK_WATCH)
+            say(ui, "%u: watch %s, hit %llu times", b + 1, bp->name, (unsigned long long)bp->hits);
+        else
+            say(ui, "%u: %s %u, hit %llu times", b + 1,
+                bp->kind == UI_DBG_BREAK_LINE ? "line" : "instruction",
+                bp->kind == UI_DBG_BREAK_LINE ? bp->line : bp->index, (unsigned long long)bp->hits);
     }
     return true;
 }
@@ -340,6 +383,8 @@ static const Cmd COMMANDS[] = {
      "run until the SIMD-group of grid thread (X,Y,Z) issues; single out its lane", cmd_thread},
     {"break", "b", {{0}}, "LINE|*INSTR",
      "stop where a SIMD-group enters source line LINE, or at instruction INSTR", cmd_break},
+    {"watch", "wa", {{0}}, "NAME[I]",
+     "stop after each store or atomic to element I of a buffer or threadgroup array", cmd_watch},
     {"delete", "d", {{0}}, "N", "delete breakpoint N", cmd_delete},
     {"breaks", "breaks", {{0}}, "", "list the breakpoints and their hits", cmd_breaks},
     {"print", "p", {{0}}, "WHAT",

@@ -67,7 +67,8 @@ static int breakpoint_at(UiDbg *dbg, const SimGroupView *sg, uint32_t index, uin
     *last_index = index;
     for (uint32_t b = 0; b < dbg->num_breaks; b++) {
         const UiDbgBreak *bp = &dbg->breaks[b];
-        if (bp->line ? bp->line == line && entering : bp->index == index)
+        if (bp->kind == UI_DBG_BREAK_LINE ? bp->line == line && entering
+                                          : bp->kind == UI_DBG_BREAK_INDEX && bp->index == index)
             return (int)b;
     }
     return -1;
@@ -100,6 +101,15 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     case UI_DBG_CONTINUE:
     case UI_DBG_END:
         break;
+    }
+    /* a store of the instruction before to a watched element */
+    if (dbg->watch_pending.watch >= 0) {
+        if (dbg->run != UI_DBG_END) {
+            stop = true, why = UI_DBG_WHY_WATCH;
+            dbg->watch_shown = dbg->watch_pending;
+            dbg->breaks[dbg->watch_pending.watch].hits++;
+        }
+        dbg->watch_pending.watch = -1;
     }
     /* the faults of the instruction before (the budget's comes at the end) */
     if (dbg->result.total_faults > dbg->faults_seen && dbg->run != UI_DBG_END) {
@@ -140,6 +150,34 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     pthread_mutex_unlock(&dbg->mutex);
 }
 
+/* Stores and atomics that touch a watched element: the first lane that does is kept, and
+ * the next instruction stops (on_issued). */
+static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a)
+{
+    UiDbg *dbg = ctx;
+    if (!dbg->num_watches || a->kind == SIM_ACCESS_READ || dbg->watch_pending.watch >= 0)
+        return;
+    for (uint32_t b = 0; b < dbg->num_breaks; b++) {
+        const UiDbgBreak *w = &dbg->breaks[b];
+        if (w->kind != UI_DBG_BREAK_WATCH || w->space != a->space)
+            continue;
+        for (uint32_t mask = a->lane_mask; mask; mask &= mask - 1) {
+            uint32_t lane = (uint32_t)__builtin_ctz(mask);
+            uint64_t lo = a->addr[lane], hi = lo + a->bytes;
+            if (hi <= w->addr || w->addr + w->bytes <= lo)
+                continue;
+            UiDbgWatchHit *hit = &dbg->watch_pending;
+            hit->watch = (int)b;
+            sim_lane_thread(sg, lane, &hit->thread);
+            hit->pc = a->inst->pc;
+            hit->whole = lo <= w->addr && w->addr + w->bytes <= hi && w->bytes <= sizeof hit->value;
+            if (hit->whole)
+                memcpy(hit->value, a->data[lane] + (w->addr - lo), w->bytes);
+            return;
+        }
+    }
+}
+
 static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
 {
     UiDbg *dbg = ctx;
@@ -163,6 +201,7 @@ static void *sim_thread(void *arg)
         .threadgroup_begin = on_tg_begin,
         .threadgroup_end = on_tg_end,
         .inst_issued = on_issued,
+        .mem_access = on_mem_access,
     };
     /* the checkers first: at an instruction, what the ones before it did is reported */
     SimObserver *list[4];
@@ -218,6 +257,7 @@ void ui_dbg_start(UiDbg *dbg, UiLaunch *launch, UiChecking *checking)
     memset(dbg, 0, sizeof *dbg);
     dbg->launch = launch;
     dbg->checking = checking;
+    dbg->watch_pending.watch = dbg->watch_shown.watch = -1;
     dbg->program = launch->program;
     load_source(dbg, launch->m->kernel_path);
     pthread_mutex_init(&dbg->mutex, NULL);
@@ -287,10 +327,27 @@ void ui_dbg_end(UiDbg *dbg)
 
 /* ---- breakpoints ------------------------------------------------------------------------------ */
 
-static bool add_break(UiDbg *dbg, uint32_t line, uint32_t index, char *why, size_t size)
+static bool same_break(const UiDbgBreak *a, const UiDbgBreak *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case UI_DBG_BREAK_LINE:
+        return a->line == b->line;
+    case UI_DBG_BREAK_INDEX:
+        return a->index == b->index;
+    case UI_DBG_BREAK_WATCH:
+        return a->space == b->space && a->addr == b->addr;
+    }
+    return false;
+}
+
+/* Breakpoints change only while the run is stopped, so the simulator's thread never sees
+ * one half made. */
+static bool add_break(UiDbg *dbg, const UiDbgBreak *bp, char *why, size_t size)
 {
     for (uint32_t b = 0; b < dbg->num_breaks; b++)
-        if (dbg->breaks[b].line == line && (line || dbg->breaks[b].index == index)) {
+        if (same_break(&dbg->breaks[b], bp)) {
             snprintf(why, size, "breakpoint %u is there already", b + 1);
             return false;
         }
@@ -298,7 +355,8 @@ static bool add_break(UiDbg *dbg, uint32_t line, uint32_t index, char *why, size
         snprintf(why, size, "%d breakpoints at most; `delete N` one first", UI_DBG_MAX_BREAKS);
         return false;
     }
-    dbg->breaks[dbg->num_breaks++] = (UiDbgBreak){.line = line, .index = index};
+    dbg->breaks[dbg->num_breaks++] = *bp;
+    dbg->num_watches += bp->kind == UI_DBG_BREAK_WATCH;
     return true;
 }
 
@@ -306,7 +364,7 @@ bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, char *why, size_t size)
 {
     for (uint32_t i = 0; i < dbg->program->count; i++)
         if (ui_dbg_line_of(dbg->program, i) == line && line)
-            return add_break(dbg, line, 0, why, size);
+            return add_break(dbg, &(UiDbgBreak){.kind = UI_DBG_BREAK_LINE, .line = line}, why, size);
     snprintf(why, size, "no instruction comes from line %u of %s", line,
              dbg->program->num_files ? dbg->program->files[0] : "the kernel");
     return false;
@@ -319,13 +377,53 @@ bool ui_dbg_break_index(UiDbg *dbg, uint32_t index, char *why, size_t size)
                  dbg->program->count - 1);
         return false;
     }
-    return add_break(dbg, 0, index, why, size);
+    return add_break(dbg, &(UiDbgBreak){.kind = UI_DBG_BREAK_INDEX, .index = index}, why, size);
+}
+
+bool ui_dbg_watch(UiDbg *dbg, const char *what, char *why, size_t size)
+{
+    char name[64];
+    int64_t index;
+    UiDbgPlace place;
+    if (!ui_dbg_split_index(what, name, sizeof name, &index) || index < 0) {
+        snprintf(why, size, "watch needs one element of a buffer or threadgroup array, as "
+                 "out[5], not `%s`", what);
+        return false;
+    }
+    if (!ui_dbg_locate(dbg, name, &place)) {
+        snprintf(why, size, "no buffer argument or threadgroup array named `%s`", name);
+        return false;
+    }
+    UiElemType t;
+    if (!ui_elem_type_parse(place.type_name, &t)) {
+        snprintf(why, size, "`%s` has no element type lockstep knows, so no element %lld",
+                 name, (long long)index);
+        return false;
+    }
+    uint64_t es = ui_elem_size(t);
+    if ((uint64_t)index >= place.bytes / es) {
+        snprintf(why, size, "%s has %llu elements; %s is past its end", name,
+                 (unsigned long long)(place.bytes / es), what);
+        return false;
+    }
+    if (place.space == MEM_SPACE_CONSTANT) {
+        snprintf(why, size, "`%s` is a constant buffer: kernels cannot write it", name);
+        return false;
+    }
+    UiDbgBreak w = {.kind = UI_DBG_BREAK_WATCH, .space = place.space, .bytes = (uint32_t)es};
+    w.addr = place.space == MEM_SPACE_DEVICE ? mem_buffer_address((uint32_t)place.buffer) +
+                                                                  (uint64_t)index * es
+                                             : place.offset + (uint64_t)index * es;
+    snprintf(w.name, sizeof w.name, "%s", what);
+    snprintf(w.type_name, sizeof w.type_name, "%s", place.type_name);
+    return add_break(dbg, &w, why, size);
 }
 
 bool ui_dbg_delete(UiDbg *dbg, uint32_t number)
 {
     if (number == 0 || number > dbg->num_breaks)
         return false;
+    dbg->num_watches -= dbg->breaks[number - 1].kind == UI_DBG_BREAK_WATCH;
     memmove(&dbg->breaks[number - 1], &dbg->breaks[number],
             (dbg->num_breaks - number) * sizeof dbg->breaks[0]);
     dbg->num_breaks--;

@@ -111,6 +111,9 @@ static const char *why_name(const UiDbg *dbg, char *buf, size_t size)
         return "thread";
     case UI_DBG_WHY_INTERRUPTED:
         return "interrupted";
+    case UI_DBG_WHY_WATCH:
+        snprintf(buf, size, "watchpoint %d", dbg->watch_shown.watch + 1);
+        return buf;
     case UI_DBG_WHY_FAULT:
         if (dbg->num_new > 1)
             snprintf(buf, size, "after faults %llu-%llu", (unsigned long long)dbg->fault + 1,
@@ -200,8 +203,7 @@ static bool parse_register(const char *what, uint32_t *index, char *half)
     return true;
 }
 
-/* `name` or `name[index]` into name and *index (-1 when none). */
-static bool split_index(const char *what, char *name, size_t size, int64_t *index)
+bool ui_dbg_split_index(const char *what, char *name, size_t size, int64_t *index)
 {
     const char *open = strchr(what, '[');
     size_t n = open ? (size_t)(open - what) : strlen(what);
@@ -220,24 +222,39 @@ static bool split_index(const char *what, char *name, size_t size, int64_t *inde
     return true;
 }
 
-/* count elements of type t from data, starting at element first, 8 a line. */
-static void print_elements(const char *label, UiElemType t, const uint8_t *data, uint64_t first,
-                           uint64_t count, UiDbgText *out)
+void ui_dbg_format_element(const char *type_name, const uint8_t *bytes, uint32_t size, char *buf,
+                           size_t buf_size)
+{
+    UiElemType t;
+    if (!type_name || !ui_elem_type_parse(type_name, &t) || ui_elem_size(t) > size) {
+        size_t len = (size_t)snprintf(buf, buf_size, "0x");
+        for (uint32_t i = size; i-- > 0 && len + 2 < buf_size;)
+            len += (size_t)snprintf(buf + len, buf_size - len, "%02x", bytes[i]);
+        return;
+    }
+    size_t len = 0;
+    for (uint32_t c = 0; c < t.lanes && len < buf_size; c++) {
+        char v[64];
+        UiNumber n = ui_load_number(t.scalar, bytes + ui_scalar_offset(t, c));
+        ui_format_number(t.scalar, &n, v, sizeof v);
+        len += (size_t)snprintf(buf + len, buf_size - len, "%s%s%s%s", c == 0 && t.lanes > 1 ? "(" : "",
+                                c ? "," : "", v, t.lanes > 1 && c + 1 == t.lanes ? ")" : "");
+    }
+}
+
+/* count elements of type t (named type_name) from data, starting at element first, 8 a
+ * line. */
+static void print_elements(const char *label, const char *type_name, UiElemType t,
+                           const uint8_t *data, uint64_t first, uint64_t count, UiDbgText *out)
 {
     uint32_t es = ui_elem_size(t);
     for (uint64_t i = first; i < first + count; i += 8) {
         char line[768];
         size_t len = (size_t)snprintf(line, sizeof line, "  %s[%llu]:", label, (unsigned long long)i);
         for (uint64_t e = i; e < i + 8 && e < first + count && len < sizeof line; e++) {
-            for (uint32_t c = 0; c < t.lanes && len < sizeof line; c++) {
-                UiNumber n = ui_load_number(t.scalar, data + e * es + ui_scalar_offset(t, c));
-                char v[64];
-                ui_format_number(t.scalar, &n, v, sizeof v);
-                len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s",
-                                        c == 0 ? " " : ",", t.lanes > 1 && c == 0 ? "(" : "", v);
-            }
-            if (t.lanes > 1 && len < sizeof line)
-                len += (size_t)snprintf(line + len, sizeof line - len, ")");
+            char v[160];
+            ui_dbg_format_element(type_name, data + e * es, es, v, sizeof v);
+            len += (size_t)snprintf(line + len, sizeof line - len, " %s", v);
         }
         ui_dbg_text_add(out, "%s", line);
     }
@@ -262,43 +279,69 @@ static bool print_memory(const char *name, int64_t index, const char *type_name,
     uint64_t shown = index >= 0 ? 1 : count < 32 ? count : 32;
     ui_dbg_text_add(out, "%s (%s, %s, %llu elements)%s", name, type_name, where,
                     (unsigned long long)count, shown < count && index < 0 ? ", the first 32:" : ":");
-    print_elements(name, t, data, first, shown, out);
+    print_elements(name, type_name, t, data, first, shown, out);
     return true;
+}
+
+bool ui_dbg_locate(const UiDbg *dbg, const char *name, UiDbgPlace *out)
+{
+    memset(out, 0, sizeof *out);
+    const UiBound *b = &dbg->launch->bound;
+    for (uint32_t i = 0; i < b->num_args; i++) {
+        const UiBoundArg *a = &b->args[i];
+        if (strcmp(a->param->name, name) != 0)
+            continue;
+        if (a->typed)
+            ui_elem_type_name(a->type, out->type_name, sizeof out->type_name);
+        out->bytes = a->bytes;
+        if (a->buffer >= 0) {
+            out->space = a->param->kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE;
+            out->buffer = a->buffer;
+            return true;
+        }
+        /* a threadgroup argument: a block of each threadgroup's memory */
+        uint32_t offsets[64];
+        if (dbg->program->num_args > 64)
+            return false;
+        sim_threadgroup_layout(dbg->program, b->bindings, offsets);
+        out->space = MEM_SPACE_THREADGROUP;
+        out->offset = offsets[i];
+        return true;
+    }
+    const IsaProgram *p = dbg->program;
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *s = &p->symbols[i];
+        if (strcmp(s->name, name) != 0 || s->space != ISA_SYM_THREADGROUP)
+            continue;
+        snprintf(out->type_name, sizeof out->type_name, "%s", s->type_name ? s->type_name : "");
+        out->space = MEM_SPACE_THREADGROUP;
+        out->offset = s->offset;
+        out->bytes = s->size;
+        return true;
+    }
+    return false;
 }
 
 bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
 {
     char name[128];
     int64_t index;
-    if (!split_index(what, name, sizeof name, &index)) {
+    if (!ui_dbg_split_index(what, name, sizeof name, &index)) {
         ui_dbg_text_add(out, "print: expected a variable, a register (r5, r5l), a buffer "
                         "or threadgroup array (out, out[5]), not `%s`", what);
         return false;
     }
-    const UiBound *b = &dbg->launch->bound;
-    for (uint32_t i = 0; i < b->num_args; i++) {
-        const UiBoundArg *a = &b->args[i];
-        if (strcmp(a->param->name, name) != 0)
-            continue;
-        char tn[32];
-        const char *type = a->typed ? ui_elem_type_name(a->type, tn, sizeof tn) : NULL;
-        if (a->buffer >= 0)
-            return print_memory(name, index, type, b->device->buffers[a->buffer].data, a->bytes,
-                                a->param->kind == ISA_ARG_CONSTANT ? "constant buffer"
-                                                                   : "device buffer", out);
-        if (dbg->finished)
-            break;
-        /* a threadgroup argument: its block of the running threadgroup's memory */
-        uint32_t offsets[64];
-        if (dbg->program->num_args > 64)
-            break;
-        sim_threadgroup_layout(dbg->program, b->bindings, offsets);
-        const SimThreadgroupView *tg = dbg->sg->threadgroup;
-        uint32_t at = offsets[i];
-        if ((uint64_t)at + a->bytes > tg->tg_memory_bytes)
-            break;
-        return print_memory(name, index, type, tg->tg_memory + at, a->bytes, "threadgroup memory",
-                            out);
+    UiDbgPlace place;
+    if (ui_dbg_locate(dbg, name, &place)) {
+        const char *type = place.type_name[0] ? place.type_name : NULL;
+        if (place.space != MEM_SPACE_THREADGROUP)
+            return print_memory(name, index, type, dbg->launch->bound.device->buffers[place.buffer].data,
+                                place.bytes, place.space == MEM_SPACE_CONSTANT ? "constant buffer"
+                                                                               : "device buffer", out);
+        const SimThreadgroupView *tg = dbg->finished ? NULL : dbg->sg->threadgroup;
+        if (tg && place.offset + place.bytes <= tg->tg_memory_bytes)
+            return print_memory(name, index, type, tg->tg_memory + place.offset, place.bytes,
+                                "threadgroup memory", out);
     }
     if (dbg->finished) {
         ui_dbg_text_add(out, "the run is over: only buffer arguments can be printed, not `%s`",
@@ -307,16 +350,6 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
     }
     const SimGroupView *sg = dbg->sg;
     const IsaProgram *p = dbg->program;
-    for (uint32_t i = 0; i < p->num_symbols; i++) {
-        const IsaSymbol *s = &p->symbols[i];
-        if (strcmp(s->name, name) != 0 || s->space != ISA_SYM_THREADGROUP)
-            continue;
-        const SimThreadgroupView *tg = sg->threadgroup;
-        if ((uint64_t)s->offset + s->size > tg->tg_memory_bytes)
-            break;
-        return print_memory(name, index, s->type_name, tg->tg_memory + s->offset, s->size,
-                            "threadgroup memory", out);
-    }
     char half;
     uint32_t reg;
     if (index < 0 && parse_register(what, &reg, &half)) {
@@ -399,7 +432,7 @@ static void rule(char *buf, uint32_t width, const char *title)
 static bool is_break_line(const UiDbg *dbg, uint32_t line)
 {
     for (uint32_t b = 0; b < dbg->num_breaks; b++)
-        if (dbg->breaks[b].line == line && line)
+        if (dbg->breaks[b].kind == UI_DBG_BREAK_LINE && dbg->breaks[b].line == line)
             return true;
     return false;
 }
@@ -407,7 +440,7 @@ static bool is_break_line(const UiDbg *dbg, uint32_t line)
 static bool is_break_index(const UiDbg *dbg, uint32_t index)
 {
     for (uint32_t b = 0; b < dbg->num_breaks; b++)
-        if (!dbg->breaks[b].line && dbg->breaks[b].index == index)
+        if (dbg->breaks[b].kind == UI_DBG_BREAK_INDEX && dbg->breaks[b].index == index)
             return true;
     return false;
 }

@@ -333,6 +333,85 @@ static void test_loop_on_one_line(void **state)
     rmdir(dir);
 }
 
+/* Element i of a little-endian float32 .npy file (version 1 header), read here. */
+static float npy_float(const char *path, uint32_t i)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char head[10];
+    assert_int_equal(fread(head, 1, 10, f), 10);
+    assert_memory_equal(head, "\x93NUMPY\x01", 7);
+    long data = 10 + (head[8] | head[9] << 8);
+    float v;
+    assert_int_equal(fseek(f, data + 4L * i, SEEK_SET), 0);
+    assert_int_equal(fread(&v, 4, 1, f), 1);
+    fclose(f);
+    return v;
+}
+
+/* The value a watch stop printed for `name` (`c[5] = 1.25 by thread ...`). */
+static float watched_value(const char *text, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s = ", name);
+    const char *at = strstr(text, key);
+    assert_non_null(at);
+    return strtof(at + strlen(key), NULL);
+}
+
+/* Watchpoints: vector_add's c[5] is stored once, by thread 5 (lane 5 of SIMD-group 0), and
+ * c[999] by thread 999 (threadgroup 3, SIMD-group 7, lane 7), with the values of the
+ * independent reference output; reduce_threadgroup's scratch[0] first holds in[0], then
+ * in[0] + in[128] after the first round's add, then that + in[64] + in[192] (exact sums:
+ * the inputs are small multiples of 1/16). */
+static void test_watch(void **state)
+{
+    (void)state;
+    char *out, want[256];
+    int status = debug("kernels/basics/vector_add.yaml", "",
+                       "watch c[5]\nwatch c[999]\nc\nc\nc\nbreaks\n", &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    char *s = said(out, "c", 0);
+    expect_in(s, "watchpoint 1: ", out);
+    expect_in(s, "by thread (5,0,0) (threadgroup (0,0,0), SIMD-group 0, lane 5) at line ", out);
+    assert_true(watched_value(s, "c[5]") == npy_float("kernels/basics/vector_add.c.npy", 5));
+    free(s);
+    s = said(out, "c", 1);
+    expect_in(s, "watchpoint 2: ", out);
+    snprintf(want, sizeof want, "by thread (999,0,0) (threadgroup (%u,0,0), SIMD-group %u, lane %u)",
+             999 / 256, 999 % 256 / 32, 999 % 32);
+    expect_in(s, want, out);
+    assert_true(watched_value(s, "c[999]") == npy_float("kernels/basics/vector_add.c.npy", 999));
+    free(s);
+    s = said(out, "breaks", 0);
+    expect_in(s, "1: watch c[5], hit 1 times\n2: watch c[999], hit 1 times", out);
+    free(s);
+    free(out);
+
+    const char *kernel = "kernels/reduce/reduce_threadgroup.metal", *in = "kernels/reduce/reduce.in.npy";
+    status = debug("kernels/reduce/reduce_threadgroup.yaml", "", "watch scratch[0]\nc\nc\nc\n", &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    float sums[3] = {npy_float(in, 0), 0, 0};
+    sums[1] = sums[0] + npy_float(in, 128);
+    sums[2] = sums[1] + (npy_float(in, 64) + npy_float(in, 192));
+    uint32_t lines[3] = {line_of(kernel, "scratch[lid] = gid < n ? in[gid] : 0.0f;"),
+                         line_of(kernel, "scratch[lid] += scratch[lid + stride];"), 0};
+    lines[2] = lines[1];
+    for (int k = 0; k < 3; k++) {
+        s = said(out, "c", k);
+        snprintf(want, sizeof want, "by thread (0,0,0) (threadgroup (0,0,0), SIMD-group 0, lane 0) "
+                 "at line %u,", lines[k]);
+        expect_in(s, want, out);
+        if (watched_value(s, "scratch[0]") != sums[k])
+            fail_msg("stop %d: scratch[0] = %g, expected %g:\n%s", k, watched_value(s, "scratch[0]"),
+                     sums[k], out);
+        free(s);
+    }
+    free(out);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -366,6 +445,10 @@ static void test_bad_input(void **state)
         {"", "thread 5000\n", "the grid has 1024 threads along x; thread 5000 is past it"},
         {"", "step 0\n", "expected a count of 1 or more"},
         {"", "lanes x\n", "expected a lane number"},
+        {"", "watch c\n", "watch needs one element of a buffer or threadgroup array"},
+        {"", "watch c[1000]\n", "c has 1000 elements; c[1000] is past its end"},
+        {"", "watch nothing[1]\n", "no buffer argument or threadgroup array named `nothing`"},
+        {"", "watch n[0]\n", "`n` is a constant buffer"},
         {"--size 10x10", "", "expected --size COLSxROWS"},
         {"--bogus", "", "unknown option"},
         {"--budget 0", "", "expected --budget to be a positive integer"},
@@ -408,7 +491,7 @@ static void test_help(void **state)
     assert_int_equal(debug("kernels/basics/vector_add.yaml", "", "help\n", &out), 0);
     static const char *const names[] = {"step [N]", "next [N]", "line", "continue", "finish",
                                         "thread X [Y [Z]]", "break LINE|*INSTR", "delete N",
-                                        "breaks", "print WHAT", "lanes N|+N|-N", "where",
+                                        "breaks", "print WHAT", "lanes N|+N|-N", "where", "watch NAME[I]",
                                         "screen", "help", "quit"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_in(out, names[i], out);
@@ -585,6 +668,7 @@ static void test_random_scripts(void **state)
         "step", "next", "line", "continue", "where", "screen", "breaks", "help", "lanes +8",
         "lanes -8", "print i", "print lid", "print stride", "print scratch", "print r0l",
         "print r1", "print in", "print out[0]", "print x[3]", "s", "n", "l", "c", "finish",
+        "watch scratch[1]", "watch c[3]", "watch out[2]", "watch partial_sums[0]", "delete 1",
     };
     static const char *const risky[] = {
         "print scratch[100000]", "print r300", "print nothing", "delete 7", "thread 99999999",
@@ -645,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_reduce_rounds),
         cmocka_unit_test(test_divergence_and_counters),
         cmocka_unit_test(test_loop_on_one_line),
+        cmocka_unit_test(test_watch),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
