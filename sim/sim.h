@@ -118,6 +118,25 @@ typedef struct SimObserver {
     const uint8_t *issue_insts;
 } SimObserver;
 
+/* One issue as the timing engine made it: for traces of where the cycles went. */
+typedef struct SimIssueEvent {
+    uint64_t cycle;
+    uint32_t core, scheduler;
+    uint64_t threadgroup;     /* linear dispatch order */
+    uint32_t simdgroup;
+    uint32_t pc;
+    uint32_t exec_mask;       /* the lanes that run it */
+    uint32_t lanes;           /* present lanes */
+} SimIssueEvent;
+
+/* Timed mode only: called at every issue, in each core's order (cores may run ahead of
+ * each other: events are not sorted by cycle across cores). Unlike observers it changes
+ * nothing: the schedule and cycles are those of the run without it. */
+typedef struct SimIssueTrace {
+    void *ctx;
+    void (*issued)(void *ctx, const SimIssueEvent *e);
+} SimIssueTrace;
+
 /* ---- launch and result -------------------------------------------------------------------- */
 
 /* ---- timed-mode statistics ---------------------------------------------------------------- */
@@ -174,6 +193,7 @@ typedef struct SimLaunch {
      * Read before each instruction of a functional run with observers (timed runs ignore
      * it); the run then ends as at the budget, with result->cancelled and no fault. */
     const _Atomic bool *cancel;
+    const SimIssueTrace *issue_trace; /* optional; timed mode */
 } SimLaunch;
 
 typedef enum SimFaultKind {

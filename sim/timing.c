@@ -486,10 +486,23 @@ static inline __attribute__((always_inline)) bool exec_issued(TimedRun *t, TCore
                                                               SimGroup *g, const TInst *ti,
                                                               uint64_t now)
 {
-    if (UTIL_UNLIKELY(t->observed))
-        sim_exec_one(t->d, g);
-    else
+    if (UTIL_UNLIKELY(t->slow_issue)) {
+        if (t->trace && g->pc < t->d->count && t->d->result->instructions < t->d->budget) {
+            SimIssueEvent e = {
+                .cycle = now, .core = (uint32_t)(core - t->cores),
+                .scheduler = (uint32_t)(s - core->sched),
+                .threadgroup = g->view.threadgroup->linear, .simdgroup = g->index,
+                .pc = t->d->code[g->pc].isa->pc, .exec_mask = g->exec_mask, .lanes = g->lanes,
+            };
+            t->trace->issued(t->trace->ctx, &e);
+        }
+        if (t->observed)
+            sim_exec_one(t->d, g);
+        else
+            sim_exec_one_unobserved(t->d, g);
+    } else {
         sim_exec_one_unobserved(t->d, g);
+    }
     if (UTIL_UNLIKELY(t->d->stopped)) {
         t->stopped_group = g;
         return false;

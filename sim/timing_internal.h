@@ -171,6 +171,8 @@ typedef struct TimedRun {
     uint32_t occ_threads;          /* resident threads per core for this kernel */
     uint32_t resident_tgs;
     bool observed;
+    bool slow_issue;               /* observed, or an issue trace: exec_issued's slower path */
+    const SimIssueTrace *trace;
     uint64_t next;                 /* earliest wake of any scheduler (this iteration) */
     uint64_t end;                  /* last completion seen */
     SimGroup *stopped_group;       /* the one that met the budget */

@@ -473,6 +473,10 @@ bool sim_timed_run(SimDispatch *d, UtilError *err)
     TimedRun t = {
         .d = d, .cfg = cfg, .spc = cfg->schedulers_per_core, .num_cores = cfg->cores,
         .observed = d->launch->num_observers != 0,
+        .slow_issue = d->launch->num_observers != 0 ||
+                      (d->launch->issue_trace && d->launch->issue_trace->issued),
+        .trace = d->launch->issue_trace && d->launch->issue_trace->issued ? d->launch->issue_trace
+                                                                          : NULL,
     };
     t.mem = mem_hierarchy_new(&mcfg);
     t.slot_cap = cfg->wait_slot_loads ? cfg->wait_slot_loads : 1;

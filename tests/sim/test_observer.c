@@ -256,8 +256,10 @@ static void test_issue_filter(void **state)
         SimObserver *list[] = {&obs};
         h.launch.observers = list;
         h.launch.num_observers = 1;
-        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
-        h_run1(&h, 64, 64);
+        h_grid(&h, false, 64, 1, 1, 64, 1, 1);
+        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL; /* after h_grid */
+        h_run(&h);
+        assert_int_equal(h.res.timed, timed);
         /* functional: issues filtered; timed: retirements filtered */
         assert_int_equal(s.issued, timed ? 14 : 4);
         assert_int_equal(s.retired, timed ? 4 : 14);
@@ -345,6 +347,82 @@ static void test_cancel(void **state)
     }
 }
 
+/* SimLaunch.issue_trace in timed mode: one event per issued instruction, each SIMD-group's
+ * in program order (FILTER_KERNEL has no loop: 7 instructions at increasing pcs), cycles
+ * never going back on a scheduler, exec masks as the kernel sets them (lanes >= 50 off at
+ * the iadd), and the run's cycles, results and statistics exactly those without a trace. */
+typedef struct TraceSeen {
+    uint32_t events;
+    uint32_t per_group[64][8];        /* [threadgroup * 2 + simdgroup][k]: k-th pc */
+    uint32_t count[64];
+    uint64_t last_cycle[64][4];       /* [core][scheduler] */
+    uint32_t iadd_masks[64];
+    bool cycle_went_back;
+} TraceSeen;
+
+static void traced(void *ctx, const SimIssueEvent *e)
+{
+    TraceSeen *t = ctx;
+    t->events++;
+    uint32_t g = (uint32_t)e->threadgroup * 2 + e->simdgroup;
+    if (g >= 64 || e->core >= 64 || e->scheduler >= 4)
+        fail_msg("event out of range: tg %llu sg %u core %u sched %u",
+                 (unsigned long long)e->threadgroup, e->simdgroup, e->core, e->scheduler);
+    if (t->count[g] < 8)
+        t->per_group[g][t->count[g]] = e->pc;
+    if (t->count[g] == 3) /* the iadd, under the if */
+        t->iadd_masks[g] = e->exec_mask;
+    t->count[g]++;
+    t->cycle_went_back |= e->cycle < t->last_cycle[e->core][e->scheduler];
+    t->last_cycle[e->core][e->scheduler] = e->cycle;
+}
+
+static void test_issue_trace(void **state)
+{
+    (void)state;
+    SimResult plain = {0};
+    uint32_t plain_out[1024];
+    for (int with = 0; with < 2; with++) {
+        Harness h;
+        h_init(&h, FILTER_KERNEL);
+        uint32_t *out = h_buffer(&h, 0, "out", 1024 * 4, MEM_SPACE_DEVICE);
+        static TraceSeen seen;
+        memset(&seen, 0, sizeof seen);
+        SimIssueTrace trace = {.ctx = &seen, .issued = traced};
+        h_grid(&h, false, 1024, 1, 1, 64, 1, 1); /* 16 threadgroups of 2 SIMD-groups */
+        h.launch.mode = SIM_MODE_TIMED;
+        h.launch.issue_trace = with ? &trace : NULL;
+        h_run(&h);
+        assert_true(h.res.timed);
+        if (!with) {
+            plain = h.res;
+            plain.faults = NULL;
+            plain.stats.cores = NULL;
+            memcpy(plain_out, out, sizeof plain_out);
+            h_free(&h);
+            continue;
+        }
+        assert_int_equal(h.res.stats.cycles, plain.stats.cycles);
+        assert_int_equal(h.res.instructions, plain.instructions);
+        assert_memory_equal(h.res.stats.stall_cycles, plain.stats.stall_cycles,
+                            sizeof plain.stats.stall_cycles);
+        assert_memory_equal(out, plain_out, sizeof plain_out);
+        assert_int_equal(seen.events, 16 * 2 * 7);
+        assert_false(seen.cycle_went_back);
+        for (uint32_t g = 0; g < 32; g++) {
+            assert_int_equal(seen.count[g], 7);
+            for (uint32_t k = 1; k < 7; k++)
+                assert_true(seen.per_group[g][k] > seen.per_group[g][k - 1]);
+            /* thread ids of SIMD-group g: 32 g .. 32 g + 31; the if keeps those below 50 */
+            uint32_t mask = 0;
+            for (uint32_t l = 0; l < 32; l++)
+                mask |= (uint32_t)(32 * g + l < 50) << l;
+            assert_int_equal(seen.iadd_masks[g], mask);
+        }
+        h_free(&h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_issue_filter),
         cmocka_unit_test(test_issue_filter_fixed),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_issue_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
