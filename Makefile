@@ -31,7 +31,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-MODULES  := util isa lang mem sim check ui
+MODULES  := util isa lang mem sim check traces ui
 LIB_SRCS := $(filter-out ui/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*/test_*.c)
@@ -69,7 +69,7 @@ $(BUILD)/liblockstep.a: $(LIB_OBJS)
 $(BUILD)/lockstep: $(BUILD)/obj/ui/main.o $(BUILD)/liblockstep.a
 	$(CC) $(ALLFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/liblockstep.a tests/test_util.h $(wildcard tests/*/*.h)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/liblockstep.a $(wildcard tests/*.h) $(wildcard tests/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) $(PKG_CFLAGS) -Itests -o $@ $< $(BUILD)/liblockstep.a $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
 

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 
+#include "test_json.h"
 #include "test_util.h"
 
 /* fail_msg jumps out of the test: copy what it shows, free the rest, then fail. */
@@ -146,147 +147,16 @@ static void test_teaching_kernel(void **state)
 
 /* ---- (b) JSON Lines ------------------------------------------------------------------------ */
 
-/* A tiny JSON validator: one value, nothing after it but spaces. */
-typedef struct Json {
-    const char *p;
-    int depth;
-} Json;
-
-static void json_ws(Json *j)
-{
-    while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' || *j->p == '\n')
-        j->p++;
-}
-
-static bool json_value(Json *j);
-
-static bool json_string(Json *j)
-{
-    if (*j->p != '"')
-        return false;
-    j->p++;
-    while (*j->p != '"') {
-        unsigned char c = (unsigned char)*j->p;
-        if (c < 0x20)
-            return false;
-        if (c == '\\') {
-            j->p++;
-            if (*j->p == 'u') {
-                for (int i = 1; i <= 4; i++)
-                    if (!isxdigit((unsigned char)j->p[i]))
-                        return false;
-                j->p += 4;
-            } else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p) {
-                return false;
-            }
-        }
-        j->p++;
-    }
-    j->p++;
-    return true;
-}
-
-static bool json_number(Json *j)
-{
-    const char *p = j->p;
-    if (*p == '-')
-        p++;
-    if (*p == '0')
-        p++;
-    else if (isdigit((unsigned char)*p))
-        while (isdigit((unsigned char)*p))
-            p++;
-    else
-        return false;
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p))
-            return false;
-        while (isdigit((unsigned char)*p))
-            p++;
-    }
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!isdigit((unsigned char)*p))
-            return false;
-        while (isdigit((unsigned char)*p))
-            p++;
-    }
-    j->p = p;
-    return true;
-}
-
-static bool json_value(Json *j)
-{
-    json_ws(j);
-    if (++j->depth > 64)
-        return false;
-    bool ok = true;
-    char c = *j->p;
-    if (c == '{' || c == '[') {
-        char close = c == '{' ? '}' : ']';
-        j->p++;
-        json_ws(j);
-        if (*j->p == close) {
-            j->p++;
-        } else {
-            for (;;) {
-                if (c == '{') {
-                    json_ws(j);
-                    if (!json_string(j))
-                        return false;
-                    json_ws(j);
-                    if (*j->p++ != ':')
-                        return false;
-                }
-                if (!json_value(j))
-                    return false;
-                json_ws(j);
-                if (*j->p == ',') {
-                    j->p++;
-                    continue;
-                }
-                if (*j->p++ != close)
-                    return false;
-                break;
-            }
-        }
-    } else if (c == '"') {
-        ok = json_string(j);
-    } else if (starts_with(j->p, "true")) {
-        j->p += 4;
-    } else if (starts_with(j->p, "false")) {
-        j->p += 5;
-    } else if (starts_with(j->p, "null")) {
-        j->p += 4;
-    } else {
-        ok = json_number(j);
-    }
-    j->depth--;
-    return ok;
-}
-
-static bool json_valid(const char *text)
-{
-    Json j = {text, 0};
-    if (!json_value(&j))
-        return false;
-    json_ws(&j);
-    return *j.p == '\0';
-}
-
 static void test_json_self_check(void **state)
 {
     (void)state;
-    assert_true(json_valid("{\"a\":[1,-2.5e3,true,null,\"x\\n\\u00e9\"],\"b\":{}}"));
-    assert_false(json_valid("{\"a\":1,}"));
-    assert_false(json_valid("{\"a\" 1}"));
-    assert_false(json_valid("[1,2"));
-    assert_false(json_valid("\"tab\there\""));
-    assert_false(json_valid("{} {}"));
-    assert_false(json_valid("01"));
+    assert_true(test_json_valid("{\"a\":[1,-2.5e3,true,null,\"x\\n\\u00e9\"],\"b\":{}}"));
+    assert_false(test_json_valid("{\"a\":1,}"));
+    assert_false(test_json_valid("{\"a\" 1}"));
+    assert_false(test_json_valid("[1,2"));
+    assert_false(test_json_valid("\"tab\there\""));
+    assert_false(test_json_valid("{} {}"));
+    assert_false(test_json_valid("01"));
 }
 
 /* Runs `lockstep check MANIFEST --json`; checks every line is a JSON object and returns the
@@ -307,7 +177,7 @@ static int json_lines(const char *manifest, int want_rc, char **summary, char **
         memcpy(line, p, n);
         line[n] = '\0';
         lines++;
-        if (!json_valid(line) || line[0] != '{')
+        if (!test_json_valid(line) || line[0] != '{')
             FAIL_FREEING(out, line, "`lockstep %s`: line %d is not a JSON object:\n%s", args,
                          lines, out);
         if (starts_with(line, "{\"type\":\"finding\",")) {

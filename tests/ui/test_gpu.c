@@ -5,6 +5,7 @@
  * --gpu by name and path (and the manifest's gpu:), and --stats=json is valid JSON with every
  * field. Runs from the repository root (as `make test` does).
  */
+#include "test_json.h"
 #include "test_util.h"
 
 #include <ctype.h>
@@ -366,139 +367,10 @@ static void test_gpus_env_folder(void **state)
     rmdir(dir);
 }
 
-/* ---- a tiny JSON checker ---------------------------------------------------------------------- */
-
-typedef struct Json {
-    const char *p;
-    bool ok;
-} Json;
-
-static void json_value(Json *j);
-
-static void ws(Json *j)
-{
-    while (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r')
-        j->p++;
-}
-
-static void json_str(Json *j)
-{
-    if (*j->p != '"') {
-        j->ok = false;
-        return;
-    }
-    for (j->p++; *j->p != '"'; j->p++) {
-        if (!*j->p || (unsigned char)*j->p < 0x20) {
-            j->ok = false;
-            return;
-        }
-        if (*j->p == '\\') {
-            j->p++;
-            if (*j->p == 'u') {
-                for (int i = 1; i <= 4; i++)
-                    if (!isxdigit((unsigned char)j->p[i]))
-                        j->ok = false;
-                j->p += 4;
-            } else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p) {
-                j->ok = false;
-                return;
-            }
-        }
-    }
-    j->p++;
-}
-
-static void json_num(Json *j)
-{
-    const char *s = j->p;
-    if (*j->p == '-')
-        j->p++;
-    if (!isdigit((unsigned char)*j->p)) {
-        j->ok = false;
-        return;
-    }
-    if (*j->p == '0' && isdigit((unsigned char)j->p[1]))
-        j->ok = false;
-    while (isdigit((unsigned char)*j->p))
-        j->p++;
-    if (*j->p == '.') {
-        j->p++;
-        if (!isdigit((unsigned char)*j->p))
-            j->ok = false;
-        while (isdigit((unsigned char)*j->p))
-            j->p++;
-    }
-    if (*j->p == 'e' || *j->p == 'E') {
-        j->p++;
-        if (*j->p == '+' || *j->p == '-')
-            j->p++;
-        if (!isdigit((unsigned char)*j->p))
-            j->ok = false;
-        while (isdigit((unsigned char)*j->p))
-            j->p++;
-    }
-    (void)s;
-}
-
-static void json_value(Json *j)
-{
-    ws(j);
-    if (!j->ok)
-        return;
-    char c = *j->p;
-    if (c == '{' || c == '[') {
-        char close = c == '{' ? '}' : ']';
-        j->p++;
-        ws(j);
-        if (*j->p == close) {
-            j->p++;
-            return;
-        }
-        for (;;) {
-            if (c == '{') {
-                ws(j);
-                json_str(j);
-                ws(j);
-                if (*j->p != ':')
-                    j->ok = false;
-                j->p++;
-            }
-            json_value(j);
-            ws(j);
-            if (!j->ok)
-                return;
-            if (*j->p == ',') {
-                j->p++;
-                continue;
-            }
-            if (*j->p == close) {
-                j->p++;
-                return;
-            }
-            j->ok = false;
-            return;
-        }
-    } else if (c == '"') {
-        json_str(j);
-    } else if (strncmp(j->p, "true", 4) == 0 || strncmp(j->p, "null", 4) == 0) {
-        j->p += 4;
-    } else if (strncmp(j->p, "false", 5) == 0) {
-        j->p += 5;
-    } else {
-        json_num(j);
-    }
-}
-
 /* One JSON object and nothing else (but white space). */
 static bool json_valid(const char *text)
 {
-    Json j = {text, true};
-    ws(&j);
-    if (*j.p != '{')
-        return false;
-    json_value(&j);
-    ws(&j);
-    return j.ok && *j.p == '\0';
+    return text[strspn(text, " \t\r\n")] == '{' && test_json_valid(text);
 }
 
 static void test_json_checker(void **state)
