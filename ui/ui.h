@@ -67,6 +67,9 @@ bool ui_fill_struct(const UiYamlDoc *doc, const UiYamlNode *value, const LangTyp
 uint32_t ui_occupancy_threads(uint32_t regs);
 /* `lockstep compile ARGS...`; returns the exit status. */
 int ui_cmd_compile(int argc, char **argv);
+/* `lockstep trace ARGS...` (ui/trace_cmd.c); returns the exit status. */
+int ui_cmd_trace(int argc, char **argv);
+void ui_trace_usage(FILE *out);
 /* `lockstep debug ARGS...` (ui/debug_cmd.c); returns the exit status. */
 int ui_cmd_debug(int argc, char **argv);
 void ui_debug_usage(FILE *out);

@@ -1,0 +1,309 @@
+/*
+ * test_trace.c — `lockstep trace`: recording, show, export, and traces that are wrong.
+ *
+ * The kernel is kernels/asm/divergent_if.s, whose 11 instructions every SIMD-group issues
+ * once (no loop), over x = 3 * i + 1, so the lanes on each side of its if/else are known
+ * here: even x (odd i) run the then-side, odd x the else-side. Expected records come from
+ * that, not from lockstep: 11 per SIMD-group, each SIMD-group's pcs in program order, the
+ * masks at the two sides, cycles that never go back on a scheduler and stay below the
+ * run's total. The tests run from the repository root and use $LOCKSTEP.
+ */
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "test_json.h"
+#include "test_util.h"
+
+static char dir[] = "/tmp/lockstep-trace-XXXXXX";
+static char manifest[256], trace_path[256];
+
+/* instructions 4..10: if_icmp, lsr, else_icmp, imad, pop_exec, st, stop. An instruction
+ * runs with the mask the one before left: lsr and else_icmp with the then-side's lanes,
+ * imad and pop_exec with the else-side's. */
+enum { THREADS = 256, GROUPS = THREADS / 32, INSTS = 11, LSR_INDEX = 5, IMAD_INDEX = 7 };
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    char cwd[1024];
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    snprintf(manifest, sizeof manifest, "%s/div.yaml", dir);
+    snprintf(trace_path, sizeof trace_path, "%s/div.trace", dir);
+    FILE *f = fopen(manifest, "w");
+    fprintf(f, "kernel: %s/kernels/asm/divergent_if.s\ngrid: [%d]\nthreadgroup: [64]\nargs:\n"
+               "  x: {type: uint, count: %d, init: {range: [1, 3]}}\n"
+               "  out: {type: uint, count: %d}\n", cwd, THREADS, THREADS, THREADS);
+    fclose(f);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(manifest);
+    unlink(trace_path);
+    rmdir(dir);
+    return 0;
+}
+
+/* `lockstep trace MANIFEST -o TRACE EXTRA` */
+static int record(const char *extra, char **out)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "trace %s -o %s %s", manifest, trace_path, extra);
+    return test_lockstep(args, out);
+}
+
+/* The JSON Lines export of the trace, parsed into records. */
+typedef struct Rec {
+    unsigned long long cycle, tg;
+    unsigned core, sched, sg, pc, mask, active, lanes, line;
+} Rec;
+
+static uint32_t read_jsonl(const char *text, Rec *recs, uint32_t max)
+{
+    uint32_t n = 0;
+    for (const char *p = text; *p && n < max;) {
+        const char *nl = strchr(p, '\n');
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+        if (!test_json_valid(line))
+            fail_msg("not JSON: %s", line);
+        Rec *r = &recs[n++];
+        if (sscanf(line, "{\"cycle\":%llu,\"core\":%u,\"scheduler\":%u,\"threadgroup\":%llu,"
+                         "\"simdgroup\":%u,\"pc\":%u,\"exec_mask\":%u,\"active\":%u,\"lanes\":%u,"
+                         "\"line\":%u,",
+                   &r->cycle, &r->core, &r->sched, &r->tg, &r->sg, &r->pc, &r->mask, &r->active,
+                   &r->lanes, &r->line) != 10)
+            fail_msg("unexpected fields: %s", line);
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    return n;
+}
+
+/* The lanes of SIMD-group (tg, sg) whose x = 3 i + 1 is even. */
+static uint32_t even_mask(unsigned long long tg, unsigned sg)
+{
+    uint32_t m = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint64_t i = tg * 64 + sg * 32 + l;
+        m |= (uint32_t)((3 * i + 1) % 2 == 0) << l;
+    }
+    return m;
+}
+
+static void check_records(const Rec *recs, uint32_t n, bool timed, unsigned long long cycles)
+{
+    assert_int_equal(n, GROUPS * INSTS);
+    uint32_t count[GROUPS] = {0}, last_pc[GROUPS] = {0};
+    unsigned long long last_cycle[64][4] = {{0}};
+    for (uint32_t k = 0; k < n; k++) {
+        const Rec *r = &recs[k];
+        uint32_t g = (uint32_t)r->tg * 2 + r->sg;
+        assert_true(g < GROUPS);
+        assert_true(count[g] == 0 || r->pc > last_pc[g]);
+        if (count[g] == LSR_INDEX || count[g] == LSR_INDEX + 1)
+            assert_int_equal(r->mask, even_mask(r->tg, r->sg));
+        else if (count[g] == IMAD_INDEX || count[g] == IMAD_INDEX + 1)
+            assert_int_equal(r->mask, ~even_mask(r->tg, r->sg));
+        else
+            assert_int_equal(r->mask, 0xffffffffu);
+        assert_int_equal(r->active, (unsigned)__builtin_popcount(r->mask));
+        assert_int_equal(r->lanes, 32);
+        last_pc[g] = r->pc;
+        count[g]++;
+        if (timed) {
+            assert_true(r->core < 64 && r->sched < 4);
+            assert_true(r->cycle >= last_cycle[r->core][r->sched]);
+            assert_true(r->cycle < cycles);
+            last_cycle[r->core][r->sched] = r->cycle;
+        } else {
+            assert_int_equal(r->cycle, k); /* functional: issues numbered in order */
+        }
+    }
+    for (uint32_t g = 0; g < GROUPS; g++)
+        assert_int_equal(count[g], INSTS);
+}
+
+static void test_record_and_export(void **state)
+{
+    (void)state;
+    for (int timed = 0; timed < 2; timed++) {
+        const char *mode = timed ? "timed" : "functional";
+        char *out = NULL, cmd[1024];
+        snprintf(cmd, sizeof cmd, "--mode %s", mode);
+        assert_int_equal(record(cmd, &out), 0);
+        free(out);
+        /* the run's cycles, from a run without a trace */
+        unsigned long long cycles = 0;
+        if (timed) {
+            snprintf(cmd, sizeof cmd, "run %s --stats", manifest);
+            assert_int_equal(test_lockstep(cmd, &out), 0);
+            const char *c = strstr(out, "\ncycles ");
+            assert_non_null(c);
+            assert_int_equal(sscanf(c, "\ncycles %llu", &cycles), 1);
+            free(out);
+        }
+        snprintf(cmd, sizeof cmd, "trace export %s --format jsonl", trace_path);
+        assert_int_equal(test_lockstep(cmd, &out), 0);
+        static Rec recs[GROUPS * INSTS + 8];
+        uint32_t n = read_jsonl(out, recs, GROUPS * INSTS + 8);
+        free(out);
+        check_records(recs, n, timed, cycles);
+
+        /* chrome: one JSON document */
+        snprintf(cmd, sizeof cmd, "trace export %s --format chrome", trace_path);
+        assert_int_equal(test_lockstep(cmd, &out), 0);
+        assert_true(test_json_valid(out));
+        assert_non_null(strstr(out, "\"traceEvents\":["));
+        assert_non_null(strstr(out, "\"name\":\"lsr\""));
+        free(out);
+
+        /* show: a header line, a column line, then one line per record */
+        snprintf(cmd, sizeof cmd, "trace show %s --limit 3", trace_path);
+        assert_int_equal(test_lockstep(cmd, &out), 0);
+        assert_non_null(strstr(out, "trace of divergent_if ("));
+        assert_non_null(strstr(out, timed ? ", timed, 88 records" : ", functional, 88 records"));
+        assert_non_null(strstr(out, "get_sr r1, thread_position_in_grid.x"));
+        int lines = 0;
+        for (const char *p = out; (p = strchr(p, '\n')); p++)
+            lines++;
+        assert_int_equal(lines, 2 + 3);
+        free(out);
+    }
+    /* --limit on recording: only the first N issues */
+    char *out = NULL;
+    assert_int_equal(record("--limit 5", &out), 0);
+    assert_non_null(strstr(out, "5 of 88 instructions"));
+    free(out);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "trace export %s --format jsonl", trace_path);
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    static Rec recs[8];
+    assert_int_equal(read_jsonl(out, recs, 8), 5);
+    free(out);
+}
+
+/* Writes `text` (len bytes) as the trace and expects `message` and exit 2 from show. */
+static void expect_bad(const char *text, size_t len, const char *message)
+{
+    FILE *f = fopen(trace_path, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "trace show %s", trace_path);
+    int status = test_lockstep(cmd, &out);
+    if (status != 2 || !strstr(out, message))
+        fail_msg("expected exit 2 and `%s`, got %d:\n%s", message, status, out);
+    free(out);
+}
+
+static const char HEADER[] =
+    "lockstep-trace 1\nkernel k\nsource k.s\nmode functional\ncores 1\ngrid 32 1 1\n"
+    "threadgroup 32 1 1\ninstructions 2\ninst 0x0 3 get_sr r1, thread_position_in_grid.x\n"
+    "inst 0x4 4 stop\nrecords\n";
+
+/* A record: pc, exec mask, lanes, simdgroup. */
+static size_t with_record(char *buf, uint32_t pc, uint32_t mask, uint8_t lanes, uint16_t sg)
+{
+    size_t n = strlen(HEADER);
+    memcpy(buf, HEADER, n);
+    uint8_t r[32] = {0};
+    memcpy(r + 16, &pc, 4);
+    memcpy(r + 20, &mask, 4);
+    r[27] = lanes;
+    memcpy(r + 28, &sg, 2);
+    memcpy(buf + n, r, 32);
+    return n + 32;
+}
+
+static void test_malformed_traces(void **state)
+{
+    (void)state;
+    char buf[4096];
+    expect_bad("", 0, "not a lockstep trace");
+    expect_bad("hello\n", 6, ":1: error: not a lockstep trace");
+    expect_bad("lockstep-trace 2\n", 17, ":1: error: trace format version 2; this lockstep reads version 1");
+    /* a header cut short, and a wrong value on line 4 */
+    expect_bad(HEADER, strstr(HEADER, "mode") - HEADER, "the file ends in its header; expected a `mode` line");
+    expect_bad(HEADER, strstr(HEADER, "mode") - HEADER + 3, ":4: error: a header line longer than");
+    snprintf(buf, sizeof buf, "%s", HEADER);
+    memcpy(strstr(buf, "functional"), "fast\n     ", 10);
+    expect_bad(buf, strlen(buf), ":4: error: expected `mode timed` or `mode functional`, not `mode fast`");
+    snprintf(buf, sizeof buf, "%s", HEADER);
+    memcpy(strstr(buf, "grid 32 1 1"), "grid 32 x 1", 11);
+    expect_bad(buf, strlen(buf), ":6: error: expected 3 numbers after `grid`");
+    snprintf(buf, sizeof buf, "%s", HEADER);
+    memcpy(strstr(buf, "inst 0x4"), "inst 0x0", 8);
+    expect_bad(buf, strlen(buf), ":10: error: instruction 1's pc 0x0 is not past the one before");
+    /* records: whole ones only, and each field within what the header allows */
+    size_t n = with_record(buf, 0, 0xffffffff, 32, 0);
+    expect_bad(buf, n - 5, "the trace is cut short: 27 bytes after its last whole record");
+    n = with_record(buf, 8, 0xffffffff, 32, 0);
+    expect_bad(buf, n, "record 0 (byte 0 of the records) is malformed: pc 0x8 is no instruction");
+    n = with_record(buf, 4, 0xff, 4, 0);
+    expect_bad(buf, n, "exec mask 0x000000ff has lanes past its 4");
+    n = with_record(buf, 4, 1, 33, 0);
+    expect_bad(buf, n, "33 lanes; a SIMD-group has 1 to 32");
+    n = with_record(buf, 4, 1, 32, 40);
+    expect_bad(buf, n, "SIMD-group 40; a threadgroup has at most 32");
+    /* and a good one reads */
+    n = with_record(buf, 4, 0xffff, 16, 0);
+    FILE *f = fopen(trace_path, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "trace show %s", trace_path);
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    assert_non_null(strstr(out, "################                  0x0004     4  stop"));
+    free(out);
+    assert_int_equal(test_lockstep("trace show /no/such.trace", &out), 2);
+    assert_non_null(strstr(out, "cannot open trace /no/such.trace"));
+    free(out);
+}
+
+static void test_usage_and_write_errors(void **state)
+{
+    (void)state;
+    char *out;
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"trace", "expected a launch manifest"},
+        {"trace kernels/basics/vector_add.yaml", "expected -o FILE"},
+        {"trace kernels/basics/vector_add.yaml -o", "-o needs a value"},
+        {"trace kernels/basics/vector_add.yaml -o /tmp/x.trace --limit 0", "expected --limit to be a positive integer"},
+        {"trace kernels/basics/vector_add.yaml -o /tmp/x.trace --bogus", "unknown option '--bogus'"},
+        {"trace kernels/basics/vector_add.yaml -o /no/such/dir/x.trace", "cannot create trace /no/such/dir/x.trace"},
+        {"trace kernels/basics/vector_add.yaml -o /dev/full", "cannot write trace /dev/full"},
+        {"trace export /tmp/x.trace", "export needs --format jsonl or --format chrome"},
+        {"trace export /tmp/x.trace --format xml", "unknown --format 'xml'"},
+        {"trace show", "expected a trace file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int status = test_lockstep(cases[i].args, &out);
+        if (status != 2 || !strstr(out, cases[i].message))
+            fail_msg("`%s`: exit %d, expected 2 and `%s`:\n%s", cases[i].args, status,
+                     cases[i].message, out);
+        free(out);
+    }
+    assert_int_equal(test_lockstep("trace --help", &out), 0);
+    assert_non_null(strstr(out, "lockstep trace show FILE"));
+    free(out);
+    assert_int_equal(test_lockstep("help", &out), 0);
+    assert_non_null(strstr(out, "trace LAUNCH.yaml -o F"));
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_record_and_export),
+        cmocka_unit_test(test_malformed_traces),
+        cmocka_unit_test(test_usage_and_write_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
