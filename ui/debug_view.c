@@ -49,7 +49,7 @@ void ui_dbg_text_free(UiDbgText *t)
 /* Lane `lane`'s value of a register operand (R16 index = register * 2 + half), formatted as
  * `type` ("float", "uint", ... or NULL for hex). */
 static void format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t index,
-                       const char *type, uint32_t lane, char *buf, size_t size)
+                       const char *type, uint32_t lane, bool compact, char *buf, size_t size)
 {
     UiElemType t;
     bool typed = type && ui_elem_type_parse(type, &t) && t.lanes == 1;
@@ -71,7 +71,10 @@ static void format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t ind
     }
     if (typed && ui_scalar_size(t.scalar) == width) {
         UiNumber n = ui_load_number(t.scalar, bytes);
-        ui_format_number(t.scalar, &n, buf, size);
+        if (compact && n.is_float) /* the screen's columns: 6 digits, not every digit */
+            snprintf(buf, size, "%.6g", n.f);
+        else
+            ui_format_number(t.scalar, &n, buf, size);
         return;
     }
     uint64_t v = 0;
@@ -179,7 +182,7 @@ static void print_lanes(const UiDbg *dbg, IsaOperandKind kind, uint32_t index, c
                                       first + 7 < sg->lanes ? first + 7 : sg->lanes - 1);
         for (uint32_t l = first; l < first + 8 && l < sg->lanes && len < sizeof line; l++) {
             char v[64];
-            format_reg(sg, kind, index, type, l, v, sizeof v);
+            format_reg(sg, kind, index, type, l, false, v, sizeof v);
             len += (size_t)snprintf(line + len, sizeof line - len,
                                     lane_active(sg, l) ? " %s" : " (%s)", v);
         }
@@ -566,7 +569,7 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
             put(buf, &col, cols, tmp);
             for (uint32_t l = first_lane; l <= last; l++) {
                 char value[64], cell[80];
-                format_reg(sg, live[v]->kind, live[v]->index, live[v]->type_name, l, value,
+                format_reg(sg, live[v]->kind, live[v]->index, live[v]->type_name, l, true, value,
                            sizeof value);
                 snprintf(cell, sizeof cell, lane_active(sg, l) ? "%s" : "(%s)", value);
                 snprintf(tmp, sizeof tmp, "%-*.*s", (int)colw, (int)colw - 1, cell);
