@@ -609,6 +609,8 @@ static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimG
     uint64_t instructions = r->instructions, lane_instructions = r->lane_instructions,
              lane_slots = r->lane_slots;
     uint32_t pc = g->pc;
+    /* the debugger's quit (SimLaunch.cancel): read only in observed runs */
+    const _Atomic bool *cancel = observed ? d->launch->cancel : NULL;
 
     while (g->state == SIM_GROUP_RUNNING) {
         if (UTIL_UNLIKELY(pc >= count)) {
@@ -620,8 +622,8 @@ static inline __attribute__((always_inline)) void run_group(SimDispatch *d, SimG
             g->pc = pc;
             break;
         }
-        if (observed && UTIL_UNLIKELY(d->launch->cancel != NULL) &&
-            atomic_load_explicit(d->launch->cancel, memory_order_relaxed)) {
+        if (observed && UTIL_UNLIKELY(cancel != NULL) &&
+            atomic_load_explicit(cancel, memory_order_relaxed)) {
             d->stopped = r->cancelled = true;
             g->pc = pc;
             break;
