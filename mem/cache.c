@@ -6,10 +6,14 @@
  * Lookup. A request for the line holding `addr` walks L1 (of the requesting core) -> L2 ->
  * SLC -> DRAM and stops at the first level that holds it; DRAM always does. Every cache level
  * it missed allocates the line (LRU victim), so a miss fills every level above the one that
- * hit. Writes allocate exactly like reads. Not modelled: write-back traffic and dirty state
- * (a write costs what a read of its line costs), back-invalidation (a line evicted from L2 or
- * the SLC stays in the L1s that hold it: inclusive on fill, not enforced afterwards), coherence
- * between L1s, prefetching and MSHR merging (two requests for one missing line both pay).
+ * hit. Writes allocate exactly like reads. Each way remembers when its line's data arrives
+ * (the completion of the request that allocated it), so a request that finds a line still
+ * being fetched — another SIMD-group's miss a few cycles earlier, in this core's L1 or in
+ * L2 — waits for that fill, as an MSHR merge does, rather than getting the data before it
+ * came (it counts as a hit where it found the line, and its port is charged as for a hit).
+ * Not modelled: write-back traffic and dirty state (a write costs what a read of its line
+ * costs), back-invalidation (a line evicted from L2 or the SLC stays in the L1s that hold
+ * it: inclusive on fill, not enforced afterwards), coherence between L1s, prefetching.
  * A level of size 0 is absent and skipped.
  *
  * Timing. Only the level that serves a request is charged. Each level has a port (L1: one per
@@ -64,6 +68,7 @@ const char *const mem_level_names[MEM_LEVEL_COUNT] = {
 typedef struct CacheArray {
     uint64_t *lines;   /* each way's line (addr >> line_shift) */
     uint64_t *stamps;  /* each way's last use; 0: the way is empty (in lines' allocation) */
+    uint64_t *ready;   /* each way's fill: the cycle its line's data arrives (ditto) */
     uint64_t sets;
     uint64_t set_mask; /* sets - 1 when sets is a power of two */
     bool sets_pow2;
@@ -215,10 +220,11 @@ static void cache_init(CacheArray *a, const MemCacheLevelConfig *c)
      * copy-on-write that interrupts every CPU running the process (two-pass checking
      * runs a second thread). */
     const size_t ways = (size_t)(a->sets * a->assoc);
-    a->lines = util_malloc(2 * ways * sizeof *a->lines);
-    util_populate(a->lines, 2 * ways * sizeof *a->lines);
-    memset(a->lines, 0, 2 * ways * sizeof *a->lines);
+    a->lines = util_malloc(3 * ways * sizeof *a->lines);
+    util_populate(a->lines, 3 * ways * sizeof *a->lines);
+    memset(a->lines, 0, 3 * ways * sizeof *a->lines);
     a->stamps = a->lines + ways;
+    a->ready = a->lines + 2 * ways;
 }
 
 /* The way of n holding `line` (its stamp not 0), or n. */
@@ -276,8 +282,9 @@ static inline uint32_t oldest_way(const uint64_t *st, uint32_t n)
 }
 
 /* Looks the line of addr up; on a miss, allocates it in place of the set's least recently
- * used way (an empty way first). Returns whether it hit. */
-static bool cache_touch(CacheArray *a, uint64_t addr)
+ * used way (an empty way first). Returns whether it hit; *way receives the way's index in the
+ * array (for its fill time). */
+static bool cache_touch(CacheArray *a, uint64_t addr, size_t *way)
 {
     const uint64_t line = addr >> a->line_shift;
     const uint64_t set = a->sets_pow2 ? (line & a->set_mask) : (line % a->sets);
@@ -290,6 +297,7 @@ static bool cache_touch(CacheArray *a, uint64_t addr)
         ln[i] = line;
     }
     st[i] = stamp;
+    *way = (size_t)(set * a->assoc + i);
     return hit;
 }
 
@@ -368,25 +376,34 @@ uint64_t mem_hierarchy_access(MemHierarchy *h, uint32_t core, uint64_t addr, boo
         core %= h->cores; /* a caller bug must not index out of bounds */
     MemLevel served = MEM_LEVEL_DRAM;
     PortTime *port = &h->port[MEM_LEVEL_DRAM];
-    if (h->present[MEM_LEVEL_L1] && cache_touch(&h->l1[core], addr)) {
+    CacheArray *arrays[MEM_LEVEL_DRAM] = {h->l1 ? &h->l1[core] : NULL, &h->l2, &h->slc};
+    size_t way[MEM_LEVEL_DRAM] = {0};
+    if (h->present[MEM_LEVEL_L1] && cache_touch(arrays[MEM_LEVEL_L1], addr, &way[MEM_LEVEL_L1])) {
         served = MEM_LEVEL_L1;
         port = &h->l1_port[core];
-    } else if (h->present[MEM_LEVEL_L2] && cache_touch(&h->l2, addr)) {
+    } else if (h->present[MEM_LEVEL_L2] && cache_touch(&h->l2, addr, &way[MEM_LEVEL_L2])) {
         served = MEM_LEVEL_L2;
         port = &h->port[MEM_LEVEL_L2];
-    } else if (h->present[MEM_LEVEL_SLC] && cache_touch(&h->slc, addr)) {
+    } else if (h->present[MEM_LEVEL_SLC] && cache_touch(&h->slc, addr, &way[MEM_LEVEL_SLC])) {
         served = MEM_LEVEL_SLC;
         port = &h->port[MEM_LEVEL_SLC];
     }
-    /* Every present cache level above `served` was looked up and missed. */
-    for (int lv = MEM_LEVEL_L1; lv < (int)served; lv++)
-        if (h->present[lv])
-            h->stats[lv].misses++;
     h->stats[served].hits++;
     h->stats[served].bytes += h->timing[served].bytes;
     if (level)
         *level = served;
-    return port_serve(port, now, &h->timing[served]);
+    uint64_t done = port_serve(port, now, &h->timing[served]);
+    /* A line an earlier miss is still fetching: its data comes when that fill does. */
+    if (served != MEM_LEVEL_DRAM && arrays[served]->ready[way[served]] > done)
+        done = arrays[served]->ready[way[served]];
+    /* Every present cache level above `served` was looked up, missed, and now holds the
+     * line, whose data arrives with this request's. */
+    for (int lv = MEM_LEVEL_L1; lv < (int)served; lv++)
+        if (h->present[lv]) {
+            h->stats[lv].misses++;
+            arrays[lv]->ready[way[lv]] = done;
+        }
+    return done;
 }
 
 const MemLevelStats *mem_hierarchy_stats(const MemHierarchy *h) { return h->stats; }

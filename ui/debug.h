@@ -72,6 +72,33 @@ typedef struct UiDbgWatchHit {
     uint8_t value[16];
 } UiDbgWatchHit;
 
+/* The cycles of a timed run, per SIMD-group and instruction (debug_timing.c). */
+typedef struct UiDbgIssues {
+    uint64_t *cycles;       /* per instruction it issued: core << 52 | cycle */
+    uint32_t n, cap;
+} UiDbgIssues;
+
+typedef struct UiDbgTiming {
+    bool on;                /* recorded */
+    char why[160];          /* when not: why */
+    uint32_t groups_per_tg;
+    uint64_t num_groups;
+    UiDbgIssues *groups;    /* [threadgroup * groups_per_tg + simdgroup] */
+    uint64_t recorded, dropped;
+    uint64_t cycles;        /* the run's total */
+    bool cut;               /* stopped early: later instructions have no cycle */
+    double clock_mhz;
+} UiDbgTiming;
+
+/* Runs the launch timed, unobserved, on a copy of its buffers, noting every issue's cycle.
+ * False with err when the launch is refused. */
+bool ui_dbg_timing_run(UiDbgTiming *t, const UiLaunch *L, UtilError *err);
+/* The cycle and core of the k-th instruction (from 0) of a SIMD-group, and the cycles since
+ * its instruction before; false when not recorded. */
+bool ui_dbg_timing_at(const UiDbgTiming *t, uint64_t threadgroup, uint32_t simdgroup,
+                      uint64_t k, uint64_t *cycle, uint32_t *core, uint64_t *since);
+void ui_dbg_timing_free(UiDbgTiming *t);
+
 typedef struct UiDbg {
     UiLaunch *launch;
     const IsaProgram *program;
@@ -121,6 +148,9 @@ typedef struct UiDbg {
     /* faults so far, and for UI_DBG_WHY_FAULT the new ones: [fault, fault + num_new) */
     uint64_t faults_seen;
     uint64_t fault;
+
+    /* when the launch is timed: the cycles of its timed run (NULL: functional) */
+    const UiDbgTiming *timing;
 
     /* the kernel's source file, by line (lines[0] is line 1) */
     char *source;

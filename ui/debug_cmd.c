@@ -473,8 +473,8 @@ void ui_debug_usage(FILE *out)
           "live variable holds in every lane. It stops before the first instruction; `s` steps,\n"
           "`n` steps the SIMD-group shown, `l` runs it to the next source line, `c` runs to a\n"
           "breakpoint (`:break 24`), `p` prints, `h` lists every command, `q` quits.\n"
-          "The run is functional (the manifest's mode: timed is not modelled here): the same\n"
-          "order and results as `lockstep run --mode functional`.\n"
+          "The run stepped through is functional: the same order and results as `lockstep run\n"
+          "--mode functional`; in timed mode each stop also shows its cycle in the timed run.\n"
           "\n"
           "options:\n"
           "  --script FILE      run the commands in FILE (- for stdin), one per line, instead of\n"
@@ -484,6 +484,10 @@ void ui_debug_usage(FILE *out)
           "  --check            run every bug finder of `lockstep check` too, and stop right\n"
           "                     after each instruction that makes a new finding (a race, a\n"
           "                     divergent barrier, ...), showing it; at the end, all of them\n"
+          "  --mode functional|timed  timed (the default, as for `lockstep run`) also runs the\n"
+          "                     launch timed first, and shows at each stop the cycle `lockstep\n"
+          "                     run` issues that instruction at; functional skips that run\n"
+          "  --gpu NAME|CONFIG.yaml    the GPU whose cycles are shown (default m1)\n"
           "  --budget N         stop the kernel after N SIMD-group instructions\n"
           "  -h, --help         show this help\n"
           "\n"
@@ -593,10 +597,13 @@ int ui_cmd_debug(int argc, char **argv)
             continue;
         }
         char why[160];
-        if (strncmp(a, "--budget", 8) == 0) {
-            int took = ui_launch_flag(argc, argv, &i, &flags, why, sizeof why);
-            if (took < 0)
-                return usage_error(why, NULL);
+        int took = ui_launch_flag(argc, argv, &i, &flags, why, sizeof why);
+        if (took < 0)
+            return usage_error(why, NULL);
+        if (took) {
+            if (flags.stats != UI_STATS_OFF)
+                return usage_error("--stats is `lockstep run`'s; the debugger shows cycles at "
+                                   "each stop", NULL);
             continue;
         }
         if (a[0] == '-' && a[1] != '\0')
@@ -623,11 +630,18 @@ int ui_cmd_debug(int argc, char **argv)
         CheckOptions opts = check_options_all();
         ui_checking_start(&checking, L.program, &L.bound, &opts, &L.sim);
     }
+    UiDbgTiming timing = {0};
+    if (L.sim.mode == SIM_MODE_TIMED && !ui_dbg_timing_run(&timing, &L, &err)) {
+        ui_launch_close(&L);
+        return ui_bad_input(&err);
+    }
     UiDbg dbg;
     ui_dbg_start(&dbg, &L, check ? &checking : NULL);
+    dbg.timing = timing.on ? &timing : NULL;
     ui.dbg = &dbg;
     int status = script ? run_script(&ui, script) : ui_dbg_tui(&ui);
     ui_dbg_end(&dbg);
+    ui_dbg_timing_free(&timing);
     if (check)
         ui_checking_end(&checking);
     ui_dbg_text_free(&ui.messages);

@@ -164,6 +164,28 @@ void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
                     why_name(dbg, why, sizeof why), at_line, dbg->inst->pc, tg->position[0],
                     tg->position[1], tg->position[2], sg->simdgroup,
                     util_popcount32(sg->exec_mask), sg->lanes, (unsigned long long)dbg->issued - 1);
+    uint64_t cycle, since;
+    uint32_t core;
+    if (dbg->timing && ui_dbg_timing_at(dbg->timing, tg->linear, sg->simdgroup, sg->retired, &cycle,
+                                        &core, &since)) {
+        char gap[96], total[96];
+        if (sg->retired == 0)
+            snprintf(gap, sizeof gap, "this SIMD-group's first instruction");
+        else
+            snprintf(gap, sizeof gap, "%llu cycle%s after this SIMD-group's previous one",
+                     (unsigned long long)since, since == 1 ? "" : "s");
+        if (dbg->timing->cut)
+            snprintf(total, sizeof total, "the timed run was cut at cycle %llu",
+                     (unsigned long long)dbg->timing->cycles);
+        else
+            snprintf(total, sizeof total, "the run takes %llu cycles",
+                     (unsigned long long)dbg->timing->cycles);
+        ui_dbg_text_add(out, "timed: issues at cycle %llu on core %u, %s (%s)",
+                        (unsigned long long)cycle, core, gap, total);
+    } else if (dbg->timing && dbg->timing->cut) {
+        ui_dbg_text_add(out, "timed: no cycle (the timed run was cut after its first %u "
+                        "instructions)", 8u << 20);
+    }
     if (dbg->why == UI_DBG_WHY_THREAD)
         ui_dbg_text_add(out, "grid thread (%u,%u,%u) is lane %u", dbg->target[0], dbg->target[1],
                         dbg->target[2], dbg->focus_lane);
@@ -501,20 +523,25 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
     uint32_t num_live = dbg->finished ? 0 : live_vars(dbg, live, 256);
     const uint32_t msg_rows = 4;
     uint32_t var_rows = num_live < 6 ? num_live : 6;
-    uint32_t fixed = 3 + (dbg->finished ? 0 : 5 + 1 + (var_rows ? var_rows : 1)) + 1 + msg_rows;
+    /* the status: where it stopped, and (timed, or a thread found) one line more */
+    UiDbgText where = {0};
+    ui_dbg_where(dbg, &where);
+    uint32_t status_rows = where.count > 1 ? 2 : 1;
+    uint32_t fixed = 2 + status_rows + (dbg->finished ? 0 : 5 + 1 + (var_rows ? var_rows : 1)) +
+                     1 + msg_rows;
     uint32_t code_rows = rows - fixed;
 
     snprintf(tmp, sizeof tmp, "lockstep debug: %s (%s), %s %u x %u x %u, threadgroup %u x %u x %u,"
-             " functional", dbg->program->name, L->m->kernel_path,
+             " %s", dbg->program->name, L->m->kernel_path,
              L->sim.by_threadgroups ? "threadgroups" : "grid", L->sim.grid[0],
              L->sim.grid[1], L->sim.grid[2], L->sim.threadgroup[0], L->sim.threadgroup[1],
-             L->sim.threadgroup[2]);
+             L->sim.threadgroup[2], dbg->timing ? "timed" : "functional");
     fit(buf, cols, tmp);
     ui_dbg_text_add(out, "%s", buf);
-    UiDbgText where = {0};
-    ui_dbg_where(dbg, &where);
-    fit(buf, cols, where.count ? where.lines[0] : "");
-    ui_dbg_text_add(out, "%s", buf);
+    for (uint32_t r = 0; r < status_rows; r++) {
+        fit(buf, cols, where.count > r ? where.lines[r] : "");
+        ui_dbg_text_add(out, "%s", buf);
+    }
     ui_dbg_text_free(&where);
 
     uint32_t left = (cols - 1) / 2, right = cols - 1 - left;

@@ -179,12 +179,43 @@ static void test_port_queueing(void **state)
     /* The L2 port is shared: core 0's L2 hit waits for core 1's transfer (4 cycles each). */
     assert_int_equal(mem_hierarchy_access(h, 1, 128, false, 6000, NULL), 6000 + 4 + 20);
     assert_int_equal(mem_hierarchy_access(h, 0, 256, false, 6000, NULL), 6000 + 8 + 20);
-    /* A request that arrives after the port freed does not wait. */
-    assert_int_equal(mem_hierarchy_access(h, 0, 256, false, 6009, NULL), 6009 + 2 + 3);
+    /* A request that arrives after the port freed does not wait (line 0 has long been in
+     * core 0's L1; line 256, just copied in from L2, arrives only at 6028). */
+    assert_int_equal(mem_hierarchy_access(h, 0, 0, false, 6009, NULL), 6009 + 2 + 3);
+    assert_int_equal(mem_hierarchy_access(h, 0, 256, false, 6010, NULL), 6000 + 8 + 20);
     /* A request made earlier than the port is free (cores stepped out of order) still
      * waits for it: ports serve in call order. */
     assert_int_equal(mem_hierarchy_access(h, 1, 4096, false, 7000, NULL), 7000 + 16 + 100);
     assert_int_equal(mem_hierarchy_access(h, 0, 8192, false, 6990, NULL), 7000 + 32 + 100);
+    mem_hierarchy_free(h);
+}
+
+/* A line still being fetched: a request that finds it (in the same core's L1, or in L2
+ * from another core) gets its data when the fill completes, not before; once it has come,
+ * hits cost what hits cost. Small config: L1 3 + 2 cycles, L2 20 + 4, DRAM 100 + 16. */
+static void test_fill_in_flight(void **state)
+{
+    (void)state;
+    MemHierarchyConfig cfg = small_config(2);
+    MemHierarchy *h = mem_hierarchy_new(&cfg);
+    assert_non_null(h);
+    const uint64_t a = 1 << 20, b = 2 << 20;
+    MemLevel lv;
+    assert_int_equal(mem_hierarchy_access(h, 0, a, false, 0, &lv), 0 + 16 + 100);
+    assert_int_equal(lv, MEM_LEVEL_DRAM);
+    /* core 0 again, a cycle later: an L1 hit on a line that arrives at 116 */
+    assert_int_equal(mem_hierarchy_access(h, 0, a, false, 1, &lv), 116);
+    assert_int_equal(lv, MEM_LEVEL_L1);
+    /* core 1: misses its L1, finds the line in L2, still arriving */
+    assert_int_equal(mem_hierarchy_access(h, 1, a, false, 2, &lv), 116);
+    assert_int_equal(lv, MEM_LEVEL_L2);
+    /* after the fill: plain hits */
+    assert_int_equal(mem_hierarchy_access(h, 1, a, false, 200, &lv), 200 + 2 + 3);
+    assert_int_equal(lv, MEM_LEVEL_L1);
+    /* another line in flight does not hold up one that has arrived */
+    assert_int_equal(mem_hierarchy_access(h, 0, b, false, 300, NULL), 300 + 16 + 100);
+    assert_int_equal(mem_hierarchy_access(h, 0, a, false, 301, NULL), 301 + 2 + 3);
+    assert_int_equal(mem_hierarchy_access(h, 0, b, false, 302, NULL), 416);
     mem_hierarchy_free(h);
 }
 
@@ -507,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_inclusive_fill_and_per_core_l1),
         cmocka_unit_test(test_latency_of_each_level),
         cmocka_unit_test(test_port_queueing),
+        cmocka_unit_test(test_fill_in_flight),
         cmocka_unit_test(test_dram_bandwidth_saturation),
         cmocka_unit_test(test_non_power_of_two_sets),
         cmocka_unit_test(test_lru_against_reference),

@@ -547,7 +547,7 @@ static void test_terminal_interrupt(void **state)
     fclose(f);
     char cmd[1024], *out = NULL;
     snprintf(cmd, sizeof cmd, "(printf c; sleep 1; printf '\\003'; sleep 1; printf ':where\\nq') "
-             "| TERM=xterm timeout 60 script -qfec '%s debug %s --budget 4000000000' /dev/null",
+             "| TERM=xterm timeout 60 script -qfec '%s debug %s --mode functional --budget 4000000000' /dev/null",
              test_lockstep_path(), path);
     int status = test_run(cmd, &out);
     snprintf(path, sizeof path, "%s/spin.s", dir);
