@@ -9,6 +9,7 @@
  * a parity test, what a loop variable holds, which source line a statement is on (found by
  * searching the kernel's text). The tests run from the repository root and use $LOCKSTEP.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdbool.h>
 #include <unistd.h>
@@ -412,6 +413,72 @@ static void test_watch(void **state)
     free(out);
 }
 
+/* Timed (the default): each stop says the cycle its instruction issues at in the timed run,
+ * which is what `lockstep trace` records for that SIMD-group's instruction of the same
+ * number, and the run's total is `lockstep run --stats`' cycles; --mode functional says
+ * nothing of cycles. */
+static void test_timed_stops(void **state)
+{
+    (void)state;
+    char *out = NULL, *trace_out = NULL, *stats = NULL;
+    int status = debug("kernels/basics/vector_add.yaml", "",
+                       "thread 1000\nbreak 25\ncontinue\nnext\n", &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    /* the trace of the same launch, as JSON Lines */
+    assert_int_equal(test_lockstep("trace kernels/basics/vector_add.yaml -o /tmp/lockstep-debug-va.trace",
+                                   &trace_out), 0);
+    free(trace_out);
+    assert_int_equal(test_lockstep("trace export /tmp/lockstep-debug-va.trace --format jsonl",
+                                   &trace_out), 0);
+    unlink("/tmp/lockstep-debug-va.trace");
+    assert_int_equal(test_lockstep("run kernels/basics/vector_add.yaml --stats", &stats), 0);
+    /* "cycles      1,361  (...)": digits with thousands separators */
+    unsigned long long total = 0;
+    const char *c = strstr(stats, "\ncycles ");
+    assert_non_null(c);
+    for (c += 8; *c == ' '; c++)
+        ;
+    for (; isdigit((unsigned char)*c) || *c == ','; c++)
+        if (*c != ',')
+            total = total * 10 + (unsigned long long)(*c - '0');
+    free(stats);
+    /* the cycles of threadgroup 3, SIMD-group 7's instructions, in order */
+    unsigned long long cyc[64];
+    uint32_t n = 0;
+    for (const char *p = trace_out; (p = strstr(p, "{\"cycle\":")) && n < 64; p++) {
+        unsigned long long cycle, tg;
+        unsigned sg;
+        assert_int_equal(sscanf(p, "{\"cycle\":%llu,\"core\":%*u,\"scheduler\":%*u,"
+                                   "\"threadgroup\":%llu,\"simdgroup\":%u", &cycle, &tg, &sg), 3);
+        if (tg == 3 && sg == 7)
+            cyc[n++] = cycle;
+    }
+    free(trace_out);
+    /* at `continue` the SIMD-group has done 409 - 403 = 6 instructions; `next` one more */
+    unsigned long long done0, done;
+    char *at_thread = said(out, "thread 1000", 0);
+    assert_int_equal(sscanf(strstr(at_thread, "active; "), "active; %llu", &done0), 1);
+    free(at_thread);
+    for (int k = 0; k < 2; k++) {
+        char *s = said(out, k ? "next" : "continue", 0), want[200];
+        assert_int_equal(sscanf(strstr(s, "active; "), "active; %llu", &done), 1);
+        uint64_t i = done - done0;
+        assert_true(i > 0 && i < n);
+        snprintf(want, sizeof want, "timed: issues at cycle %llu on core 3, %llu cycle%s after this "
+                 "SIMD-group's previous one (the run takes %llu cycles)", cyc[i], cyc[i] - cyc[i - 1],
+                 cyc[i] - cyc[i - 1] == 1 ? "" : "s", total);
+        expect_in(s, want, out);
+        free(s);
+    }
+    free(out);
+    assert_int_equal(debug("kernels/basics/vector_add.yaml", "--mode functional --size 160x30",
+                           "next\nscreen\n", &out), 0);
+    assert_null(strstr(out, "timed:"));
+    assert_non_null(strstr(out, "threadgroup 256 x 1 x 1, functional"));
+    free(out);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -733,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_divergence_and_counters),
         cmocka_unit_test(test_loop_on_one_line),
         cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_timed_stops),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
