@@ -14,20 +14,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* s as a JSON string body (quotes, backslashes and control characters escaped). */
-static void json_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-}
-
 static void write_text(FILE *out, const TraceRecord *r, bool timed)
 {
     char lanes[33];
@@ -43,11 +29,11 @@ static void write_jsonl(FILE *out, const TraceRecord *r)
 {
     fprintf(out, "{\"cycle\":%" PRIu64 ",\"core\":%u,\"scheduler\":%u,\"threadgroup\":%" PRIu64
                  ",\"simdgroup\":%u,\"pc\":%u,\"exec_mask\":%u,\"active\":%u,\"lanes\":%u,"
-                 "\"line\":%u,\"inst\":\"",
+                 "\"line\":%u,\"inst\":",
             r->cycle, r->core, r->scheduler, r->threadgroup, r->simdgroup, r->pc, r->exec_mask,
             util_popcount32(r->exec_mask), r->lanes, r->inst->line);
-    json_text(out, r->inst->text);
-    fputs("\"}\n", out);
+    util_json_string(out, r->inst->text);
+    fputs("}\n", out);
 }
 
 static void write_chrome(FILE *out, const TraceRecord *r, bool timed)
@@ -56,15 +42,15 @@ static void write_chrome(FILE *out, const TraceRecord *r, bool timed)
     char name[32];
     size_t n = strcspn(r->inst->text, " ");
     snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), r->inst->text);
-    fputs(",\n{\"name\":\"", out); /* after the names chrome_names wrote */
-    json_text(out, name);
-    fprintf(out, "\",\"cat\":\"inst\",\"ph\":\"X\",\"ts\":%" PRIu64 ",\"dur\":1,\"pid\":%u,"
+    fputs(",\n{\"name\":", out); /* after the names chrome_names wrote */
+    util_json_string(out, name);
+    fprintf(out, ",\"cat\":\"inst\",\"ph\":\"X\",\"ts\":%" PRIu64 ",\"dur\":1,\"pid\":%u,"
                  "\"tid\":%u,\"args\":{\"threadgroup\":%" PRIu64 ",\"simdgroup\":%u,"
-                 "\"pc\":\"0x%04x\",\"line\":%u,\"active\":%u,\"inst\":\"",
+                 "\"pc\":\"0x%04x\",\"line\":%u,\"active\":%u,\"inst\":",
             r->cycle, timed ? r->core : 0, timed ? r->scheduler : r->simdgroup, r->threadgroup,
             r->simdgroup, r->pc, r->inst->line, util_popcount32(r->exec_mask));
-    json_text(out, r->inst->text);
-    fputs("\"}}", out);
+    util_json_string(out, r->inst->text);
+    fputs("}}", out);
 }
 
 /* Names the Chrome format's processes and threads: cores and schedulers (timed), or the
@@ -94,9 +80,9 @@ bool trace_export(Trace *t, TraceFormat format, FILE *out, uint64_t limit, UtilE
 {
     bool timed = t->info.timed;
     if (format == TRACE_FORMAT_CHROME) {
-        fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"kernel\":\"", out);
-        json_text(out, t->info.kernel);
-        fprintf(out, "\",\"mode\":\"%s\",\"time\":\"%s\"},\n\"traceEvents\":[\n",
+        fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"kernel\":", out);
+        util_json_string(out, t->info.kernel);
+        fprintf(out, ",\"mode\":\"%s\",\"time\":\"%s\"},\n\"traceEvents\":[\n",
                 timed ? "timed" : "functional", timed ? "1 us = 1 cycle" : "1 us = 1 issue");
         chrome_names(out, t);
     } else if (format == TRACE_FORMAT_TEXT) {

@@ -315,31 +315,6 @@ void ui_check_print_profile(FILE *out, const IsaProgram *p, const char *kernel_f
 
 /* ---- JSON -------------------------------------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p == '\t')
-            fputs("\\t", out);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-static void json_string_n(FILE *out, const char *s, size_t len)
-{
-    char *copy = util_strndup(s, len);
-    json_string(out, copy);
-    free(copy);
-}
-
 static void json_dims(FILE *out, const uint32_t d[3])
 {
     fprintf(out, "[%u,%u,%u]", d[0], d[1], d[2]);
@@ -354,12 +329,12 @@ static void json_location(FILE *out, Sources *src, uint32_t pc)
         return;
     }
     fputs("\"file\":", out);
-    json_string(out, file_name(src->program, l->file));
+    util_json_string(out, file_name(src->program, l->file));
     fprintf(out, ",\"line\":%u,\"col\":%u,\"source\":", l->line, l->col);
     size_t len;
     const char *text = source_line(src, l->file, l->line, &len);
     if (text)
-        json_string_n(out, text, len);
+        util_json_string_n(out, text, len);
     else
         fputs("null", out);
 }
@@ -375,13 +350,13 @@ static void json_site(FILE *out, Sources *src, const CheckSite *s)
     fprintf(out, "{\"pc\":%u,", s->pc);
     json_location(out, src, s->pc);
     fprintf(out, ",\"instruction\":");
-    json_string(out, inst_name(src->program, s->pc));
+    util_json_string(out, inst_name(src->program, s->pc));
     fprintf(out, ",\"access\":\"%s\",\"space\":",
             access[s->access <= CHECK_ACCESS_ATOMIC ? s->access : 0]);
-    json_string(out, (unsigned)s->space < MEM_SPACE_COUNT ? mem_space_names[s->space] : "?");
+    util_json_string(out, (unsigned)s->space < MEM_SPACE_COUNT ? mem_space_names[s->space] : "?");
     fputs(",\"symbol\":", out);
     if (s->symbol[0])
-        json_string(out, s->symbol);
+        util_json_string(out, s->symbol);
     else
         fputs("null", out);
     if (s->index == CHECK_NO_INDEX)
@@ -389,7 +364,7 @@ static void json_site(FILE *out, Sources *src, const CheckSite *s)
     else
         fprintf(out, ",\"index\":%" PRId64, s->index);
     fprintf(out, ",\"offset\":%" PRId64 ",\"name\":", (int64_t)s->offset);
-    json_string(out, site_name(s, name, sizeof name));
+    util_json_string(out, site_name(s, name, sizeof name));
     fputs(",\"thread\":{\"grid\":", out);
     json_dims(out, s->thread.grid);
     fputs(",\"threadgroup\":", out);
@@ -403,9 +378,9 @@ static void json_finding(FILE *out, Sources *src, const CheckFinding *f)
 {
     const CheckSite *primary = f->second.valid ? &f->second : &f->first;
     fputs("{\"type\":\"finding\",\"kind\":", out);
-    json_string(out, (unsigned)f->kind < CHECK_KIND_COUNT ? check_kind_names[f->kind] : "?");
+    util_json_string(out, (unsigned)f->kind < CHECK_KIND_COUNT ? check_kind_names[f->kind] : "?");
     fprintf(out, ",\"severity\":\"%s\",\"message\":", severity_name(f->severity));
-    json_string(out, f->message);
+    util_json_string(out, f->message);
     fputc(',', out);
     if (primary->valid)
         json_location(out, src, primary->pc);
@@ -413,7 +388,7 @@ static void json_finding(FILE *out, Sources *src, const CheckFinding *f)
         fputs("\"file\":null,\"line\":null,\"col\":null,\"source\":null", out);
     fputs(",\"fix\":", out);
     if (f->fix[0])
-        json_string(out, f->fix);
+        util_json_string(out, f->fix);
     else
         fputs("null", out);
     fprintf(out, ",\"count\":%" PRIu64 ",\"first\":", f->count);
@@ -546,18 +521,7 @@ typedef struct CheckArgs {
     UiLaunchFlags launch;     /* --mode --budget --gpu --stats */
 } CheckArgs;
 
-static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "lockstep check: error: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    ui_check_usage(stderr);
-    return UI_EXIT_BAD_INPUT;
-}
+#define usage_error(...) ui_usage_error("check", ui_check_usage, __VA_ARGS__)
 
 /* Returns -1 when the options are fine, else the exit status. */
 static int parse_args(int argc, char **argv, CheckArgs *o)
@@ -618,11 +582,11 @@ static void json_summary(FILE *out, const CheckArgs *o, const UiManifest *m,
                          const UiChecking *c, int status)
 {
     fputs("{\"type\":\"summary\",\"manifest\":", out);
-    json_string(out, m->path);
+    util_json_string(out, m->path);
     fputs(",\"kernel\":", out);
-    json_string(out, program->name);
+    util_json_string(out, program->name);
     fputs(",\"kernel_file\":", out);
-    json_string(out, m->kernel_path);
+    util_json_string(out, m->kernel_path);
     fputs(",\"grid_threads\":", out);
     json_dims(out, r->grid_threads);
     fputs(",\"grid_threadgroups\":", out);
@@ -655,7 +619,7 @@ static void json_summary(FILE *out, const CheckArgs *o, const UiManifest *m,
         ui_compare(a->type, bound->device->buffers[a->buffer].data, a->want, a->count, e->rtol,
                    e->atol, e->has_tolerance, &res);
         fprintf(out, "%s{\"arg\":", n++ ? "," : "");
-        json_string(out, a->spec->name);
+        util_json_string(out, a->spec->name);
         fprintf(out, ",\"ok\":%s,\"elements\":%" PRIu64 ",\"mismatched\":%" PRIu64 "}",
                 res.mismatched_elements ? "false" : "true", a->count, res.mismatched_elements);
     }

@@ -496,12 +496,7 @@ void ui_debug_usage(FILE *out)
           out);
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "lockstep debug: error: %s%s%s\n", what, arg ? " " : "", arg ? arg : "");
-    ui_debug_usage(stderr);
-    return UI_EXIT_BAD_INPUT;
-}
+#define usage_error(...) ui_usage_error("debug", ui_debug_usage, __VA_ARGS__)
 
 static void flush_messages(UiDbgUi *ui, uint32_t *printed)
 {
@@ -575,8 +570,8 @@ int ui_cmd_debug(int argc, char **argv)
         }
         if (strcmp(a, "--script") == 0 || strcmp(a, "--size") == 0) {
             if (i + 1 >= argc)
-                return usage_error(a[2] == 's' && a[3] == 'c' ? "--script needs a file (or -)"
-                                                              : "--size needs COLSxROWS", NULL);
+                return usage_error("%s", a[3] == 'c' ? "--script needs a file (or -)"
+                                                     : "--size needs COLSxROWS");
             const char *v = argv[++i];
             if (a[3] == 'c') {
                 script = v;
@@ -587,7 +582,7 @@ int ui_cmd_debug(int argc, char **argv)
             if (sscanf(v, "%ux%u%c", &cols, &rows, &end) != 2 || cols < 60 || rows < 24 ||
                 cols > 400 || rows > 1000)
                 return usage_error("expected --size COLSxROWS, at least 60x24 and at most "
-                                   "400x1000, not", v);
+                                   "400x1000, not %s", v);
             ui.cols = cols;
             ui.rows = rows;
             continue;
@@ -599,21 +594,21 @@ int ui_cmd_debug(int argc, char **argv)
         char why[160];
         int took = ui_launch_flag(argc, argv, &i, &flags, why, sizeof why);
         if (took < 0)
-            return usage_error(why, NULL);
+            return usage_error("%s", why);
         if (took) {
             if (flags.stats != UI_STATS_OFF)
                 return usage_error("--stats is `lockstep run`'s; the debugger shows cycles at "
-                                   "each stop", NULL);
+                                   "each stop");
             continue;
         }
         if (a[0] == '-' && a[1] != '\0')
-            return usage_error("unknown option", a);
+            return usage_error("unknown option %s", a);
         if (manifest)
-            return usage_error("unexpected argument (one manifest at a time):", a);
+            return usage_error("unexpected argument (one manifest at a time): %s", a);
         manifest = a;
     }
     if (!manifest)
-        return usage_error("expected a launch manifest (LAUNCH.yaml)", NULL);
+        return usage_error("expected a launch manifest (LAUNCH.yaml)");
     if (!script && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         fprintf(stderr, "lockstep debug: error: the debugger needs a terminal; without one, "
                         "give it commands with --script FILE\n");

@@ -213,21 +213,6 @@ static void text_timed(FILE *out, const SimResult *r, const UiGpu *gpu)
 
 /* ---- JSON ------------------------------------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
 /* A finite double (JSON has no inf or nan). */
 static void json_double(FILE *out, const char *key, double v)
 {
@@ -244,9 +229,9 @@ static void json_common(FILE *out, const SimResult *r, const UiGpu *gpu, bool ti
     const SimGpuConfig *c = &gpu->config;
     fprintf(out, "{\"type\":\"stats\",\"mode\":\"%s\",\"timed\":%s,\"gpu\":",
             timed ? "timed" : "functional", timed ? "true" : "false");
-    json_string(out, c->name);
+    util_json_string(out, c->name);
     fputs(",\"chip\":", out);
-    json_string(out, c->chip);
+    util_json_string(out, c->chip);
     json_double(out, "clock_mhz", c->clock_mhz);
     fprintf(out, ",\"num_cores\":%u,\"schedulers_per_core\":%u", c->cores,
             c->schedulers_per_core);
@@ -280,18 +265,18 @@ static void json_timed(FILE *out, const SimResult *r, const UiGpu *gpu)
     json_double(out, "avg_resident_simdgroups", s->avg_resident_simdgroups);
     fprintf(out, ",\"max_resident_simdgroups\":%u,\"occupancy_limiter\":",
             s->max_resident_simdgroups);
-    json_string(out, s->occupancy_limiter);
+    util_json_string(out, s->occupancy_limiter);
     fputs(",\"stall_cycles\":{", out);
     for (int i = 0; i < SIM_STALL_COUNT; i++) {
         fputs(i ? "," : "", out);
-        json_string(out, stall_keys[i]);
+        util_json_string(out, stall_keys[i]);
         fprintf(out, ":%" PRIu64, s->stall_cycles[i]);
     }
     fputs("},\"memory\":{", out);
     for (int i = 0; i < MEM_LEVEL_COUNT; i++) {
         const MemLevelStats *m = &s->memory[i];
         fputs(i ? "," : "", out);
-        json_string(out, mem_level_names[i]);
+        util_json_string(out, mem_level_names[i]);
         fprintf(out, ":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"bytes\":%" PRIu64,
                 m->hits, m->misses, m->bytes);
         json_double(out, "hit_rate", ratio((double)m->hits, (double)(m->hits + m->misses)));

@@ -226,12 +226,7 @@ void ui_compile_usage(FILE *out)
           out);
 }
 
-static int compile_usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "lockstep compile: error: %s%s%s\n", what, arg ? " " : "", arg ? arg : "");
-    ui_compile_usage(stderr);
-    return UI_EXIT_BAD_INPUT;
-}
+#define compile_usage_error(...) ui_usage_error("compile", ui_compile_usage, __VA_ARGS__)
 
 int ui_cmd_compile(int argc, char **argv)
 {
@@ -245,35 +240,35 @@ int ui_cmd_compile(int argc, char **argv)
             return UI_EXIT_OK;
         } else if (strcmp(a, "-o") == 0) {
             if (++i >= argc)
-                return compile_usage_error("-o needs a file name", NULL);
+                return compile_usage_error("-o needs a file name");
             output = argv[i];
         } else if (strcmp(a, "--entry") == 0) {
             if (++i >= argc)
-                return compile_usage_error("--entry needs a kernel name", NULL);
+                return compile_usage_error("--entry needs a kernel name");
             entry = argv[i];
         } else if (strncmp(a, "-D", 2) == 0) {
             const char *def = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
             const char *eq = def ? strchr(def, '=') : NULL;
             UiNumber n;
             if (!eq || eq == def || !ui_yaml_parse_number(eq + 1, &n))
-                return compile_usage_error("expected -D NAME=NUMBER, not", def ? def : "nothing");
+                return compile_usage_error("expected -D NAME=NUMBER, not %s", def ? def : "nothing");
             if (num_constants == UTIL_ARRAY_LEN(constants))
-                return compile_usage_error("too many -D options", NULL);
+                return compile_usage_error("too many -D options");
             constants[num_constants].name = util_strndup(def, (size_t)(eq - def));
             constants[num_constants].is_float = n.is_float;
             constants[num_constants].number =
                 ui_number_to_double(&n);
             num_constants++;
         } else if (a[0] == '-' && a[1]) {
-            return compile_usage_error("unknown option", a);
+            return compile_usage_error("unknown option %s", a);
         } else if (input) {
-            return compile_usage_error("one kernel file at a time; unexpected", a);
+            return compile_usage_error("one kernel file at a time; unexpected %s", a);
         } else {
             input = a;
         }
     }
     if (!input)
-        return compile_usage_error("expected a kernel file (KERNEL.metal)", NULL);
+        return compile_usage_error("expected a kernel file (KERNEL.metal)");
     if (ends_with(input, ".s")) {
         fprintf(stderr, "lockstep compile: error: %s is assembly, which needs no compiling: run "
                 "it with `kernel: %s` in a launch manifest\n", input, input);

@@ -103,18 +103,19 @@ int ui_launch_flag(int argc, char **argv, int *i, UiLaunchFlags *f, char *msg, s
     return 0;
 }
 
-static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
+int ui_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "lockstep run: error: ");
+    fprintf(stderr, "lockstep %s: error: ", cmd);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);
-    ui_run_usage(stderr);
+    usage(stderr);
     return UI_EXIT_BAD_INPUT;
 }
+
+#define usage_error(...) ui_usage_error("run", ui_run_usage, __VA_ARGS__)
 
 /* Returns -1 when the options are fine, else the exit status. */
 static int parse_options(int argc, char **argv, RunOptions *o)

@@ -42,18 +42,7 @@ void ui_trace_usage(FILE *out)
           out);
 }
 
-static int usage_error(const char *fmt, ...) UTIL_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "lockstep trace: error: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    ui_trace_usage(stderr);
-    return UI_EXIT_BAD_INPUT;
-}
+#define usage_error(...) ui_usage_error("trace", ui_trace_usage, __VA_ARGS__)
 
 /* `--name VALUE` or `--name=VALUE` at argv[*i]: its value, or NULL (with *missing set when
  * the option is there without a value). */

@@ -218,6 +218,9 @@ typedef struct UiLaunch {
 bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
                     const UiLaunchFlags *f, UtilError *err);
 void ui_launch_close(UiLaunch *L);
+/* "lockstep CMD: error: MESSAGE", then the command's usage, on stderr; returns exit status 2
+ * (ui/run.c). */
+int ui_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...) UTIL_PRINTF(3, 4);
 /* Prints a bad-input message (after flushing stdout) and returns exit status 2. */
 int ui_bad_input(const UtilError *err);
 

@@ -184,3 +184,26 @@ char *util_path_join(const char *base_dir, const char *rel)
         return util_strdup(rel);
     return util_format("%s/%s", base_dir, rel);
 }
+
+void util_json_string_n(FILE *out, const char *s, size_t len)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s, *end = p + len; p < end && *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p == '\t')
+            fputs("\\t", out);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void util_json_string(FILE *out, const char *s)
+{
+    util_json_string_n(out, s ? s : "", s ? strlen(s) : 0);
+}

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define UTIL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define UTIL_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -62,6 +63,11 @@ void util_reserve(void **items, size_t *capacity, size_t needed, size_t item_siz
 
 /* Reads a whole file; returns NULL with err set ("PATH: error: ...") when it cannot. The
  * buffer is NUL-terminated (not counted in *size). */
+/* Writes s (up to its NUL or its first len bytes; NULL: "") as a JSON string, quotes
+ * included: quotes, backslashes and control characters escaped. */
+void util_json_string_n(FILE *out, const char *s, size_t len);
+void util_json_string(FILE *out, const char *s);
+
 char *util_read_file(const char *path, size_t *size, UtilError *err);
 
 /* util_read_file for source text (kernels, assembly): a NUL byte, which would end the text
