@@ -133,7 +133,7 @@ install: $(BUILD)/lockstep $(BUILD)/liblockstep.a
 	    $(DESTDIR)$(PREFIX)/share/doc/lockstep
 	install -m 755 $(BUILD)/lockstep $(DESTDIR)$(PREFIX)/bin/lockstep
 	install -m 644 $(BUILD)/liblockstep.a $(DESTDIR)$(PREFIX)/lib/liblockstep.a
-	for m in util isa mem sim; do install -d $(DESTDIR)$(PREFIX)/include/lockstep/$$m; \
+	for m in util isa mem sim traces; do install -d $(DESTDIR)$(PREFIX)/include/lockstep/$$m; \
 	    for h in $$m/*.h; do case $$h in *_internal.h) ;; *) \
 	        install -m 644 $$h $(DESTDIR)$(PREFIX)/include/lockstep/$$m/;; esac; done; done
 	install -m 644 lockstep.h $(DESTDIR)$(PREFIX)/include/lockstep/lockstep.h

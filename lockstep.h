@@ -11,6 +11,7 @@
  *   isa/isa.h    IsaProgram: the instruction set, the assembler and disassembler
  *   mem/mem.h    MemDevice: the device buffers a kernel sees
  *   sim/sim.h    SimLaunch, sim_dispatch, SimResult and the observer API
+ *   traces/trace.h  recording a dispatch's issues to a trace file, reading and exporting one
  *
  * Intended use — assemble a kernel, make its buffers, dispatch, read the results:
  *
@@ -58,6 +59,7 @@
 #include "isa/isa.h"
 #include "mem/mem.h"
 #include "sim/sim.h"
+#include "traces/trace.h"
 
 #define LOCKSTEP_VERSION "0.1.0"
 
