@@ -60,12 +60,14 @@ static bool count_arg(UiDbgUi *ui, char **args, int nargs, uint64_t *n)
     return true;
 }
 
+/* A decimal number, or 0x hex (never octal: `break 010` is line 10). */
 static bool u32_arg(const char *s, uint32_t *out)
 {
     char *end;
     if (!isdigit((unsigned char)*s))
         return false;
-    unsigned long long v = strtoull(s, &end, 0);
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
     if (*end || v > UINT32_MAX)
         return false;
     *out = (uint32_t)v;
