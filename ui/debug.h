@@ -145,6 +145,11 @@ typedef struct UiDbg {
     uint32_t num_watches;
     UiDbgWatchHit watch_pending, watch_shown;
 
+    /* per SIMD-group of the running threadgroup: its latest memory access (for `mem` and
+     * the screen), and whether it has made one in this threadgroup */
+    SimMemAccess last_access[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
+    bool has_access[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
+
     /* faults so far, and for UI_DBG_WHY_FAULT the new ones: [fault, fault + num_new) */
     uint64_t faults_seen;
     uint64_t fault;
@@ -227,6 +232,10 @@ bool ui_dbg_split_index(const char *what, char *name, size_t size, int64_t *inde
 /* An element of type `type_name` ("float", "int2"; "" or unknown: hex) as text. */
 void ui_dbg_format_element(const char *type_name, const uint8_t *bytes, uint32_t size, char *buf,
                            size_t buf_size);
+/* The latest memory access of the SIMD-group shown: one line (what, where, how many cache
+ * lines it took), and with `lanes` each active lane's element. False when it has made none
+ * in this threadgroup yet. */
+bool ui_dbg_access(const UiDbg *dbg, bool lanes, UiDbgText *out);
 /* One line saying where the run is stopped (or that it finished, with its totals). */
 void ui_dbg_where(const UiDbg *dbg, UiDbgText *out);
 

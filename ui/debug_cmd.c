@@ -319,6 +319,19 @@ static bool cmd_print(UiDbgUi *ui, char **args, int nargs)
     return ui_dbg_print(ui->dbg, args[0], &ui->messages);
 }
 
+static bool cmd_mem(UiDbgUi *ui, char **args, int nargs)
+{
+    (void)args;
+    (void)nargs;
+    if (ui->dbg->finished) {
+        say(ui, "%s", "the run is over");
+        return true;
+    }
+    if (!ui_dbg_access(ui->dbg, true, &ui->messages))
+        say(ui, "%s", "this SIMD-group has made no memory access in this threadgroup yet");
+    return true;
+}
+
 static bool cmd_lanes(UiDbgUi *ui, char **args, int nargs)
 {
     uint32_t lanes = ui->dbg->sg ? ui->dbg->sg->lanes : SIM_SIMD_WIDTH;
@@ -392,6 +405,9 @@ static const Cmd COMMANDS[] = {
     {"print", "p", {{0}}, "WHAT",
      "a variable's value in every lane, a register (r5, r5l), a buffer or array (out, out[3])",
      cmd_print},
+    {"mem", "m", {{'m', "mem"}}, "",
+     "the SIMD-group's latest memory access: each lane's element, cache lines or bank cycles",
+     cmd_mem},
     {"lanes", "la", {{'>', "lanes +8"}, {'<', "lanes -8"}}, "N|+N|-N",
      "the variables pane shows lanes N to N+7", cmd_lanes},
     {"where", "w", {{0}}, "", "where the run is stopped", cmd_where},

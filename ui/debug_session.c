@@ -14,6 +14,7 @@
 #include "debug.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,12 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a)
 {
     UiDbg *dbg = ctx;
+    if (sg->simdgroup < UTIL_ARRAY_LEN(dbg->last_access)) {
+        /* the lane data only for what a store wrote: copying it costs as much as the rest */
+        SimMemAccess *last = &dbg->last_access[sg->simdgroup];
+        memcpy(last, a, offsetof(SimMemAccess, data));
+        dbg->has_access[sg->simdgroup] = true;
+    }
     if (!dbg->num_watches || a->kind == SIM_ACCESS_READ || dbg->watch_pending.watch >= 0)
         return;
     for (uint32_t b = 0; b < dbg->num_breaks; b++) {
@@ -183,6 +190,7 @@ static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
     UiDbg *dbg = ctx;
     (void)tg;
     memset(dbg->last_line, 0, sizeof dbg->last_line);
+    memset(dbg->has_access, 0, sizeof dbg->has_access);
     memset(dbg->last_index, 0xff, sizeof dbg->last_index); /* no instruction yet */
 }
 

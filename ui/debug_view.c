@@ -527,7 +527,7 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
     UiDbgText where = {0};
     ui_dbg_where(dbg, &where);
     uint32_t status_rows = where.count > 1 ? 2 : 1;
-    uint32_t fixed = 2 + status_rows + (dbg->finished ? 0 : 5 + 1 + (var_rows ? var_rows : 1)) +
+    uint32_t fixed = 2 + status_rows + (dbg->finished ? 0 : 6 + 1 + (var_rows ? var_rows : 1)) +
                      1 + msg_rows;
     uint32_t code_rows = rows - fixed;
 
@@ -578,6 +578,11 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
             fit(buf, cols, tmp);
             ui_dbg_text_add(out, "%s", buf);
         }
+        UiDbgText access = {0};
+        fit(buf, cols, ui_dbg_access(dbg, false, &access) ? access.lines[0]
+                                                           : "no memory access yet in this threadgroup");
+        ui_dbg_text_add(out, "%s", buf);
+        ui_dbg_text_free(&access);
         uint32_t last = first_lane + 7 < sg->lanes ? first_lane + 7 : sg->lanes - 1;
         snprintf(tmp, sizeof tmp, "variables, lanes %u-%u (`lanes N` moves; (x): inactive lane)",
                  first_lane, last);
@@ -618,4 +623,118 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
         fit(buf, cols, from + r < messages->count ? messages->lines[from + r] : "");
         ui_dbg_text_add(out, "%s", buf);
     }
+}
+
+/* ---- memory accesses ----------------------------------------------------------------------------- */
+
+/* An address as the kernel names it: `a[7]` for an element of a typed buffer argument or a
+ * threadgroup array, else the buffer or space and the byte offset. */
+static void name_address(const UiDbg *dbg, MemSpace space, uint64_t addr, char *buf, size_t size)
+{
+    const UiBound *b = &dbg->launch->bound;
+    if (space == MEM_SPACE_DEVICE || space == MEM_SPACE_CONSTANT) {
+        uint64_t index = (addr >> MEM_BUFFER_SHIFT) - 1, offset = addr & MEM_MAX_BUFFER_BYTES;
+        for (uint32_t i = 0; i < b->num_args; i++) {
+            const UiBoundArg *a = &b->args[i];
+            if (a->buffer < 0 || (uint64_t)a->buffer != index)
+                continue;
+            uint32_t es = a->typed ? ui_elem_size(a->type) : 0;
+            if (es && offset % es == 0)
+                snprintf(buf, size, "%s[%llu]", a->param->name, (unsigned long long)(offset / es));
+            else
+                snprintf(buf, size, "%s+%llu", a->param->name, (unsigned long long)offset);
+            return;
+        }
+        snprintf(buf, size, "device 0x%llx", (unsigned long long)addr);
+        return;
+    }
+    if (space == MEM_SPACE_THREADGROUP) {
+        const IsaProgram *p = dbg->program;
+        for (uint32_t i = 0; i < p->num_symbols; i++) {
+            const IsaSymbol *s = &p->symbols[i];
+            if (s->space != ISA_SYM_THREADGROUP || addr < s->offset || addr >= s->offset + s->size)
+                continue;
+            uint64_t off = addr - s->offset;
+            if (s->elem_size && off % s->elem_size == 0)
+                snprintf(buf, size, "%s[%llu]", s->name, (unsigned long long)(off / s->elem_size));
+            else
+                snprintf(buf, size, "%s+%llu", s->name, (unsigned long long)off);
+            return;
+        }
+        UiDbgPlace place;
+        for (uint32_t i = 0; i < b->num_args; i++) {
+            const UiBoundArg *a = &b->args[i];
+            if (a->buffer >= 0 || !ui_dbg_locate(dbg, a->param->name, &place) ||
+                addr < place.offset || addr >= place.offset + place.bytes)
+                continue;
+            uint64_t off = addr - place.offset;
+            uint32_t es = a->typed ? ui_elem_size(a->type) : 0;
+            if (es && off % es == 0)
+                snprintf(buf, size, "%s[%llu]", a->param->name, (unsigned long long)(off / es));
+            else
+                snprintf(buf, size, "%s+%llu", a->param->name, (unsigned long long)off);
+            return;
+        }
+        snprintf(buf, size, "threadgroup byte %llu", (unsigned long long)addr);
+        return;
+    }
+    snprintf(buf, size, "stack byte %llu", (unsigned long long)addr);
+}
+
+bool ui_dbg_access(const UiDbg *dbg, bool lanes, UiDbgText *out)
+{
+    if (dbg->finished || dbg->sg->simdgroup >= UTIL_ARRAY_LEN(dbg->has_access) ||
+        !dbg->has_access[dbg->sg->simdgroup])
+        return false;
+    const SimMemAccess *a = &dbg->last_access[dbg->sg->simdgroup];
+    static const char *const kinds[] = {"read", "write", "atomic"};
+    uint32_t n = util_popcount32(a->lane_mask);
+    char first[96] = "-", last[96] = "-", cost[96] = "";
+    if (a->lane_mask) {
+        name_address(dbg, a->space, a->addr[__builtin_ctz(a->lane_mask)], first, sizeof first);
+        name_address(dbg, a->space, a->addr[31 - __builtin_clz(a->lane_mask)], last, sizeof last);
+    }
+    const SimGpuConfig *gpu = &dbg->launch->gpu.config;
+    if (a->space == MEM_SPACE_DEVICE || a->space == MEM_SPACE_CONSTANT) {
+        /* distinct L1 lines among the lanes' spans: the requests it makes */
+        uint32_t line = gpu->memory.level[MEM_LEVEL_L1].line_bytes, shift = 0, count = 0;
+        while (line > 1u << shift)
+            shift++;
+        uint64_t seen[64];
+        for (uint32_t m = a->lane_mask; m; m &= m - 1) {
+            uint32_t l = (uint32_t)__builtin_ctz(m);
+            for (uint64_t ln = a->addr[l] >> shift; ln <= (a->addr[l] + a->bytes - 1) >> shift; ln++) {
+                bool known = false;
+                for (uint32_t k = 0; k < count && !known; k++)
+                    known = seen[k] == ln;
+                if (!known && count < UTIL_ARRAY_LEN(seen))
+                    seen[count++] = ln;
+            }
+        }
+        snprintf(cost, sizeof cost, "; %u line%s of %u bytes", count, count == 1 ? "" : "s", line);
+    } else if (a->space == MEM_SPACE_THREADGROUP && gpu->tg_banks) {
+        uint32_t cycles = mem_tg_bank_cycles(a->addr, a->lane_mask, gpu->tg_banks, gpu->tg_bank_bytes);
+        snprintf(cost, sizeof cost, "; %u bank cycle%s", cycles, cycles == 1 ? "" : "s");
+    }
+    int64_t index = isa_program_index_of_pc(dbg->program, a->inst->pc);
+    uint32_t line = index >= 0 ? ui_dbg_line_of(dbg->program, (uint32_t)index) : 0;
+    ui_dbg_text_add(out, "last access (pc 0x%04x, line %u): %s of %s memory, %u byte%s by each of %u "
+                    "lane%s, %s .. %s%s", a->inst->pc, line,
+                    kinds[a->kind <= SIM_ACCESS_ATOMIC ? a->kind : 0],
+                    mem_space_names[a->space < MEM_SPACE_COUNT ? a->space : 0], a->bytes,
+                    a->bytes == 1 ? "" : "s", n, n == 1 ? "" : "s", first, last, cost);
+    if (!lanes)
+        return true;
+    for (uint32_t l0 = 0; l0 < 32; l0 += 8) {
+        char row[512];
+        size_t len = (size_t)snprintf(row, sizeof row, "  lanes %2u-%-2u:", l0, l0 + 7);
+        for (uint32_t l = l0; l < l0 + 8 && len < sizeof row; l++) {
+            char name[96] = "-";
+            if (a->lane_mask >> l & 1)
+                name_address(dbg, a->space, a->addr[l], name, sizeof name);
+            len += (size_t)snprintf(row + len, sizeof row - len, " %s", name);
+        }
+        ui_dbg_text_add(out, "%s", row);
+    }
+    return true;
 }

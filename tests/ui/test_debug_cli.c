@@ -479,6 +479,60 @@ static void test_timed_stops(void **state)
     free(out);
 }
 
+/* `mem`: the SIMD-group's latest access, lane by lane, and what it cost: vector_add's load
+ * of a by SIMD-group 0 is a[0] .. a[31], 128 contiguous bytes, one 128-byte line; a store
+ * with a stride of 32 floats touches a line per lane; reduce's first-round load of
+ * scratch[lid + stride] is scratch[128 + lane]. */
+static void test_mem(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    const char *va = "kernels/basics/vector_add.metal";
+    char script[128];
+    snprintf(script, sizeof script, "mem\nbreak %u\ncontinue\nnext 2\nmem\n",
+             line_of(va, "c[i] = a[i] + b[i];"));
+    assert_int_equal(debug("kernels/basics/vector_add.yaml", "--mode functional", script, &out), 0);
+    char *s = said(out, "mem", 0);
+    expect_in(s, "no memory access in this threadgroup yet", out);
+    free(s);
+    s = said(out, "mem", 1);
+    expect_in(s, "read of device memory, 4 bytes by each of 32 lanes, a[0] .. a[31]; 1 line of 128 bytes", out);
+    expect_in(s, "  lanes 24-31: a[24] a[25] a[26] a[27] a[28] a[29] a[30] a[31]", out);
+    free(s);
+    free(out);
+
+    char dir[] = "/tmp/lockstep-mem-XXXXXX", kernel[256], manifest[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(kernel, sizeof kernel, "%s/strided.metal", dir);
+    FILE *f = fopen(kernel, "w");
+    fputs("kernel void strided(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+          "    out[i * 32] = 1.0f;\n"
+          "}\n", f);
+    fclose(f);
+    snprintf(manifest, sizeof manifest, "%s/strided.yaml", dir);
+    f = fopen(manifest, "w");
+    fputs("kernel: strided.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n  out: {count: 1024}\n", f);
+    fclose(f);
+    assert_int_equal(debug(manifest, "--mode functional", "watch out[0]\ncontinue\nmem\n", &out), 0);
+    s = said(out, "mem", 0);
+    expect_in(s, "write of device memory, 4 bytes by each of 32 lanes, out[0] .. out[992]; 32 lines of 128 bytes", out);
+    expect_in(s, "  lanes  0-7 : out[0] out[32] out[64] out[96] out[128] out[160] out[192] out[224]", out);
+    free(s);
+    free(out);
+    unlink(kernel);
+    unlink(manifest);
+    rmdir(dir);
+
+    snprintf(script, sizeof script, "break %u\ncontinue\nnext 3\nmem\n",
+             line_of("kernels/reduce/reduce_threadgroup.metal", "scratch[lid] += scratch[lid + stride];"));
+    assert_int_equal(debug("kernels/reduce/reduce_threadgroup.yaml", "--mode functional", script, &out), 0);
+    s = said(out, "mem", 0);
+    expect_in(s, "read of threadgroup memory, 4 bytes by each of 32 lanes, scratch[128] .. scratch[159]; ", out);
+    expect_in(s, " bank cycle", out);
+    free(s);
+    free(out);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -558,7 +612,7 @@ static void test_help(void **state)
     assert_int_equal(debug("kernels/basics/vector_add.yaml", "", "help\n", &out), 0);
     static const char *const names[] = {"step [N]", "next [N]", "line", "continue", "finish",
                                         "thread X [Y [Z]]", "break LINE|*INSTR", "delete N",
-                                        "breaks", "print WHAT", "lanes N|+N|-N", "where", "watch NAME[I]",
+                                        "breaks", "print WHAT", "lanes N|+N|-N", "where", "watch NAME[I]", "mem",
                                         "screen", "help", "quit"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_in(out, names[i], out);
@@ -738,6 +792,7 @@ static void test_random_scripts(void **state)
         "lanes -8", "print i", "print lid", "print stride", "print scratch", "print r0l",
         "print r1", "print in", "print out[0]", "print x[3]", "s", "n", "l", "c", "finish",
         "watch scratch[1]", "watch c[3]", "watch out[2]", "watch partial_sums[0]", "delete 1",
+        "mem", "m",
     };
     static const char *const risky[] = {
         "print scratch[100000]", "print r300", "print nothing", "delete 7", "thread 99999999",
@@ -801,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_loop_on_one_line),
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_timed_stops),
+        cmocka_unit_test(test_mem),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
