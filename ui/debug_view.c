@@ -160,10 +160,11 @@ void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
     if (line)
         snprintf(at_line, sizeof at_line, " line %u,", line);
     ui_dbg_text_add(out, "%s:%s pc 0x%04x; threadgroup (%u,%u,%u), SIMD-group %u, %u of %u lanes "
-                    "active; %llu instructions done",
+                    "active; %llu instruction%s done",
                     why_name(dbg, why, sizeof why), at_line, dbg->inst->pc, tg->position[0],
                     tg->position[1], tg->position[2], sg->simdgroup,
-                    util_popcount32(sg->exec_mask), sg->lanes, (unsigned long long)dbg->issued - 1);
+                    util_popcount32(sg->exec_mask), sg->lanes, (unsigned long long)dbg->issued - 1,
+                    dbg->issued - 1 == 1 ? "" : "s");
     uint64_t cycle, since;
     uint32_t core;
     if (dbg->timing && ui_dbg_timing_at(dbg->timing, tg->linear, sg->simdgroup, sg->retired, &cycle,
@@ -725,10 +726,12 @@ bool ui_dbg_access(const UiDbg *dbg, bool lanes, UiDbgText *out)
                     a->bytes == 1 ? "" : "s", n, n == 1 ? "" : "s", first, last, cost);
     if (!lanes)
         return true;
-    for (uint32_t l0 = 0; l0 < 32; l0 += 8) {
+    uint32_t present = dbg->sg->lanes;
+    for (uint32_t l0 = 0; l0 < present; l0 += 8) {
         char row[512];
-        size_t len = (size_t)snprintf(row, sizeof row, "  lanes %2u-%-2u:", l0, l0 + 7);
-        for (uint32_t l = l0; l < l0 + 8 && len < sizeof row; l++) {
+        uint32_t l1 = l0 + 7 < present ? l0 + 7 : present - 1;
+        size_t len = (size_t)snprintf(row, sizeof row, "  lanes %2u-%-2u:", l0, l1);
+        for (uint32_t l = l0; l <= l1 && len < sizeof row; l++) {
             char name[96] = "-";
             if (a->lane_mask >> l & 1)
                 name_address(dbg, a->space, a->addr[l], name, sizeof name);
