@@ -211,7 +211,7 @@ void ui_dbg_text_free(UiDbgText *t);
  * around it, the lanes (exec mask and nesting depth), the live variables of lanes
  * [first_lane, first_lane + 8) and, at the bottom, the last lines of `messages`. */
 void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
-                   const UiDbgText *messages, UiDbgText *out);
+                   const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out);
 /* `print WHAT`: a variable live at the stop, a register (r5, r5l, r5h), a named block
  * of threadgroup memory (`shared`, `shared[3]`) or a buffer argument (`out`, `out[5]`).
  * False with a message in out when WHAT names nothing printable here. */
@@ -247,6 +247,7 @@ typedef struct UiDbgUi {
     uint32_t first_lane;    /* the variables pane shows lanes first_lane .. first_lane + 7 */
     uint32_t cols, rows;    /* screen size for `screen` (script) */
     bool want_screen;       /* `screen` asked for it (the script prints it) */
+    uint32_t output_from;   /* messages the last command added start here */
     bool quit;
 } UiDbgUi;
 

@@ -445,6 +445,7 @@ bool ui_dbg_command(UiDbgUi *ui, const char *line)
     }
     if (nargs == 0)
         return true;
+    ui->output_from = ui->messages.count;
     const Cmd *c = find_command(args[0]);
     if (!c) {
         say(ui, "unknown command `%s` (help lists them)", args[0]);
@@ -561,7 +562,7 @@ static int run_script(UiDbgUi *ui, const char *path)
         }
         if (ui->want_screen) {
             UiDbgText screen = {0};
-            ui_dbg_screen(ui->dbg, ui->cols, ui->rows, ui->first_lane, &ui->messages, &screen);
+            ui_dbg_screen(ui->dbg, ui->cols, ui->rows, ui->first_lane, &ui->messages, 4, &screen);
             for (uint32_t i = 0; i < screen.count; i++)
                 printf("%s\n", screen.lines[i]);
             ui_dbg_text_free(&screen);

@@ -28,8 +28,9 @@ static void draw(UiDbgUi *ui)
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     UiDbgText screen = {0};
+    /* the messages pane grows to show all the last command said (up to a third) */
     ui_dbg_screen(ui->dbg, (uint32_t)cols, (uint32_t)rows - 1, ui->first_lane, &ui->messages,
-                  &screen);
+                  ui->messages.count - ui->output_from, &screen);
     erase();
     uint32_t left = ((uint32_t)(cols < 60 ? 60 : cols) - 1) / 2;
     for (uint32_t r = 0; r < screen.count && (int)r < rows - 1; r++) {
@@ -47,6 +48,21 @@ static void draw(UiDbgUi *ui)
     mvaddnstr(rows - 1, 0, "s step  n next  l line  c continue  : command  h help  q quit", cols);
     ui_dbg_text_free(&screen);
     refresh();
+}
+
+/* The command list over the whole screen, until a key is pressed. */
+static void show_help(void)
+{
+    UiDbgText help = {0};
+    ui_dbg_help(&help);
+    erase();
+    mvaddstr(0, 0, "lockstep debug: keys and commands (any key to go back)");
+    mvchgat(0, 0, -1, A_REVERSE, 0, NULL);
+    for (uint32_t i = 0; i < help.count && (int)i + 2 < LINES; i++)
+        mvaddnstr((int)i + 2, 0, help.lines[i], COLS);
+    ui_dbg_text_free(&help);
+    refresh();
+    getch();
 }
 
 /* Reads a command line on the bottom row. */
@@ -99,6 +115,10 @@ int ui_dbg_tui(UiDbgUi *ui)
             cmd = ui_dbg_key_command(key);
             if (!cmd && key < 128)
                 ui_dbg_text_add(&ui->messages, "no command on key `%c` (h: help)", key);
+        }
+        if (cmd && (strcmp(cmd, "help") == 0 || strcmp(cmd, "h") == 0)) {
+            show_help();
+            continue;
         }
         if (cmd)
             ui_dbg_command(ui, cmd);

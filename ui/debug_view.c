@@ -514,15 +514,15 @@ static void asm_row(const UiDbg *dbg, uint32_t r, uint32_t height, char *buf, ui
 }
 
 void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
-                   const UiDbgText *messages, UiDbgText *out)
+                   const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out)
 {
     cols = cols < 60 ? 60 : cols > 400 ? 400 : cols;
     rows = rows < 24 ? 24 : rows;
+    msg_rows = msg_rows < 4 ? 4 : msg_rows > rows / 3 ? rows / 3 : msg_rows;
     char buf[1024], tmp[1024];
     const UiLaunch *L = dbg->launch;
     const IsaVarLoc *live[256];
     uint32_t num_live = dbg->finished ? 0 : live_vars(dbg, live, 256);
-    const uint32_t msg_rows = 4;
     uint32_t var_rows = num_live < 6 ? num_live : 6;
     /* the status: where it stopped, and (timed, or a thread found) one line more */
     UiDbgText where = {0};

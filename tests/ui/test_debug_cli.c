@@ -625,8 +625,8 @@ static void test_help(void **state)
     free(out);
 }
 
-/* The terminal front end, on a pseudo-terminal (util-linux `script`): keys step, `:` reads
- * a command line, q quits with status 0. Curses draws with cursor moves, so only text it
+/* The terminal front end, on a pseudo-terminal (util-linux `script`): keys step, h shows
+ * the commands, `:` reads a command line, q quits with status 0. Curses draws with cursor moves, so only text it
  * writes in one piece is looked for: the stop line and a line of `print i`. */
 static void test_terminal(void **state)
 {
@@ -634,7 +634,7 @@ static void test_terminal(void **state)
     if (test_run("command -v script", NULL) != 0)
         skip();
     char cmd[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "printf 's:print i\\nq' | TERM=xterm COLUMNS=100 LINES=30 "
+    snprintf(cmd, sizeof cmd, "printf 'sh :print i\\nq' | TERM=xterm COLUMNS=100 LINES=30 "
              "timeout 60 script -qfec '%s debug kernels/basics/vector_add.yaml' /dev/null",
              test_lockstep_path());
     int status = test_run(cmd, &out);
@@ -643,6 +643,10 @@ static void test_terminal(void **state)
     expect_in(out, "lockstep debug: vector_add", out);
     expect_in(out, "stepped: line ", out);
     expect_in(out, "lanes  8-15: 8 9 10 11 12 13 14 15", out);
+    /* h: the command list over the screen, until a key; the pane then shows all of print's
+     * output, its first line too */
+    expect_in(out, "keys and commands (any key to go back)", out);
+    expect_in(out, "i (uint, r1), lanes 0-31", out);
     free(out);
 }
 
