@@ -150,6 +150,15 @@ typedef struct UiDbg {
     SimMemAccess last_access[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
     bool has_access[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
 
+    /* per SIMD-group of the running threadgroup, for `groups`: instructions issued, the
+     * latest one's index, and the barrier it waits at (-1: none) */
+    struct UiDbgGroup {
+        uint64_t issued;
+        uint32_t last;
+        int32_t barrier;
+    } groups[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH];
+    uint32_t num_groups;    /* of the running threadgroup */
+
     /* faults so far, and for UI_DBG_WHY_FAULT the new ones: [fault, fault + num_new) */
     uint64_t faults_seen;
     uint64_t fault;
@@ -236,6 +245,9 @@ void ui_dbg_format_element(const char *type_name, const uint8_t *bytes, uint32_t
  * lines it took), and with `lanes` each active lane's element. False when it has made none
  * in this threadgroup yet. */
 bool ui_dbg_access(const UiDbg *dbg, bool lanes, UiDbgText *out);
+/* `groups`: every SIMD-group of the running threadgroup — where it is, how many
+ * instructions it issued, and whether it waits at a barrier, has ended, or has not started. */
+void ui_dbg_groups(const UiDbg *dbg, UiDbgText *out);
 /* One line saying where the run is stopped (or that it finished, with its totals). */
 void ui_dbg_where(const UiDbg *dbg, UiDbgText *out);
 

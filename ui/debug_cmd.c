@@ -332,6 +332,17 @@ static bool cmd_mem(UiDbgUi *ui, char **args, int nargs)
     return true;
 }
 
+static bool cmd_groups(UiDbgUi *ui, char **args, int nargs)
+{
+    (void)args;
+    (void)nargs;
+    if (ui->dbg->finished)
+        say(ui, "%s", "the run is over");
+    else
+        ui_dbg_groups(ui->dbg, &ui->messages);
+    return true;
+}
+
 static bool cmd_lanes(UiDbgUi *ui, char **args, int nargs)
 {
     uint32_t lanes = ui->dbg->sg ? ui->dbg->sg->lanes : SIM_SIMD_WIDTH;
@@ -408,6 +419,9 @@ static const Cmd COMMANDS[] = {
     {"mem", "m", {{'m', "mem"}}, "",
      "the SIMD-group's latest memory access: each lane's element, cache lines or bank cycles",
      cmd_mem},
+    {"groups", "g", {{'g', "groups"}}, "",
+     "every SIMD-group of the threadgroup: where it is, and if it waits at a barrier or ended",
+     cmd_groups},
     {"lanes", "la", {{'>', "lanes +8"}, {'<', "lanes -8"}}, "N|+N|-N",
      "the variables pane shows lanes N to N+7", cmd_lanes},
     {"where", "w", {{0}}, "", "where the run is stopped", cmd_where},

@@ -81,6 +81,12 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     uint32_t index = (uint32_t)isa_program_index_of_pc(dbg->program, inst->pc);
     uint32_t line = ui_dbg_line_of(dbg->program, index);
     dbg->issued++;
+    if (sg->simdgroup < UTIL_ARRAY_LEN(dbg->groups)) {
+        struct UiDbgGroup *g = &dbg->groups[sg->simdgroup];
+        g->issued++;
+        g->last = index;
+        g->barrier = -1;
+    }
     int bp = breakpoint_at(dbg, sg, index, line);
     bool stop = false;
     uint32_t lane = dbg->focus_lane;
@@ -185,10 +191,29 @@ static void on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess 
     }
 }
 
-static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+static void on_barrier_arrive(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    UiDbg *dbg = ctx;
+    if (sg->simdgroup < UTIL_ARRAY_LEN(dbg->groups))
+        dbg->groups[sg->simdgroup].barrier = (int32_t)isa_program_index_of_pc(dbg->program, inst->pc);
+}
+
+static void on_barrier_release(void *ctx, const SimThreadgroupView *tg)
 {
     UiDbg *dbg = ctx;
     (void)tg;
+    for (uint32_t i = 0; i < dbg->num_groups; i++)
+        dbg->groups[i].barrier = -1;
+}
+
+static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    UiDbg *dbg = ctx;
+    dbg->num_groups = tg->num_simdgroups < UTIL_ARRAY_LEN(dbg->groups) ? tg->num_simdgroups
+                                                                      : UTIL_ARRAY_LEN(dbg->groups);
+    memset(dbg->groups, 0, sizeof dbg->groups);
+    for (uint32_t i = 0; i < UTIL_ARRAY_LEN(dbg->groups); i++)
+        dbg->groups[i].barrier = -1;
     memset(dbg->last_line, 0, sizeof dbg->last_line);
     memset(dbg->has_access, 0, sizeof dbg->has_access);
     memset(dbg->last_index, 0xff, sizeof dbg->last_index); /* no instruction yet */
@@ -210,6 +235,8 @@ static void *sim_thread(void *arg)
         .threadgroup_end = on_tg_end,
         .inst_issued = on_issued,
         .mem_access = on_mem_access,
+        .barrier_arrive = on_barrier_arrive,
+        .barrier_release = on_barrier_release,
     };
     /* the checkers first: at an instruction, what the ones before it did is reported */
     SimObserver *list[4];

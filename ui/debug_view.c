@@ -741,3 +741,36 @@ bool ui_dbg_access(const UiDbg *dbg, bool lanes, UiDbgText *out)
     }
     return true;
 }
+
+/* ---- SIMD-groups of the threadgroup --------------------------------------------------------------- */
+
+void ui_dbg_groups(const UiDbg *dbg, UiDbgText *out)
+{
+    const SimThreadgroupView *tg = dbg->sg->threadgroup;
+    const IsaProgram *p = dbg->program;
+    ui_dbg_text_add(out, "threadgroup (%u,%u,%u): %u SIMD-group%s, run one at a time up to each "
+                    "barrier (functional order)", tg->position[0], tg->position[1], tg->position[2],
+                    tg->num_simdgroups, tg->num_simdgroups == 1 ? "" : "s");
+    for (uint32_t i = 0; i < dbg->num_groups; i++) {
+        const struct UiDbgGroup *g = &dbg->groups[i];
+        bool shown = i == dbg->sg->simdgroup;
+        char state[96], where[48] = "";
+        if (g->issued)
+            snprintf(where, sizeof where, "line %u, pc 0x%04x", ui_dbg_line_of(p, g->last),
+                     p->code[g->last].pc);
+        if (shown)
+            snprintf(state, sizeof state, "stopped here");
+        else if (!g->issued)
+            snprintf(state, sizeof state, "not started");
+        else if (g->barrier >= 0)
+            snprintf(state, sizeof state, "waits at the barrier of line %u",
+                     ui_dbg_line_of(p, (uint32_t)g->barrier));
+        else if (p->code[g->last].op == ISA_OP_STOP)
+            snprintf(state, sizeof state, "ended");
+        else
+            snprintf(state, sizeof state, "runs next, when those before it reach a barrier or end");
+        ui_dbg_text_add(out, "%s sg %-2u  %-22s %6llu issued  %s", shown ? "=>" : "  ", i,
+                        shown ? "" : where, (unsigned long long)(shown ? g->issued - 1 : g->issued),
+                        state);
+    }
+}

@@ -533,6 +533,43 @@ static void test_mem(void **state)
     free(out);
 }
 
+/* `groups`: at the start SIMD-group 0 is stopped and the 7 others have not started; at the
+ * first round's add in SIMD-group 1, SIMD-group 0 waits at the loop's barrier (the
+ * functional run takes them one at a time up to each barrier) and 2..7 wait for their turn
+ * past the first barrier. */
+static void test_groups(void **state)
+{
+    (void)state;
+    const char *kernel = "kernels/reduce/reduce_threadgroup.metal";
+    uint32_t add = line_of(kernel, "scratch[lid] += scratch[lid + stride];");
+    uint32_t first_barrier = line_of(kernel, "    threadgroup_barrier");
+    uint32_t loop_barrier = line_of(kernel, "        threadgroup_barrier");
+    char script[128], want[160], *out = NULL;
+    snprintf(script, sizeof script, "groups\nbreak %u\ncontinue\ncontinue\ngroups\n", add);
+    assert_int_equal(debug("kernels/reduce/reduce_threadgroup.yaml", "--mode functional", script,
+                           &out), 0);
+    char *s = said(out, "groups", 0);
+    expect_in(s, "threadgroup (0,0,0): 8 SIMD-groups", out);
+    expect_in(s, "=> sg 0 ", out);
+    expect_in(s, "stopped here", out);
+    for (int g = 1; g < 8; g++) {
+        snprintf(want, sizeof want, "   sg %-2d  %-22s %6d issued  not started", g, "", 0);
+        expect_in(s, want, out);
+    }
+    free(s);
+    s = said(out, "groups", 1);
+    expect_in(s, "=> sg 1 ", out);
+    snprintf(want, sizeof want, "waits at the barrier of line %u", loop_barrier);
+    expect_in(s, want, out);
+    for (int g = 2; g < 8; g++) {
+        snprintf(want, sizeof want, "   sg %-2d  line %u, ", g, first_barrier);
+        expect_in(s, want, out);
+    }
+    expect_in(s, "runs next, when those before it reach a barrier or end", out);
+    free(s);
+    free(out);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -612,7 +649,7 @@ static void test_help(void **state)
     assert_int_equal(debug("kernels/basics/vector_add.yaml", "", "help\n", &out), 0);
     static const char *const names[] = {"step [N]", "next [N]", "line", "continue", "finish",
                                         "thread X [Y [Z]]", "break LINE|*INSTR", "delete N",
-                                        "breaks", "print WHAT", "lanes N|+N|-N", "where", "watch NAME[I]", "mem",
+                                        "breaks", "print WHAT", "lanes N|+N|-N", "where", "watch NAME[I]", "mem", "groups",
                                         "screen", "help", "quit"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_in(out, names[i], out);
@@ -796,7 +833,7 @@ static void test_random_scripts(void **state)
         "lanes -8", "print i", "print lid", "print stride", "print scratch", "print r0l",
         "print r1", "print in", "print out[0]", "print x[3]", "s", "n", "l", "c", "finish",
         "watch scratch[1]", "watch c[3]", "watch out[2]", "watch partial_sums[0]", "delete 1",
-        "mem", "m",
+        "mem", "m", "groups", "g",
     };
     static const char *const risky[] = {
         "print scratch[100000]", "print r300", "print nothing", "delete 7", "thread 99999999",
@@ -861,6 +898,7 @@ int main(void)
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_timed_stops),
         cmocka_unit_test(test_mem),
+        cmocka_unit_test(test_groups),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
