@@ -118,25 +118,6 @@ typedef struct SimObserver {
     const uint8_t *issue_insts;
 } SimObserver;
 
-/* One issue as the timing engine made it: for traces of where the cycles went. */
-typedef struct SimIssueEvent {
-    uint64_t cycle;
-    uint32_t core, scheduler;
-    uint64_t threadgroup;     /* linear dispatch order */
-    uint32_t simdgroup;
-    uint32_t pc;
-    uint32_t exec_mask;       /* the lanes that run it */
-    uint32_t lanes;           /* present lanes */
-} SimIssueEvent;
-
-/* Timed mode only: called at every issue, in each core's order (cores may run ahead of
- * each other: events are not sorted by cycle across cores). Unlike observers it changes
- * nothing: the schedule and cycles are those of the run without it. */
-typedef struct SimIssueTrace {
-    void *ctx;
-    void (*issued)(void *ctx, const SimIssueEvent *e);
-} SimIssueTrace;
-
 /* ---- launch and result -------------------------------------------------------------------- */
 
 /* ---- timed-mode statistics ---------------------------------------------------------------- */
@@ -151,6 +132,32 @@ typedef enum SimStall {
 } SimStall;
 
 extern const char *const sim_stall_names[SIM_STALL_COUNT];
+
+/* One issue as the timing engine made it: for traces of where the cycles went. */
+typedef struct SimIssueEvent {
+    uint64_t cycle;
+    uint32_t core, scheduler;
+    uint64_t threadgroup;     /* linear dispatch order */
+    uint32_t simdgroup;
+    uint32_t pc;
+    uint32_t exec_mask;       /* the lanes that run it */
+    uint32_t lanes;           /* present lanes */
+    /* When it could have issued at the earliest (its operands, loads or barrier ready), and
+     * what it waited on until then (dependency, memory or barrier; meaningless when ready
+     * is not after the SIMD-group's previous issue). From ready to cycle it waited for its
+     * scheduler (other SIMD-groups issuing) or its pipe. */
+    uint64_t ready;
+    SimStall waited_on;
+} SimIssueEvent;
+
+/* Timed mode only: called at every issue, in each core's order (cores may run ahead of
+ * each other: events are not sorted by cycle across cores). Unlike observers it changes
+ * nothing: the schedule and cycles are those of the run without it. */
+typedef struct SimIssueTrace {
+    void *ctx;
+    void (*issued)(void *ctx, const SimIssueEvent *e);
+} SimIssueTrace;
+
 
 typedef struct SimCoreStats {
     uint64_t busy_cycles;        /* cycles with at least one instruction issued */

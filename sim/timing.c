@@ -483,9 +483,10 @@ static inline __attribute__((always_inline)) void issue_tail(TimedRun *t, TCore 
 /* Executes g's instruction ti as issued at `now` on scheduler s: false when the budget
  * stopped it instead. */
 static inline __attribute__((always_inline)) bool exec_issued(TimedRun *t, TCore *core, TSched *s,
-                                                              SimGroup *g, const TInst *ti,
+                                                              TGroup *tg, const TInst *ti,
                                                               uint64_t now)
 {
+    SimGroup *g = tg->g;
     if (UTIL_UNLIKELY(t->slow_issue)) {
         if (t->trace && g->pc < t->d->count && t->d->result->instructions < t->d->budget) {
             SimIssueEvent e = {
@@ -493,6 +494,7 @@ static inline __attribute__((always_inline)) bool exec_issued(TimedRun *t, TCore
                 .scheduler = (uint32_t)(s - core->sched),
                 .threadgroup = g->view.threadgroup->linear, .simdgroup = g->index,
                 .pc = t->d->code[g->pc].isa->pc, .exec_mask = g->exec_mask, .lanes = g->lanes,
+                .ready = tg->ready < now ? tg->ready : now, .waited_on = (SimStall)tg->reason,
             };
             t->trace->issued(t->trace->ctx, &e);
         }
@@ -531,7 +533,7 @@ static __attribute__((noinline)) void issue_other(TimedRun *t, TCore *core, TSch
         tg_cycles = tg_bank_total(t, d, g, in, ti, mask, tg_addr ? tg_addr : own,
                                   tg_addr != NULL);
 
-    if (!exec_issued(t, core, s, g, ti, now))
+    if (!exec_issued(t, core, s, tg, ti, now))
         return;
     uint64_t done = now + ti->latency;
     uint8_t mem = 0;
@@ -593,7 +595,7 @@ static inline __attribute__((always_inline)) void issue(TimedRun *t, TCore *core
         return;
     }
     const uint32_t mask = g->exec_mask;
-    if (!exec_issued(t, core, s, g, ti, now))
+    if (!exec_issued(t, core, s, tg, ti, now))
         return;
     issue_tail(t, core, s, tg, ti, mask, now + ti->latency, 0, now);
 }

@@ -72,9 +72,14 @@ typedef struct UiDbgWatchHit {
     uint8_t value[16];
 } UiDbgWatchHit;
 
-/* The cycles of a timed run, per SIMD-group and instruction (debug_timing.c). */
+/* The issues of a timed run, per SIMD-group and instruction (debug_timing.c). */
+typedef struct UiDbgIssue {
+    uint64_t cycle;         /* core << 52 | cycle */
+    uint64_t ready;         /* reason << 60 | the cycle it could have issued (SimIssueEvent) */
+} UiDbgIssue;
+
 typedef struct UiDbgIssues {
-    uint64_t *cycles;       /* per instruction it issued: core << 52 | cycle */
+    UiDbgIssue *issues;     /* per instruction it issued, in order */
     uint32_t n, cap;
 } UiDbgIssues;
 
@@ -93,10 +98,17 @@ typedef struct UiDbgTiming {
 /* Runs the launch timed, unobserved, on a copy of its buffers, noting every issue's cycle.
  * False with err when the launch is refused. */
 bool ui_dbg_timing_run(UiDbgTiming *t, const UiLaunch *L, UtilError *err);
-/* The cycle and core of the k-th instruction (from 0) of a SIMD-group, and the cycles since
- * its instruction before; false when not recorded. */
+/* The k-th instruction (from 0) of a SIMD-group in the timed run: its cycle and core, the
+ * cycles since the SIMD-group's instruction before, and of those how many it waited for
+ * its operands, loads or a barrier (*waited, on *reason) rather than for its turn. False
+ * when not recorded. */
+typedef struct UiDbgIssueTime {
+    uint64_t cycle, since, waited;
+    uint32_t core;
+    SimStall reason;
+} UiDbgIssueTime;
 bool ui_dbg_timing_at(const UiDbgTiming *t, uint64_t threadgroup, uint32_t simdgroup,
-                      uint64_t k, uint64_t *cycle, uint32_t *core, uint64_t *since);
+                      uint64_t k, UiDbgIssueTime *out);
 void ui_dbg_timing_free(UiDbgTiming *t);
 
 typedef struct UiDbg {

@@ -14,15 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The timed run stops after this many issues (8 bytes each: 64 MB; about a second of
+/* The timed run stops after this many issues (16 bytes each: 64 MB; half a second of
  * timed simulation), so a runaway kernel does not hold up the debugger; the instructions
  * after them have no cycle. */
-#define MAX_ISSUES (8u << 20)
+#define MAX_ISSUES (4u << 20)
 /* Beyond this many SIMD-groups in the grid, no cycles at all. */
 #define MAX_GROUPS (8u << 20)
 
 #define CORE_BITS 12
 #define CYCLE_MASK ((UINT64_C(1) << (64 - CORE_BITS)) - 1)
+#define READY_MASK ((UINT64_C(1) << 60) - 1)
 
 static void on_issue(void *ctx, const SimIssueEvent *e)
 {
@@ -37,9 +38,12 @@ static void on_issue(void *ctx, const SimIssueEvent *e)
     }
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 16;
-        g->cycles = util_realloc(g->cycles, g->cap * sizeof *g->cycles);
+        g->issues = util_realloc(g->issues, g->cap * sizeof *g->issues);
     }
-    g->cycles[g->n++] = (uint64_t)e->core << (64 - CORE_BITS) | (e->cycle & CYCLE_MASK);
+    g->issues[g->n++] = (UiDbgIssue){
+        (uint64_t)e->core << (64 - CORE_BITS) | (e->cycle & CYCLE_MASK),
+        (uint64_t)e->waited_on << 60 | (e->ready & READY_MASK),
+    };
     t->recorded++;
 }
 
@@ -86,24 +90,28 @@ bool ui_dbg_timing_run(UiDbgTiming *t, const UiLaunch *L, UtilError *err)
 }
 
 bool ui_dbg_timing_at(const UiDbgTiming *t, uint64_t threadgroup, uint32_t simdgroup,
-                      uint64_t k, uint64_t *cycle, uint32_t *core, uint64_t *since)
+                      uint64_t k, UiDbgIssueTime *out)
 {
     if (!t->on)
         return false;
     uint64_t key = threadgroup * t->groups_per_tg + simdgroup;
     if (key >= t->num_groups || k >= t->groups[key].n)
         return false;
-    const uint64_t *c = t->groups[key].cycles;
-    *cycle = c[k] & CYCLE_MASK;
-    *core = (uint32_t)(c[k] >> (64 - CORE_BITS));
-    *since = k ? *cycle - (c[k - 1] & CYCLE_MASK) : 0;
+    const UiDbgIssue *c = t->groups[key].issues;
+    uint64_t prev = k ? c[k - 1].cycle & CYCLE_MASK : 0, ready = c[k].ready & READY_MASK;
+    out->cycle = c[k].cycle & CYCLE_MASK;
+    out->core = (uint32_t)(c[k].cycle >> (64 - CORE_BITS));
+    out->since = k ? out->cycle - prev : 0;
+    /* from the cycle after the previous issue to `ready`, it waited on `reason` */
+    out->waited = k && ready > prev + 1 ? ready - prev - 1 : 0;
+    out->reason = (SimStall)(c[k].ready >> 60);
     return true;
 }
 
 void ui_dbg_timing_free(UiDbgTiming *t)
 {
     for (uint64_t i = 0; i < t->num_groups; i++)
-        free(t->groups[i].cycles);
+        free(t->groups[i].issues);
     free(t->groups);
     memset(t, 0, sizeof *t);
 }

@@ -165,16 +165,24 @@ void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
                     tg->position[1], tg->position[2], sg->simdgroup,
                     util_popcount32(sg->exec_mask), sg->lanes, (unsigned long long)dbg->issued - 1,
                     dbg->issued - 1 == 1 ? "" : "s");
-    uint64_t cycle, since;
-    uint32_t core;
-    if (dbg->timing && ui_dbg_timing_at(dbg->timing, tg->linear, sg->simdgroup, sg->retired, &cycle,
-                                        &core, &since)) {
-        char gap[96], total[96];
+    UiDbgIssueTime it;
+    if (dbg->timing && ui_dbg_timing_at(dbg->timing, tg->linear, sg->simdgroup, sg->retired, &it)) {
+        char gap[160], total[96];
         if (sg->retired == 0)
             snprintf(gap, sizeof gap, "this SIMD-group's first instruction");
+        else if (it.since <= 1)
+            snprintf(gap, sizeof gap, "right after this SIMD-group's previous one");
+        else if (it.waited)
+            snprintf(gap, sizeof gap, "%llu cycles after this SIMD-group's previous one: %llu "
+                     "waiting on %s, %llu for its turn", (unsigned long long)it.since,
+                     (unsigned long long)it.waited,
+                     it.reason == SIM_STALL_MEMORY ? "memory" :
+                     it.reason == SIM_STALL_BARRIER ? "the barrier" : "a result (dependency)",
+                     (unsigned long long)(it.since - 1 - it.waited));
         else
-            snprintf(gap, sizeof gap, "%llu cycle%s after this SIMD-group's previous one",
-                     (unsigned long long)since, since == 1 ? "" : "s");
+            snprintf(gap, sizeof gap, "%llu cycles after this SIMD-group's previous one, waiting "
+                     "for its turn (other SIMD-groups issuing, or its pipe busy)",
+                     (unsigned long long)it.since);
         if (dbg->timing->cut)
             snprintf(total, sizeof total, "the timed run was cut at cycle %llu",
                      (unsigned long long)dbg->timing->cycles);
@@ -182,10 +190,10 @@ void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
             snprintf(total, sizeof total, "the run takes %llu cycles",
                      (unsigned long long)dbg->timing->cycles);
         ui_dbg_text_add(out, "timed: issues at cycle %llu on core %u, %s (%s)",
-                        (unsigned long long)cycle, core, gap, total);
+                        (unsigned long long)it.cycle, it.core, gap, total);
     } else if (dbg->timing && dbg->timing->cut) {
         ui_dbg_text_add(out, "timed: no cycle (the timed run was cut after its first %u "
-                        "instructions)", 8u << 20);
+                        "instructions)", 4u << 20);
     }
     if (dbg->why == UI_DBG_WHY_THREAD)
         ui_dbg_text_add(out, "grid thread (%u,%u,%u) is lane %u", dbg->target[0], dbg->target[1],

@@ -350,14 +350,17 @@ static void test_cancel(void **state)
 /* SimLaunch.issue_trace in timed mode: one event per issued instruction, each SIMD-group's
  * in program order (FILTER_KERNEL has no loop: 7 instructions at increasing pcs), cycles
  * never going back on a scheduler, exec masks as the kernel sets them (lanes >= 50 off at
- * the iadd), and the run's cycles, results and statistics exactly those without a trace. */
+ * the iadd), `ready` never after the issue and, for the imul that reads get_sr's result,
+ * after the get_sr's issue with the wait a dependency; and the run's cycles, results and
+ * statistics exactly those without a trace. */
 typedef struct TraceSeen {
     uint32_t events;
     uint32_t per_group[64][8];        /* [threadgroup * 2 + simdgroup][k]: k-th pc */
     uint32_t count[64];
     uint64_t last_cycle[64][4];       /* [core][scheduler] */
     uint32_t iadd_masks[64];
-    bool cycle_went_back;
+    uint64_t prev_cycle[64];
+    bool cycle_went_back, ready_late, imul_not_waiting;
 } TraceSeen;
 
 static void traced(void *ctx, const SimIssueEvent *e)
@@ -374,6 +377,11 @@ static void traced(void *ctx, const SimIssueEvent *e)
         t->iadd_masks[g] = e->exec_mask;
     t->count[g]++;
     t->cycle_went_back |= e->cycle < t->last_cycle[e->core][e->scheduler];
+    t->ready_late |= e->ready > e->cycle;
+    /* the imul (2nd instruction) reads r1, which the get_sr before it writes */
+    if (t->count[g] == 2 && !(e->ready > t->prev_cycle[g] && e->waited_on == SIM_STALL_DEPENDENCY))
+        t->imul_not_waiting = true;
+    t->prev_cycle[g] = e->cycle;
     t->last_cycle[e->core][e->scheduler] = e->cycle;
 }
 
@@ -409,6 +417,8 @@ static void test_issue_trace(void **state)
         assert_memory_equal(out, plain_out, sizeof plain_out);
         assert_int_equal(seen.events, 16 * 2 * 7);
         assert_false(seen.cycle_went_back);
+        assert_false(seen.ready_late);       /* nothing issues before it is ready */
+        assert_false(seen.imul_not_waiting); /* and a dependent op waits on its result */
         for (uint32_t g = 0; g < 32; g++) {
             assert_int_equal(seen.count[g], 7);
             for (uint32_t k = 1; k < 7; k++)
