@@ -158,7 +158,6 @@ typedef struct SimIssueTrace {
     void (*issued)(void *ctx, const SimIssueEvent *e);
 } SimIssueTrace;
 
-
 typedef struct SimCoreStats {
     uint64_t busy_cycles;        /* cycles with at least one instruction issued */
     uint64_t instructions;       /* SIMD-group instructions issued */
