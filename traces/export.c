@@ -29,9 +29,10 @@ static void write_jsonl(FILE *out, const TraceRecord *r)
 {
     fprintf(out, "{\"cycle\":%" PRIu64 ",\"core\":%u,\"scheduler\":%u,\"threadgroup\":%" PRIu64
                  ",\"simdgroup\":%u,\"pc\":%u,\"exec_mask\":%u,\"active\":%u,\"lanes\":%u,"
-                 "\"line\":%u,\"inst\":",
+                 "\"line\":%u,\"ready\":%" PRIu64 ",\"waited_on\":\"%s\",\"inst\":",
             r->cycle, r->core, r->scheduler, r->threadgroup, r->simdgroup, r->pc, r->exec_mask,
-            util_popcount32(r->exec_mask), r->lanes, r->inst->line);
+            util_popcount32(r->exec_mask), r->lanes, r->inst->line, r->ready,
+            sim_stall_names[r->waited_on]);
     util_json_string(out, r->inst->text);
     fputs("}\n", out);
 }
@@ -46,9 +47,11 @@ static void write_chrome(FILE *out, const TraceRecord *r, bool timed)
     util_json_string(out, name);
     fprintf(out, ",\"cat\":\"inst\",\"ph\":\"X\",\"ts\":%" PRIu64 ",\"dur\":1,\"pid\":%u,"
                  "\"tid\":%u,\"args\":{\"threadgroup\":%" PRIu64 ",\"simdgroup\":%u,"
-                 "\"pc\":\"0x%04x\",\"line\":%u,\"active\":%u,\"inst\":",
+                 "\"pc\":\"0x%04x\",\"line\":%u,\"active\":%u,\"ready\":%" PRIu64 ","
+                 "\"waited_on\":\"%s\",\"inst\":",
             r->cycle, timed ? r->core : 0, timed ? r->scheduler : r->simdgroup, r->threadgroup,
-            r->simdgroup, r->pc, r->inst->line, util_popcount32(r->exec_mask));
+            r->simdgroup, r->pc, r->inst->line, util_popcount32(r->exec_mask), r->ready,
+            sim_stall_names[r->waited_on]);
     util_json_string(out, r->inst->text);
     fputs("}}", out);
 }

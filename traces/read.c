@@ -206,6 +206,7 @@ int trace_next(Trace *t, TraceRecord *rec, UtilError *err)
         .cycle = get_le(b, 8), .threadgroup = get_le(b + 8, 8), .pc = (uint32_t)get_le(b + 16, 4),
         .exec_mask = (uint32_t)get_le(b + 20, 4), .core = (uint32_t)get_le(b + 24, 2),
         .scheduler = b[26], .lanes = b[27], .simdgroup = (uint32_t)get_le(b + 28, 2),
+        .waited_on = (SimStall)b[30], .ready = get_le(b + 32, 8),
     };
     const char *why = NULL;
     char buf[160];
@@ -223,8 +224,13 @@ int trace_next(Trace *t, TraceRecord *rec, UtilError *err)
     else if (rec->simdgroup >= SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH)
         why = (snprintf(buf, sizeof buf, "SIMD-group %u; a threadgroup has at most %d",
                         rec->simdgroup, SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH), buf);
-    else if (b[30] || b[31])
-        why = "its reserved bytes 30-31 are not zero";
+    else if (b[30] >= SIM_STALL_COUNT)
+        why = (snprintf(buf, sizeof buf, "wait reason %u; there are %d", b[30], SIM_STALL_COUNT), buf);
+    else if (b[31])
+        why = "its reserved byte 31 is not zero";
+    else if (rec->ready > rec->cycle)
+        why = (snprintf(buf, sizeof buf, "ready at cycle %" PRIu64 ", after it issued (%" PRIu64 ")",
+                        rec->ready, rec->cycle), buf);
     if (why) {
         util_fail(err, "%s: error: record %" PRIu64 " (byte %" PRIu64 " of the records) is "
                   "malformed: %s", t->path, k, k * TRACE_RECORD_BYTES, why);

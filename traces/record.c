@@ -2,7 +2,7 @@
  * record.c — writing a trace as the dispatch runs.
  *
  * The header is text (docs/traces.md): what ran, then one `inst` line per instruction with
- * its pc, source line and assembly. The records follow, 32 bytes each, little-endian, written
+ * its pc, source line and assembly. The records follow, 40 bytes each, little-endian, written
  * through stdio's buffer as they come, so memory stays flat however long the run. In timed
  * mode the records come from SimLaunch.issue_trace, which leaves the schedule as it is; in
  * functional mode from an observer (nothing to disturb there), numbered in issue order.
@@ -45,6 +45,8 @@ static void write_record(TraceRecorder *r, const SimIssueEvent *e)
     put_le(b + 26, e->scheduler, 1);
     put_le(b + 27, e->lanes, 1);
     put_le(b + 28, e->simdgroup, 2);
+    put_le(b + 30, e->waited_on, 1);
+    put_le(b + 32, e->ready, 8);
     if (fwrite(b, sizeof b, 1, r->f) != 1) {
         r->failed = true;
         r->error = errno;
@@ -62,6 +64,7 @@ static void on_functional_issue(void *ctx, const SimGroupView *sg, const IsaInst
         .cycle = r->issued++, .threadgroup = sg->threadgroup->linear, .simdgroup = sg->simdgroup,
         .pc = inst->pc, .exec_mask = sg->exec_mask, .lanes = sg->lanes,
     };
+    e.ready = e.cycle; /* no timing: never waited */
     write_record(r, &e);
 }
 

@@ -5,7 +5,8 @@
  *
  * A trace has one record per issued SIMD-group instruction: when (the cycle in a timed
  * run; the issue's number in a functional one), where (core and scheduler), who
- * (threadgroup, SIMD-group), what (pc) and which lanes ran it (exec mask). The file starts
+ * (threadgroup, SIMD-group), what (pc), which lanes ran it (exec mask), and in a timed run
+ * when it could have issued and what it waited on until then. The file starts
  * with a text header that carries the program's instructions and source lines, so a trace
  * can be shown and exported without the kernel that made it.
  */
@@ -22,7 +23,7 @@
 
 #define TRACE_MAGIC "lockstep-trace"
 #define TRACE_VERSION 1
-#define TRACE_RECORD_BYTES 32
+#define TRACE_RECORD_BYTES 40
 
 /* What the header says about the run. */
 typedef struct TraceInfo {
@@ -68,6 +69,11 @@ typedef struct TraceRecord {
     uint32_t core, scheduler;
     uint32_t simdgroup;
     uint32_t lanes;           /* present lanes of the SIMD-group */
+    /* timed: the earliest cycle it could have issued (operands, loads, barrier), and what it
+     * waited on until then when that is after its SIMD-group's previous issue (from there to
+     * `cycle` it waited for its turn); functional: cycle and SIM_STALL_DEPENDENCY */
+    uint64_t ready;
+    SimStall waited_on;
     const TraceInst *inst;    /* the instruction at pc (from the header) */
 } TraceRecord;
 

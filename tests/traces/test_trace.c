@@ -61,8 +61,9 @@ static int record(const char *extra, char **out)
 
 /* The JSON Lines export of the trace, parsed into records. */
 typedef struct Rec {
-    unsigned long long cycle, tg;
+    unsigned long long cycle, tg, ready;
     unsigned core, sched, sg, pc, mask, active, lanes, line;
+    char waited[16];
 } Rec;
 
 static uint32_t read_jsonl(const char *text, Rec *recs, uint32_t max)
@@ -77,9 +78,9 @@ static uint32_t read_jsonl(const char *text, Rec *recs, uint32_t max)
         Rec *r = &recs[n++];
         if (sscanf(line, "{\"cycle\":%llu,\"core\":%u,\"scheduler\":%u,\"threadgroup\":%llu,"
                          "\"simdgroup\":%u,\"pc\":%u,\"exec_mask\":%u,\"active\":%u,\"lanes\":%u,"
-                         "\"line\":%u,",
+                         "\"line\":%u,\"ready\":%llu,\"waited_on\":\"%15[^\"]\",",
                    &r->cycle, &r->core, &r->sched, &r->tg, &r->sg, &r->pc, &r->mask, &r->active,
-                   &r->lanes, &r->line) != 10)
+                   &r->lanes, &r->line, &r->ready, r->waited) != 12)
             fail_msg("unexpected fields: %s", line);
         p = nl ? nl + 1 : p + strlen(p);
     }
@@ -101,6 +102,7 @@ static void check_records(const Rec *recs, uint32_t n, bool timed, unsigned long
 {
     assert_int_equal(n, GROUPS * INSTS);
     uint32_t count[GROUPS] = {0}, last_pc[GROUPS] = {0};
+    unsigned long long prev[GROUPS] = {0};
     unsigned long long last_cycle[64][4] = {{0}};
     for (uint32_t k = 0; k < n; k++) {
         const Rec *r = &recs[k];
@@ -118,12 +120,20 @@ static void check_records(const Rec *recs, uint32_t n, bool timed, unsigned long
         last_pc[g] = r->pc;
         count[g]++;
         if (timed) {
+            assert_true(r->ready <= r->cycle);
+            /* instruction 2 is `wait 0`, for the load just before it: it waits on memory */
+            if (count[g] == 3) {
+                assert_string_equal(r->waited, "memory");
+                assert_true(r->ready > prev[g] + 1);
+            }
+            prev[g] = r->cycle;
             assert_true(r->core < 64 && r->sched < 4);
             assert_true(r->cycle >= last_cycle[r->core][r->sched]);
             assert_true(r->cycle < cycles);
             last_cycle[r->core][r->sched] = r->cycle;
         } else {
             assert_int_equal(r->cycle, k); /* functional: issues numbered in order */
+            assert_int_equal(r->ready, r->cycle);
         }
     }
     for (uint32_t g = 0; g < GROUPS; g++)
@@ -208,18 +218,22 @@ static const char HEADER[] =
     "threadgroup 32 1 1\ninstructions 2\ninst 0x0 3 get_sr r1, thread_position_in_grid.x\n"
     "inst 0x4 4 stop\nrecords\n";
 
-/* A record: pc, exec mask, lanes, simdgroup. */
-static size_t with_record(char *buf, uint32_t pc, uint32_t mask, uint8_t lanes, uint16_t sg)
+/* A record (40 bytes, little-endian): pc, exec mask, lanes, simdgroup, wait reason; cycle
+ * 10, ready 9. */
+static size_t with_record(char *buf, uint32_t pc, uint32_t mask, uint8_t lanes, uint16_t sg,
+                          uint8_t reason)
 {
     size_t n = strlen(HEADER);
     memcpy(buf, HEADER, n);
-    uint8_t r[32] = {0};
+    uint8_t r[40] = {10};
     memcpy(r + 16, &pc, 4);
     memcpy(r + 20, &mask, 4);
     r[27] = lanes;
     memcpy(r + 28, &sg, 2);
-    memcpy(buf + n, r, 32);
-    return n + 32;
+    r[30] = reason;
+    r[32] = 9;
+    memcpy(buf + n, r, 40);
+    return n + 40;
 }
 
 static void test_malformed_traces(void **state)
@@ -242,18 +256,23 @@ static void test_malformed_traces(void **state)
     memcpy(strstr(buf, "inst 0x4"), "inst 0x0", 8);
     expect_bad(buf, strlen(buf), ":10: error: instruction 1's pc 0x0 is not past the one before");
     /* records: whole ones only, and each field within what the header allows */
-    size_t n = with_record(buf, 0, 0xffffffff, 32, 0);
-    expect_bad(buf, n - 5, "the trace is cut short: 27 bytes after its last whole record");
-    n = with_record(buf, 8, 0xffffffff, 32, 0);
+    size_t n = with_record(buf, 0, 0xffffffff, 32, 0, 0);
+    expect_bad(buf, n - 5, "the trace is cut short: 35 bytes after its last whole record");
+    n = with_record(buf, 8, 0xffffffff, 32, 0, 0);
     expect_bad(buf, n, "record 0 (byte 0 of the records) is malformed: pc 0x8 is no instruction");
-    n = with_record(buf, 4, 0xff, 4, 0);
+    n = with_record(buf, 4, 0xff, 4, 0, 0);
     expect_bad(buf, n, "exec mask 0x000000ff has lanes past its 4");
-    n = with_record(buf, 4, 1, 33, 0);
+    n = with_record(buf, 4, 1, 33, 0, 0);
     expect_bad(buf, n, "33 lanes; a SIMD-group has 1 to 32");
-    n = with_record(buf, 4, 1, 32, 40);
+    n = with_record(buf, 4, 1, 32, 40, 0);
     expect_bad(buf, n, "SIMD-group 40; a threadgroup has at most 32");
+    n = with_record(buf, 4, 1, 32, 0, 9);
+    expect_bad(buf, n, "wait reason 9; there are 5");
+    n = with_record(buf, 4, 1, 32, 0, 0);
+    buf[n - 8] = 11; /* ready 11, after the issue at 10 */
+    expect_bad(buf, n, "ready at cycle 11, after it issued (10)");
     /* and a good one reads */
-    n = with_record(buf, 4, 0xffff, 16, 0);
+    n = with_record(buf, 4, 0xffff, 16, 0, 1);
     FILE *f = fopen(trace_path, "wb");
     fwrite(buf, 1, n, f);
     fclose(f);
