@@ -636,6 +636,15 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
 
 /* ---- memory accesses ----------------------------------------------------------------------------- */
 
+/* `name[off / elem]`, or `name+off` when off is not a whole element (or elem is unknown). */
+static void name_element(const char *name, uint64_t off, uint32_t elem, char *buf, size_t size)
+{
+    if (elem && off % elem == 0)
+        snprintf(buf, size, "%s[%llu]", name, (unsigned long long)(off / elem));
+    else
+        snprintf(buf, size, "%s+%llu", name, (unsigned long long)off);
+}
+
 /* An address as the kernel names it: `a[7]` for an element of a typed buffer argument or a
  * threadgroup array, else the buffer or space and the byte offset. */
 static void name_address(const UiDbg *dbg, MemSpace space, uint64_t addr, char *buf, size_t size)
@@ -645,14 +654,10 @@ static void name_address(const UiDbg *dbg, MemSpace space, uint64_t addr, char *
         uint64_t index = (addr >> MEM_BUFFER_SHIFT) - 1, offset = addr & MEM_MAX_BUFFER_BYTES;
         for (uint32_t i = 0; i < b->num_args; i++) {
             const UiBoundArg *a = &b->args[i];
-            if (a->buffer < 0 || (uint64_t)a->buffer != index)
-                continue;
-            uint32_t es = a->typed ? ui_elem_size(a->type) : 0;
-            if (es && offset % es == 0)
-                snprintf(buf, size, "%s[%llu]", a->param->name, (unsigned long long)(offset / es));
-            else
-                snprintf(buf, size, "%s+%llu", a->param->name, (unsigned long long)offset);
-            return;
+            if (a->buffer >= 0 && (uint64_t)a->buffer == index) {
+                name_element(a->param->name, offset, a->typed ? ui_elem_size(a->type) : 0, buf, size);
+                return;
+            }
         }
         snprintf(buf, size, "device 0x%llx", (unsigned long long)addr);
         return;
@@ -661,28 +666,20 @@ static void name_address(const UiDbg *dbg, MemSpace space, uint64_t addr, char *
         const IsaProgram *p = dbg->program;
         for (uint32_t i = 0; i < p->num_symbols; i++) {
             const IsaSymbol *s = &p->symbols[i];
-            if (s->space != ISA_SYM_THREADGROUP || addr < s->offset || addr >= s->offset + s->size)
-                continue;
-            uint64_t off = addr - s->offset;
-            if (s->elem_size && off % s->elem_size == 0)
-                snprintf(buf, size, "%s[%llu]", s->name, (unsigned long long)(off / s->elem_size));
-            else
-                snprintf(buf, size, "%s+%llu", s->name, (unsigned long long)off);
-            return;
+            if (s->space == ISA_SYM_THREADGROUP && addr >= s->offset && addr < s->offset + s->size) {
+                name_element(s->name, addr - s->offset, s->elem_size, buf, size);
+                return;
+            }
         }
         UiDbgPlace place;
         for (uint32_t i = 0; i < b->num_args; i++) {
             const UiBoundArg *a = &b->args[i];
-            if (a->buffer >= 0 || !ui_dbg_locate(dbg, a->param->name, &place) ||
-                addr < place.offset || addr >= place.offset + place.bytes)
-                continue;
-            uint64_t off = addr - place.offset;
-            uint32_t es = a->typed ? ui_elem_size(a->type) : 0;
-            if (es && off % es == 0)
-                snprintf(buf, size, "%s[%llu]", a->param->name, (unsigned long long)(off / es));
-            else
-                snprintf(buf, size, "%s+%llu", a->param->name, (unsigned long long)off);
-            return;
+            if (a->buffer < 0 && ui_dbg_locate(dbg, a->param->name, &place) &&
+                addr >= place.offset && addr < place.offset + place.bytes) {
+                name_element(a->param->name, addr - place.offset,
+                             a->typed ? ui_elem_size(a->type) : 0, buf, size);
+                return;
+            }
         }
         snprintf(buf, size, "threadgroup byte %llu", (unsigned long long)addr);
         return;
