@@ -47,9 +47,11 @@ void ui_dbg_text_free(UiDbgText *t)
 /* ---- values ------------------------------------------------------------------------------------ */
 
 /* Lane `lane`'s value of a register operand (R16 index = register * 2 + half), formatted as
- * `type` ("float", "uint", ... or NULL for hex). */
+ * `type` ("float", "uint", ... or NULL for hex). With `fit` > 0 (the screen's columns) a
+ * number longer than fit characters is shortened to fewer significant digits (4000000000
+ * -> 4e+09) rather than cut. */
 static void format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t index,
-                       const char *type, uint32_t lane, bool compact, char *buf, size_t size)
+                       const char *type, uint32_t lane, uint32_t fit, char *buf, size_t size)
 {
     UiElemType t;
     bool typed = type && ui_elem_type_parse(type, &t) && t.lanes == 1;
@@ -71,10 +73,13 @@ static void format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t ind
     }
     if (typed && ui_scalar_size(t.scalar) == width) {
         UiNumber n = ui_load_number(t.scalar, bytes);
-        if (compact && n.is_float) /* the screen's columns: 6 digits, not every digit */
+        if (fit && n.is_float) /* the screen's columns: 6 digits, not every digit */
             snprintf(buf, size, "%.6g", n.f);
         else
             ui_format_number(t.scalar, &n, buf, size);
+        double v = n.is_float ? n.f : n.negative ? -(double)n.magnitude : (double)n.magnitude;
+        for (int digits = 5; fit && strlen(buf) > fit && digits >= 1; digits--)
+            snprintf(buf, size, "%.*g", digits, v);
         return;
     }
     uint64_t v = 0;
@@ -213,7 +218,7 @@ static void print_lanes(const UiDbg *dbg, IsaOperandKind kind, uint32_t index, c
                                       first + 7 < sg->lanes ? first + 7 : sg->lanes - 1);
         for (uint32_t l = first; l < first + 8 && l < sg->lanes && len < sizeof line; l++) {
             char v[64];
-            format_reg(sg, kind, index, type, l, false, v, sizeof v);
+            format_reg(sg, kind, index, type, l, 0, v, sizeof v);
             len += (size_t)snprintf(line + len, sizeof line - len,
                                     lane_active(sg, l) ? " %s" : " (%s)", v);
         }
@@ -610,8 +615,9 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
             put(buf, &col, cols, tmp);
             for (uint32_t l = first_lane; l <= last; l++) {
                 char value[64], cell[80];
-                format_reg(sg, live[v]->kind, live[v]->index, live[v]->type_name, l, true, value,
-                           sizeof value);
+                /* room for the value, its parentheses when inactive, and a space */
+                format_reg(sg, live[v]->kind, live[v]->index, live[v]->type_name, l,
+                           colw > 4 ? colw - 3 : 1, value, sizeof value);
                 snprintf(cell, sizeof cell, lane_active(sg, l) ? "%s" : "(%s)", value);
                 snprintf(tmp, sizeof tmp, "%-*.*s", (int)colw, (int)colw - 1, cell);
                 put(buf, &col, cols, tmp);

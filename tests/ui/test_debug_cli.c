@@ -576,6 +576,39 @@ static void test_groups(void **state)
     free(out);
 }
 
+/* The variables pane shortens a number that does not fit its column to fewer significant
+ * digits, never cutting it: a ulong of 4000000000 shows as 4e+09 in a 100-column screen
+ * (10 columns a lane), and `print` shows every digit. */
+static void test_pane_fits(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-fit-XXXXXX", kernel[256], manifest[256], *out = NULL;
+    assert_non_null(mkdtemp(dir));
+    snprintf(kernel, sizeof kernel, "%s/wide.metal", dir);
+    FILE *f = fopen(kernel, "w");
+    fputs("kernel void wide(device ulong *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+          "    ulong acc = (ulong)i * 4000000000ul;\n"
+          "    out[i] = acc + 1;\n"
+          "}\n", f);
+    fclose(f);
+    snprintf(manifest, sizeof manifest, "%s/wide.yaml", dir);
+    f = fopen(manifest, "w");
+    fputs("kernel: wide.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  out: {count: 4}\n", f);
+    fclose(f);
+    assert_int_equal(debug(manifest, "--mode functional", "break 3\ncontinue\nscreen\nprint acc\n",
+                           &out), 0);
+    char *s = said(out, "screen", 0);
+    expect_in(s, "\nacc           0         4e+09     8e+09     1.2e+10 ", out);
+    free(s);
+    s = said(out, "print acc", 0);
+    expect_in(s, "  lanes  0-3 : 0 4000000000 8000000000 12000000000", out);
+    free(s);
+    free(out);
+    unlink(kernel);
+    unlink(manifest);
+    rmdir(dir);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -905,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_timed_stops),
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_pane_fits),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
