@@ -107,4 +107,11 @@ typedef enum TraceFormat {
  * on a malformed record or a write error. */
 bool trace_export(Trace *t, TraceFormat format, FILE *out, uint64_t limit, UtilError *err);
 
+/* ---- profiling (profile.c) ------------------------------------------------------------------ */
+
+/* Reads the records from the current one on and prints, per source line, its issues, the
+ * share of lanes active, and the cycles its SIMD-groups waited before issuing it: on a
+ * result, on memory, at a barrier, or for their turn. False with err on a malformed record. */
+bool trace_profile(Trace *t, FILE *out, UtilError *err);
+
 #endif

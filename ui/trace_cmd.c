@@ -17,6 +17,7 @@ void ui_trace_usage(FILE *out)
     fputs("usage: lockstep trace LAUNCH.yaml -o FILE [options]   record\n"
           "       lockstep trace show FILE [--limit N]            print as text\n"
           "       lockstep trace export FILE --format jsonl|chrome [-o OUT] [--limit N]\n"
+          "       lockstep trace profile FILE                     cycles waited, by source line\n"
           "\n"
           "Records one line per issued SIMD-group instruction of a launch: the cycle it issued\n"
           "at (timed mode; functional runs number the issues instead), the core and scheduler,\n"
@@ -215,9 +216,28 @@ static int record(int argc, char **argv)
     return status;
 }
 
+static int profile(int argc, char **argv)
+{
+    if (argc == 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
+        ui_trace_usage(stdout);
+        return UI_EXIT_OK;
+    }
+    if (argc != 3 || argv[2][0] == '-')
+        return usage_error("trace profile takes one trace file");
+    UtilError err;
+    Trace *t = trace_open(argv[2], &err);
+    if (!t)
+        return ui_bad_input(&err);
+    bool ok = trace_profile(t, stdout, &err);
+    trace_close(t);
+    return ok ? UI_EXIT_OK : ui_bad_input(&err);
+}
+
 int ui_cmd_trace(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "export") == 0))
         return read_trace(argc, argv, argv[1][0] == 's');
+    if (argc >= 2 && strcmp(argv[1], "profile") == 0)
+        return profile(argc, argv);
     return record(argc, argv);
 }

@@ -199,6 +199,14 @@ static void test_record_and_export(void **state)
     free(out);
 }
 
+/* `text` has `line` as a whole line. */
+static void expect_line(const char *text, const char *line)
+{
+    const char *at = strstr(text, line);
+    if (!at || (at != text && at[-1] != '\n') || (at[strlen(line)] != '\n' && at[strlen(line)]))
+        fail_msg("no line `%s` in:\n%s", line, text);
+}
+
 /* Writes `text` (len bytes) as the trace and expects `message` and exit 2 from show. */
 static void expect_bad(const char *text, size_t len, const char *message)
 {
@@ -286,7 +294,7 @@ static void test_malformed_traces(void **state)
     free(out);
 }
 
-/* Damaged traces never crash show or export: a recorded trace with random bytes changed,
+/* Damaged traces never crash show, export or profile: a recorded trace with random bytes changed,
  * cut or doubled reads with status 0 (damage the checks cannot see, like a cycle) or 2.
  * TRACE_SEED and TRACE_MUTANTS run other and more. */
 static void test_damaged_traces(void **state)
@@ -329,10 +337,10 @@ static void test_damaged_traces(void **state)
         FILE *f = fopen(trace_path, "wb");
         fwrite(bad, 1, n, f);
         fclose(f);
-        static const char *const how[] = {"", "--format jsonl", "--format chrome"};
+        static const char *const what[] = {"show", "export", "export", "profile"};
+        static const char *const how[] = {"", "--format jsonl", "--format chrome", ""};
         char full[1200];
-        snprintf(full, sizeof full, "trace %s %s %s", m % 3 ? "export" : "show", trace_path,
-                 how[m % 3]);
+        snprintf(full, sizeof full, "trace %s %s %s", what[m % 4], trace_path, how[m % 4]);
         int status = test_lockstep(full, &out);
         if (status != 0 && status != 2)
             fail_msg("mutant %d (%s): exit %d\n%s", m, full, status, out);
@@ -340,6 +348,91 @@ static void test_damaged_traces(void **state)
     }
     free(bad);
     free(good);
+}
+
+/* `trace profile`: per source line, issues and the cycles waited before them, checked
+ * against a reference computed here from the JSON Lines export of the same trace (each
+ * SIMD-group's gap between issues: up to `ready` waited on `waited_on`, the rest for its
+ * turn; a SIMD-group's first issue waits for nothing) for reduce_threadgroup, whose 64
+ * threadgroups of 8 SIMD-groups keep barriers, memory and results all busy. */
+static void test_profile(void **state)
+{
+    (void)state;
+    const char *path = "/tmp/lockstep-profile.trace";
+    char cmd[512], *out = NULL, *jsonl = NULL;
+    snprintf(cmd, sizeof cmd, "trace kernels/reduce/reduce_threadgroup.yaml -o %s", path);
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "trace export %s --format jsonl", path);
+    assert_int_equal(test_lockstep(cmd, &jsonl), 0);
+    snprintf(cmd, sizeof cmd, "trace profile %s", path);
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    unlink(path);
+    enum { KEYS = 64 * 8, LINES = 128 };
+    static unsigned long long last[KEYS], waited[LINES][3], turn[LINES], issues[LINES];
+    static bool seen[KEYS];
+    memset(last, 0, sizeof last);
+    memset(seen, 0, sizeof seen);
+    memset(waited, 0, sizeof waited);
+    memset(turn, 0, sizeof turn);
+    memset(issues, 0, sizeof issues);
+    uint64_t records = 0;
+    for (const char *p = jsonl; *p; records++) {
+        unsigned long long cycle, tg, ready;
+        unsigned sg, line;
+        char why[16], inst[8];
+        if (sscanf(p, "{\"cycle\":%llu,\"core\":%*u,\"scheduler\":%*u,\"threadgroup\":%llu,"
+                      "\"simdgroup\":%u,\"pc\":%*u,\"exec_mask\":%*u,\"active\":%*u,\"lanes\":%*u,"
+                      "\"line\":%u,\"ready\":%llu,\"waited_on\":\"%15[^\"]\",\"inst\":\"%7[a-z_]",
+                   &cycle, &tg, &sg, &line, &ready, why, inst) != 7)
+            fail_msg("record %llu: unexpected %.200s", (unsigned long long)records, p);
+        uint32_t key = (uint32_t)tg * 8 + sg;
+        assert_true(key < KEYS && line < LINES);
+        issues[line]++;
+        unsigned long long from = seen[key] ? last[key] + 1 : cycle;
+        if (seen[key] && ready > from) {
+            int r = strcmp(why, "dependency") == 0 ? 0 : strcmp(why, "memory") == 0 ? 1 : 2;
+            waited[line][r] += ready - from;
+            from = ready;
+        }
+        turn[line] += cycle > from ? cycle - from : 0;
+        last[key] = cycle;
+        seen[key] = strcmp(inst, "stop") != 0;
+        p = strchr(p, '\n');
+        p = p ? p + 1 : "";
+    }
+    free(jsonl);
+    assert_int_equal(records, 57856); /* 512 SIMD-groups; also in the profile's header */
+    expect_line(out, "profile of reduce_threadgroup (kernels/reduce/reduce_threadgroup.metal), timed, 57856 issues");
+    int rows = 0;
+    for (uint32_t line = 0; line < LINES; line++) {
+        if (!issues[line])
+            continue;
+        char head[64];
+        snprintf(head, sizeof head, "\n%6u %8llu ", line, issues[line]);
+        const char *row = strstr(out, head);
+        if (!row)
+            fail_msg("no row for line %u (%llu issues) in:\n%s", line, issues[line], out);
+        unsigned long long dep, mem, bar, trn;
+        assert_int_equal(sscanf(row + strlen(head), "%*f%% %llu %*f%% %llu %*f%% %llu %*f%% %llu",
+                                &dep, &mem, &bar, &trn), 4);
+        if (dep != waited[line][0] || mem != waited[line][1] || bar != waited[line][2] ||
+            trn != turn[line])
+            fail_msg("line %u: profile %llu %llu %llu %llu, reference %llu %llu %llu %llu", line,
+                     dep, mem, bar, trn, waited[line][0], waited[line][1], waited[line][2],
+                     turn[line]);
+        rows++;
+    }
+    assert_true(rows >= 10);
+    /* every kind of wait shows up somewhere in this kernel */
+    unsigned long long sum[4] = {0};
+    for (uint32_t line = 0; line < LINES; line++) {
+        for (int r = 0; r < 3; r++)
+            sum[r] += waited[line][r];
+        sum[3] += turn[line];
+    }
+    assert_true(sum[0] && sum[1] && sum[2] && sum[3]);
+    free(out);
 }
 
 static void test_usage_and_write_errors(void **state)
@@ -359,6 +452,8 @@ static void test_usage_and_write_errors(void **state)
         {"trace export /tmp/x.trace", "export needs --format jsonl or --format chrome"},
         {"trace export /tmp/x.trace --format xml", "unknown --format 'xml'"},
         {"trace show", "expected a trace file"},
+        {"trace profile", "trace profile takes one trace file"},
+        {"trace profile /no/such.trace", "cannot open trace /no/such.trace"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int status = test_lockstep(cases[i].args, &out);
@@ -381,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_record_and_export),
         cmocka_unit_test(test_malformed_traces),
         cmocka_unit_test(test_damaged_traces),
+        cmocka_unit_test(test_profile),
         cmocka_unit_test(test_usage_and_write_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
