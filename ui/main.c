@@ -22,7 +22,7 @@ static const struct {
     {"run", ui_cmd_run, "LAUNCH.yaml", "run the dispatch a launch manifest describes"},
     {"check", ui_cmd_check, "LAUNCH.yaml", "run a launch with every bug finder on: races, barriers, ..."},
     {"debug", ui_cmd_debug, "LAUNCH.yaml", "step through a launch in the terminal: lanes, values, lines"},
-    {"trace", ui_cmd_trace, "LAUNCH.yaml -o F", "record every issue (cycle, core, lanes); trace show|export F"},
+    {"trace", ui_cmd_trace, "LAUNCH.yaml -o F", "record every issue (cycle, core, lanes); trace show|export|profile F"},
     {"compile", ui_cmd_compile, "KERNEL.metal", "compile a Metal kernel; print annotated assembly"},
     {"gpus", ui_cmd_gpus, "", "list the GPU configs (--gpu NAME) with cores, clock and peaks"},
     {"isa", cmd_isa, "", "print the ISA reference (docs/ISA.md) in Markdown"},
