@@ -111,6 +111,8 @@ bool trace_profile(Trace *t, FILE *out, UtilError *err)
         c->issues++;
         c->lanes += util_popcount32(r.exec_mask);
         c->slots += r.lanes;
+        if (!t->info.timed) /* issue numbers, not cycles: nothing waited */
+            continue;
         uint64_t key = r.threadgroup * 32 + r.simdgroup + 1;
         size_t i = find(&last, key);
         uint64_t from = last.keys[i] ? last.cycles[i] + 1 : r.cycle; /* its first: no wait */

@@ -433,6 +433,18 @@ static void test_profile(void **state)
     }
     assert_true(sum[0] && sum[1] && sum[2] && sum[3]);
     free(out);
+
+    /* a functional trace numbers issues: it counts them, and no waits */
+    snprintf(cmd, sizeof cmd, "trace kernels/reduce/reduce_threadgroup.yaml --mode functional -o %s", path);
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "trace profile %s", path);
+    assert_int_equal(test_lockstep(cmd, &out), 0);
+    unlink(path);
+    expect_line(out, "a functional trace has no cycles: issues and lanes only");
+    expect_line(out, "   all    57856                   0   0.0%            0   0.0%            0   0.0%"
+                     "            0   0.0%");
+    free(out);
 }
 
 static void test_usage_and_write_errors(void **state)
