@@ -34,6 +34,37 @@ static int debug(const char *manifest, const char *options, const char *script, 
     return status;
 }
 
+/* A kernel written for a test: FILE (kernel.metal or kernel.s) and launch.yaml in a fresh
+ * temporary folder. */
+typedef struct TempKernel {
+    char dir[64], kernel[128], manifest[128];
+} TempKernel;
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void temp_kernel(TempKernel *t, const char *file, const char *kernel, const char *yaml)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/lockstep-debug-XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    snprintf(t->kernel, sizeof t->kernel, "%s/%s", t->dir, file);
+    snprintf(t->manifest, sizeof t->manifest, "%s/launch.yaml", t->dir);
+    write_file(t->kernel, kernel);
+    write_file(t->manifest, yaml);
+}
+
+static void temp_kernel_remove(TempKernel *t)
+{
+    unlink(t->kernel);
+    unlink(t->manifest);
+    rmdir(t->dir);
+}
+
 /* The line number of the first line of `file` that contains `text`. */
 static uint32_t line_of(const char *file, const char *text)
 {
@@ -302,36 +333,28 @@ static void test_divergence_and_counters(void **state)
 static void test_loop_on_one_line(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/lockstep-loop-XXXXXX", kernel[256], manifest[256];
-    assert_non_null(mkdtemp(dir));
-    snprintf(kernel, sizeof kernel, "%s/loop1.metal", dir);
-    FILE *f = fopen(kernel, "w");
-    fputs("kernel void loop1(device uint *out [[buffer(0)]], constant uint &n [[buffer(1)]],\n"
-          "                  uint i [[thread_position_in_grid]]) {\n"
-          "    uint acc = 0;\n"
-          "    for (uint k = 0; k < n; k++) acc += k;\n"
-          "    out[i] = acc;\n"
-          "}\n", f);
-    fclose(f);
     static const unsigned trips[] = {1, 5};
     for (int t = 0; t < 2; t++) {
-        snprintf(manifest, sizeof manifest, "%s/loop1.yaml", dir);
-        f = fopen(manifest, "w");
-        fprintf(f, "kernel: loop1.metal\ngrid: [40]\nthreadgroup: [40]\nargs:\n"
-                   "  out: {count: 40}\n  n: {value: %u}\n", trips[t]);
-        fclose(f);
-        char *out, want[64];
-        int status = debug(manifest, "", "break 4\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nbreaks\n", &out);
+        TempKernel k;
+        char yaml[160], *out, want[64];
+        snprintf(yaml, sizeof yaml, "kernel: loop1.metal\ngrid: [40]\nthreadgroup: [40]\nargs:\n"
+                 "  out: {count: 40}\n  n: {value: %u}\n", trips[t]);
+        temp_kernel(&k, "loop1.metal",
+                    "kernel void loop1(device uint *out [[buffer(0)]], constant uint &n [[buffer(1)]],\n"
+                    "                  uint i [[thread_position_in_grid]]) {\n"
+                    "    uint acc = 0;\n"
+                    "    for (uint k = 0; k < n; k++) acc += k;\n"
+                    "    out[i] = acc;\n"
+                    "}\n", yaml);
+        int status = debug(k.manifest, "", "break 4\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nc\nbreaks\n", &out);
+        temp_kernel_remove(&k);
         if (status != 0)
             fail_msg("exit %d:\n%s", status, out);
         /* two SIMD-groups (40 threads: 32 and 8 lanes), each making every trip */
         snprintf(want, sizeof want, "1: line 4, hit %u times", 2 * trips[t]);
         expect_in(out, want, out);
         free(out);
-        unlink(manifest);
     }
-    unlink(kernel);
-    rmdir(dir);
 }
 
 /* Element i of a little-endian float32 .npy file (version 1 header), read here. */
@@ -507,27 +530,19 @@ static void test_mem(void **state)
     free(s);
     free(out);
 
-    char dir[] = "/tmp/lockstep-mem-XXXXXX", kernel[256], manifest[256];
-    assert_non_null(mkdtemp(dir));
-    snprintf(kernel, sizeof kernel, "%s/strided.metal", dir);
-    FILE *f = fopen(kernel, "w");
-    fputs("kernel void strided(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
-          "    out[i * 32] = 1.0f;\n"
-          "}\n", f);
-    fclose(f);
-    snprintf(manifest, sizeof manifest, "%s/strided.yaml", dir);
-    f = fopen(manifest, "w");
-    fputs("kernel: strided.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n  out: {count: 1024}\n", f);
-    fclose(f);
-    assert_int_equal(debug(manifest, "--mode functional", "watch out[0]\ncontinue\nmem\n", &out), 0);
+    TempKernel k;
+    temp_kernel(&k, "strided.metal",
+                "kernel void strided(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    out[i * 32] = 1.0f;\n"
+                "}\n",
+                "kernel: strided.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n  out: {count: 1024}\n");
+    assert_int_equal(debug(k.manifest, "--mode functional", "watch out[0]\ncontinue\nmem\n", &out), 0);
+    temp_kernel_remove(&k);
     s = said(out, "mem", 0);
     expect_in(s, "write of device memory, 4 bytes by each of 32 lanes, out[0] .. out[992]; 32 lines of 128 bytes", out);
     expect_in(s, "  lanes  0-7 : out[0] out[32] out[64] out[96] out[128] out[160] out[192] out[224]", out);
     free(s);
     free(out);
-    unlink(kernel);
-    unlink(manifest);
-    rmdir(dir);
 
     snprintf(script, sizeof script, "break %u\ncontinue\nnext 3\nmem\n",
              line_of("kernels/reduce/reduce_threadgroup.metal", "scratch[lid] += scratch[lid + stride];"));
@@ -582,21 +597,17 @@ static void test_groups(void **state)
 static void test_pane_fits(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/lockstep-fit-XXXXXX", kernel[256], manifest[256], *out = NULL;
-    assert_non_null(mkdtemp(dir));
-    snprintf(kernel, sizeof kernel, "%s/wide.metal", dir);
-    FILE *f = fopen(kernel, "w");
-    fputs("kernel void wide(device ulong *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
-          "    ulong acc = (ulong)i * 4000000000ul;\n"
-          "    out[i] = acc + 1;\n"
-          "}\n", f);
-    fclose(f);
-    snprintf(manifest, sizeof manifest, "%s/wide.yaml", dir);
-    f = fopen(manifest, "w");
-    fputs("kernel: wide.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  out: {count: 4}\n", f);
-    fclose(f);
-    assert_int_equal(debug(manifest, "--mode functional", "break 3\ncontinue\nscreen\nprint acc\n",
+    char *out = NULL;
+    TempKernel k;
+    temp_kernel(&k, "wide.metal",
+                "kernel void wide(device ulong *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    ulong acc = (ulong)i * 4000000000ul;\n"
+                "    out[i] = acc + 1;\n"
+                "}\n",
+                "kernel: wide.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  out: {count: 4}\n");
+    assert_int_equal(debug(k.manifest, "--mode functional", "break 3\ncontinue\nscreen\nprint acc\n",
                            &out), 0);
+    temp_kernel_remove(&k);
     char *s = said(out, "screen", 0);
     expect_in(s, "\nacc           0         4e+09     8e+09     1.2e+10 ", out);
     free(s);
@@ -604,9 +615,6 @@ static void test_pane_fits(void **state)
     expect_in(s, "  lanes  0-3 : 0 4000000000 8000000000 12000000000", out);
     free(s);
     free(out);
-    unlink(kernel);
-    unlink(manifest);
-    rmdir(dir);
 }
 
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
@@ -734,28 +742,18 @@ static void test_terminal_interrupt(void **state)
     (void)state;
     if (test_run("command -v script", NULL) != 0)
         skip();
-    char dir[] = "/tmp/lockstep-spin-XXXXXX", path[256];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/spin.s", dir);
-    FILE *f = fopen(path, "w");
-    fputs(".kernel spin\n.regs 4\n.arg out, device, u0\nloop:\n    iadd r1, r1, 1\n"
-          "    jmp_exec_any loop\n    stop\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/spin.yaml", dir);
-    f = fopen(path, "w");
-    fputs("kernel: spin.s\ngrid: [32]\nthreadgroup: [32]\nargs:\n"
-          "  out: {type: uint, count: 32}\n", f);
-    fclose(f);
+    TempKernel k;
+    temp_kernel(&k, "spin.s",
+                ".kernel spin\n.regs 4\n.arg out, device, u0\nloop:\n    iadd r1, r1, 1\n"
+                "    jmp_exec_any loop\n    stop\n",
+                "kernel: spin.s\ngrid: [32]\nthreadgroup: [32]\nargs:\n"
+                "  out: {type: uint, count: 32}\n");
     char cmd[1024], *out = NULL;
     snprintf(cmd, sizeof cmd, "(printf c; sleep 1; printf '\\003'; sleep 1; printf ':where\\nq') "
              "| TERM=xterm timeout 60 script -qfec '%s debug %s --mode functional --budget 4000000000' /dev/null",
-             test_lockstep_path(), path);
+             test_lockstep_path(), k.manifest);
     int status = test_run(cmd, &out);
-    snprintf(path, sizeof path, "%s/spin.s", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/spin.yaml", dir);
-    unlink(path);
-    rmdir(dir);
+    temp_kernel_remove(&k);
     if (status != 0)
         fail_msg("exit %d:\n%s", status, out);
     expect_in(out, "interrupted: line ", out);
