@@ -9,6 +9,7 @@
 
 #include <curses.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The session Ctrl-C interrupts: a run that takes long (a `continue` into a loop that never
@@ -84,10 +85,18 @@ static bool read_command(char *buf, int size)
 
 int ui_dbg_tui(UiDbgUi *ui)
 {
-    if (!initscr()) {
-        fprintf(stderr, "lockstep debug: error: cannot start the terminal (is TERM set?)\n");
+    /* newterm, not initscr: initscr exits the program (status 1) when TERM names no
+     * terminal it knows, and that is bad input (status 2) with our message */
+    SCREEN *screen = newterm(NULL, stdout, stdin);
+    if (!screen) {
+        const char *term = getenv("TERM");
+        fprintf(stderr, "lockstep debug: error: cannot drive the terminal: TERM is %s%s%s; "
+                        "expected a terminal type this system knows (xterm, linux, ...), or "
+                        "use --script FILE\n",
+                term ? "'" : "not set", term ? term : "", term ? "'" : "");
         return UI_EXIT_BAD_INPUT;
     }
+    set_term(screen);
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -126,5 +135,6 @@ int ui_dbg_tui(UiDbgUi *ui)
     sigaction(SIGINT, &old_sa, NULL);
     interrupted_dbg = NULL;
     endwin();
+    delscreen(screen);
     return UI_EXIT_OK;
 }

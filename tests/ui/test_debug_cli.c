@@ -732,6 +732,14 @@ static void test_terminal(void **state)
     expect_in(out, "keys and commands (any key to go back)", out);
     expect_in(out, "i (uint, r1), lanes 0-31", out);
     free(out);
+    /* a terminal type nobody knows: bad input, said so, not curses' own exit */
+    snprintf(cmd, sizeof cmd, "printf q | TERM=no-such-terminal timeout 60 script -qfec "
+             "'%s debug kernels/basics/vector_add.yaml' /dev/null", test_lockstep_path());
+    status = test_run(cmd, &out);
+    if (status != 2)
+        fail_msg("exit %d, expected 2:\n%s", status, out);
+    expect_in(out, "cannot drive the terminal: TERM is 'no-such-terminal'", out);
+    free(out);
 }
 
 /* Ctrl-C stops a `continue` into a loop that never ends (at its next instruction, as gdb
