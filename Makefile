@@ -84,6 +84,7 @@ test: $(BUILD)/lockstep $(TEST_BINS)
 	@LOCKSTEP=$(BUILD)/lockstep bash scripts/run_tests.sh $(TEST_BINS)
 
 asan:
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-asan OPT=-O1 SIM_OPT=-O1 \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDLIBS="-lm -pthread -fsanitize=address,undefined" test
