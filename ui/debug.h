@@ -1,8 +1,9 @@
 /*
  * debug.h — the debugger's parts, inside ui/: a session that runs a launch on a thread of its
- * own and holds it still where the user asked (debug_session.c), what it shows, drawn as
- * lines of text (debug_view.c), the commands, one table for the script and the keys
- * (debug_cmd.c), and the curses front end (debug_tui.c, the only file that includes curses).
+ * own and holds it still where the user asked (debug_session.c), the cycles of a timed run
+ * of the same launch to show beside it (debug_timing.c), what it shows, drawn as lines of
+ * text (debug_view.c), the commands, one table for the script and the keys (debug_cmd.c),
+ * and the curses front end (debug_tui.c, the only file that includes curses).
  *
  * Stopped means: the simulator's thread waits inside the observer's inst_issued, before the
  * instruction at the stop runs, so everything the SimGroupView points to (registers, the
