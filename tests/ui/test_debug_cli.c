@@ -719,7 +719,7 @@ static void test_terminal(void **state)
         skip();
     char cmd[1024], *out = NULL;
     snprintf(cmd, sizeof cmd, "printf 'sh :print i\\nq' | TERM=xterm COLUMNS=100 LINES=30 "
-             "timeout 60 script -qfec '%s debug kernels/basics/vector_add.yaml' /dev/null",
+             "timeout 60 script -qfec 'exec %s debug kernels/basics/vector_add.yaml' /dev/null",
              test_lockstep_path());
     int status = test_run(cmd, &out);
     if (status != 0)
@@ -734,7 +734,7 @@ static void test_terminal(void **state)
     free(out);
     /* a terminal type nobody knows: bad input, said so, not curses' own exit */
     snprintf(cmd, sizeof cmd, "printf q | TERM=no-such-terminal timeout 60 script -qfec "
-             "'%s debug kernels/basics/vector_add.yaml' /dev/null", test_lockstep_path());
+             "'exec %s debug kernels/basics/vector_add.yaml' /dev/null", test_lockstep_path());
     status = test_run(cmd, &out);
     if (status != 2)
         fail_msg("exit %d, expected 2:\n%s", status, out);
@@ -744,7 +744,9 @@ static void test_terminal(void **state)
 
 /* Ctrl-C stops a `continue` into a loop that never ends (at its next instruction, as gdb
  * does) and the session goes on. The keys are sent a second apart so that the interrupt
- * reaches a run, not the prompt. */
+ * reaches a run, not the prompt. `exec`: script runs the command with $SHELL -c, and a
+ * shell that stays (dash does) is in the terminal's process group too, gets the SIGINT and
+ * dies of it. */
 static void test_terminal_interrupt(void **state)
 {
     (void)state;
@@ -758,7 +760,7 @@ static void test_terminal_interrupt(void **state)
                 "  out: {type: uint, count: 32}\n");
     char cmd[1024], *out = NULL;
     snprintf(cmd, sizeof cmd, "(printf c; sleep 1; printf '\\003'; sleep 1; printf ':where\\nq') "
-             "| TERM=xterm timeout 60 script -qfec '%s debug %s --mode functional --budget 4000000000' /dev/null",
+             "| TERM=xterm timeout 60 script -qfec 'exec %s debug %s --mode functional --budget 4000000000' /dev/null",
              test_lockstep_path(), k.manifest);
     int status = test_run(cmd, &out);
     temp_kernel_remove(&k);
