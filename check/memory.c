@@ -275,8 +275,9 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
     GroupRegs *g = &c->groups[sg->simdgroup];
     uint16_t op = inst->op;
     if (g->wait_pending[0] | g->wait_pending[1] | g->oob_pending) {
-        /* Shuffles read other lanes' registers: count every present lane as a reader. */
-        uint32_t readers = isa_ops[op].op_class == ISA_CLASS_SIMD
+        /* Shuffles and matrix ops read other lanes' registers: every present lane is a reader. */
+        uint32_t readers = isa_ops[op].op_class == ISA_CLASS_SIMD ||
+                                   isa_ops[op].op_class == ISA_CLASS_MATRIX
                                ? (sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1)
                                : exec;
         bool copy = g->oob_pending && is_copy(inst);

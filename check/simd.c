@@ -5,7 +5,8 @@
  * 31, or quad lane 3) or differs between lanes where MSL requires one value for the
  * SIMD-group (quad functions: for the quad) (simd-operand). Reductions, prefix operations,
  * ballots and simd_broadcast_first combine active lanes only, so they are correct in
- * divergent code and stay silent.
+ * divergent code and stay silent. A SIMD-group matrix multiply (mma32, mma16) reads every
+ * lane: with any of the 32 lanes inactive or missing, it is simd-divergence too.
  *
  * Each source lane is computed from the operands exactly as the simulator picks it
  * (sim/ops_simd.c, which wraps an out-of-range lane ID as the hardware's 5 or 2 lane bits
@@ -211,9 +212,46 @@ static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaI
     return out;
 }
 
+/* A matrix multiply-accumulate reads every lane's elements and writes only the active
+ * lanes': it needs all 32 lanes present and active. */
+static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst)
+{
+    uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
+    uint32_t exec = sg->exec_mask & present;
+    if (!exec || exec == 0xffffffffu)
+        return;
+    uint32_t missing = ~exec, reader = (uint32_t)__builtin_ctz(exec);
+    uint32_t lane = (uint32_t)__builtin_ctz(missing);
+    CheckFinding f = {.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR, .count = 1};
+    check_site_thread(&f.first, sg, reader, inst->pc);
+    f.first.access = CHECK_ACCESS_READ;
+    uint32_t line = check_line_of(c->s->program, inst->pc);
+    if (lane < sg->lanes) {
+        check_site_thread(&f.second, sg, lane, inst->pc);
+        snprintf(f.message, sizeof f.message,
+                 "simdgroup matrix multiply with %u of 32 lanes active: it reads every lane's "
+                 "elements, and lane %u is inactive (its elements are undefined)",
+                 util_popcount32(exec), lane);
+    } else {
+        snprintf(f.message, sizeof f.message,
+                 "simdgroup matrix multiply in a SIMD-group of %u threads: it reads every "
+                 "lane's elements, and lane %u does not exist",
+                 sg->lanes, lane);
+    }
+    snprintf(f.fix, sizeof f.fix,
+             "every thread of the SIMD-group must reach the simdgroup matrix call at line %u "
+             "together: move it outside the if, and launch whole SIMD-groups of 32 threads",
+             line);
+    check_report(c->s, &f);
+}
+
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 {
     SimdChecker *c = ctx;
+    if (inst->op == ISA_OP_MMA32 || inst->op == ISA_OP_MMA16) {
+        check_matrix(c, sg, inst);
+        return;
+    }
     const char *name = check_simd_name(inst->op);
     if (!name)
         return;
@@ -277,7 +315,7 @@ CheckChecker *check_simd_new(CheckSession *s)
     c->s = s;
     c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
-        if (check_simd_name((uint16_t)op))
+        if (check_simd_name((uint16_t)op) || op == ISA_OP_MMA32 || op == ISA_OP_MMA16)
             check_op_set(c->base.issue_ops, op);
     c->base.destroy = destroy;
     return &c->base;

@@ -38,6 +38,7 @@ typedef enum IsaClass {
     ISA_CLASS_CONTROL,
     ISA_CLASS_SIMD,
     ISA_CLASS_SIMD_REDUCE,
+    ISA_CLASS_MATRIX,     /* SIMD-group matrix multiply-accumulate; issues on the fp32 pipe */
     ISA_CLASS_MEM_DEVICE,
     ISA_CLASS_MEM_CONST,
     ISA_CLASS_MEM_TG,

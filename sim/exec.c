@@ -538,6 +538,22 @@ static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, 
     case ISA_OP_QUAD_PREFIX:
         sim_exec_reduce(d, g, in);
         goto written;
+    case ISA_OP_MMA32: case ISA_OP_MMA16:
+        sim_exec_matrix(d, g, in);
+        goto written;
+    case ISA_OP_MKPAIR: {
+        uint32_t *dst = sim_bank(d, g, &in->o[0]);
+        const uint32_t *A = SRC(1), *B = SRC(2);
+        uint32_t lo[W], hi[W];
+        memcpy(lo, A, sizeof lo); /* the destination pair may overlap a source */
+        memcpy(hi, B, sizeof hi);
+        sim_write32(g, dst, lo);
+        sim_write32(g, dst + W, hi);
+        goto written;
+    }
+    case ISA_OP_LO32: case ISA_OP_HI32:
+        memcpy(res, sim_bank(d, g, &in->o[1]) + (in->op == ISA_OP_HI32 ? W : 0), sizeof res);
+        goto write_32;
     /* ---- control ---- */
     case ISA_OP_IF_ICMP: case ISA_OP_IF_FCMP: case ISA_OP_ELSE_ICMP: case ISA_OP_ELSE_FCMP:
     case ISA_OP_WHILE_ICMP: case ISA_OP_WHILE_FCMP: case ISA_OP_PUSH_EXEC:

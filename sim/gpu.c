@@ -46,6 +46,7 @@ static SimGpuConfig build_m1(void)
     c.op_class[ISA_CLASS_CONTROL] = (SimOpTiming){1, 1};     /* [E] exec-mask ops and jumps */
     c.op_class[ISA_CLASS_SIMD] = (SimOpTiming){4, 2};        /* [M] shuffle, broadcast 2 / 3.7 */
     c.op_class[ISA_CLASS_SIMD_REDUCE] = (SimOpTiming){28, 15}; /* [M] simd_sum f32 14.5 / 27.6 */
+    c.op_class[ISA_CLASS_MATRIX] = (SimOpTiming){22, 16};    /* [E] 512 FMAs on 32 fp32 lanes; +ffma32's 6 */
     /* Memory: issue cost only; the data latency comes from the hierarchy (device, constant)
      * or tg_latency + bank cycles (threadgroup). */
     c.op_class[ISA_CLASS_MEM_DEVICE] = (SimOpTiming){4, 1};  /* [E] */

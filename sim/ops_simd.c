@@ -7,6 +7,10 @@
  * Reductions combine active lanes only, in a fixed pairwise tree over lane order with the
  * operation's identity in inactive lanes, so results are deterministic and close to what
  * a hardware reduction tree computes. Prefix operations go in lane order.
+ *
+ * SIMD-group matrix multiply-accumulate (mma32, mma16) gathers the three 8x8 matrices from
+ * every lane's register pairs (docs/ISA.md, "Matrices"), whether or not the lane is active,
+ * and writes the active lanes' elements of the result.
  */
 #include "../util/fp.h"
 #include "sim_internal.h"
@@ -200,4 +204,42 @@ void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in)
     } else {
         sim_write32(g, sim_bank(d, g, &in->o[0]), res);
     }
+}
+
+/* The row and first column lane l holds of an 8x8 matrix (docs/ISA.md, "Matrices"). */
+static inline uint32_t matrix_row(uint32_t l) { return ((l >> 2) & 4) | ((l >> 1) & 3); }
+static inline uint32_t matrix_col(uint32_t l) { return ((l >> 1) & 4) | ((l << 1) & 2); }
+
+static void gather_matrix(const uint32_t *lo, float m[8][8])
+{
+    const uint32_t *hi = lo + W;
+    for (uint32_t l = 0; l < W; l++) {
+        m[matrix_row(l)][matrix_col(l)] = util_bits_f32(lo[l]);
+        m[matrix_row(l)][matrix_col(l) + 1] = util_bits_f32(hi[l]);
+    }
+}
+
+void sim_exec_matrix(SimDispatch *d, SimGroup *g, const SimInst *in)
+{
+    float a[8][8], b[8][8], c[8][8];
+    gather_matrix(sim_bank(d, g, &in->o[1]), a);
+    gather_matrix(sim_bank(d, g, &in->o[2]), b);
+    gather_matrix(sim_bank(d, g, &in->o[3]), c);
+    bool half = in->op == ISA_OP_MMA16;
+    uint32_t lo[W], hi[W];
+    for (uint32_t l = 0; l < W; l++) {
+        uint32_t r = matrix_row(l), col = matrix_col(l);
+        for (uint32_t e = 0; e < 2; e++) {
+            float acc = c[r][col + e];
+            for (int k = 0; k < 8; k++)
+                acc = util_fma_f32(a[r][k], b[k][col + e], acc);
+            if (half)
+                acc = util_f16_to_f32(util_f32_to_f16(acc));
+            uint32_t bits = sim_canon_f32(util_f32_bits(acc));
+            (e ? hi : lo)[l] = bits;
+        }
+    }
+    uint32_t *dst = sim_bank(d, g, &in->o[0]);
+    sim_write32(g, dst, lo);
+    sim_write32(g, dst + W, hi);
 }

@@ -198,6 +198,7 @@ void sim_exec_icmpsel64(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in);
+void sim_exec_matrix(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_simd(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in);
 
