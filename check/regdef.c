@@ -529,6 +529,12 @@ static void describe_finding(const RegdefChecker *c, CheckFinding *f, const IsaI
             snprintf(f->fix, sizeof f->fix,
                      "give `%s` a value on every path before line %u, or initialize `%.*s` "
                      "where it is declared", u->name, line, (int)whole, u->name);
+        else if (strncmp(u->type_name, "simdgroup_", 10) == 0) /* a matrix takes no 0 */
+            snprintf(f->fix, sizeof f->fix,
+                     "give `%s` a value where it is declared (`%s %s = "
+                     "make_filled_simdgroup_matrix<%s, 8, 8>(0);`) or on every path before line "
+                     "%u", u->name, u->type_name, u->name,
+                     strstr(u->type_name, "half") ? "half" : "float", line);
         else
             snprintf(f->fix, sizeof f->fix,
                      "give `%s` a value where it is declared (`%s %s = 0;`) or on every path "

@@ -82,7 +82,15 @@
     B(QUAD_PREFIX_INCLUSIVE_SUM, "quad_prefix_inclusive_sum", 1, 1, "5.13") \
     B(QUAD_PREFIX_EXCLUSIVE_SUM, "quad_prefix_exclusive_sum", 1, 1, "5.13") \
     B(QUAD_PREFIX_INCLUSIVE_PRODUCT, "quad_prefix_inclusive_product", 1, 1, "5.13") \
-    B(QUAD_PREFIX_EXCLUSIVE_PRODUCT, "quad_prefix_exclusive_product", 1, 1, "5.13")
+    B(QUAD_PREFIX_EXCLUSIVE_PRODUCT, "quad_prefix_exclusive_product", 1, 1, "5.13") \
+    /* SIMD-group matrices (<metal_simdgroup_matrix>); the last two are made by the parser \
+     * from make_filled_simdgroup_matrix<T, 8, 8>(v) and T(v), names no call can spell */ \
+    B(SIMDGROUP_LOAD, "simdgroup_load", 2, 5, "simdgroup_matrix") \
+    B(SIMDGROUP_STORE, "simdgroup_store", 2, 5, "simdgroup_matrix") \
+    B(SIMDGROUP_MULTIPLY, "simdgroup_multiply", 3, 3, "simdgroup_matrix") \
+    B(SIMDGROUP_MULTIPLY_ACCUMULATE, "simdgroup_multiply_accumulate", 4, 4, "simdgroup_matrix") \
+    B(SIMDGROUP_FILLED, "make_filled_simdgroup_matrix<>", 1, 1, "simdgroup_matrix") \
+    B(SIMDGROUP_DIAGONAL, "simdgroup_matrix<>", 1, 1, "simdgroup_matrix")
 
 typedef enum LangBuiltin {
     LANG_BUILTIN_NONE = -1,
@@ -91,5 +99,11 @@ typedef enum LangBuiltin {
 #undef LANG_BUILTIN_ENUM_
     LANG_BUILTIN_COUNT
 } LangBuiltin;
+
+/* The simdgroup matrix functions (parse_matrix.c types them, codegen_matrix.c lowers them). */
+static inline int lang_builtin_is_matrix(int id)
+{
+    return id >= LANG_BI_SIMDGROUP_LOAD && id <= LANG_BI_SIMDGROUP_DIAGONAL;
+}
 
 #endif

@@ -120,7 +120,7 @@ int cg_width_of(const LangType *t)
 {
     switch (t->kind) {
     case LTY_HALF: case LTY_SHORT: case LTY_USHORT: return 16;
-    case LTY_LONG: case LTY_ULONG: return 64;
+    case LTY_LONG: case LTY_ULONG: case LTY_SGMATRIX: return 64;
     case LTY_POINTER:
         return t->space == LAS_DEVICE || t->space == LAS_CONSTANT ? 64 : 32;
     default: return 32;

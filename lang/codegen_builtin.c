@@ -375,7 +375,7 @@ static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args)
 
 /* ---- SIMD-group and quad-group functions ----------------------------------------------------------- */
 
-static IsaOperand lane_id(LangCg *cg)
+IsaOperand cg_lane_id(LangCg *cg)
 {
     IsaOperand d = lang_cg_new_vreg(cg, 32);
     IsaInst *in = lang_cg_emit(cg, ISA_OP_GET_SR);
@@ -402,7 +402,7 @@ static IsaOperand active_mask(LangCg *cg)
 /* The 4 bits of this lane's quad, shifted down. */
 static IsaOperand quad_bits(LangCg *cg, IsaOperand mask)
 {
-    IsaOperand base = op2(cg, ISA_OP_AND, 32, lane_id(cg), lang_cg_imm(~3u));
+    IsaOperand base = op2(cg, ISA_OP_AND, 32, cg_lane_id(cg), lang_cg_imm(~3u));
     return op2(cg, ISA_OP_AND, 32, op2(cg, ISA_OP_LSR, 32, mask, base), lang_cg_imm(0xf));
 }
 
@@ -584,7 +584,7 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
     case LANG_BI_SIMD_IS_FIRST: {
         IsaOperand first = op1(cg, ISA_OP_FFS, 32, active_mask(cg));
         CgVal r = cg_val_new(cg, node->type, 1);
-        r.c[0] = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, lane_id(cg), first, lang_cg_imm(1), lang_cg_imm(0));
+        r.c[0] = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, cg_lane_id(cg), first, lang_cg_imm(1), lang_cg_imm(0));
         return r;
     }
     default: break;
@@ -665,6 +665,8 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
     int na = 0;
     for (LangNode *a = node->args; a; a = a->next)
         na++;
+    if (lang_builtin_is_matrix(b))
+        return cg_matrix_builtin(cg, node);
     CgVal *args = lang_alloc(cg->ctx, (size_t)(na ? na : 1) * sizeof *args);
     int i = 0;
     if (b == LANG_BI_THREADGROUP_BARRIER || b == LANG_BI_SIMDGROUP_BARRIER) {

@@ -176,5 +176,9 @@ bool cg_try_unroll(LangCg *cg, LangNode *n);
 
 /* codegen_builtin.c */
 CgVal cg_builtin(LangCg *cg, LangNode *node);
+IsaOperand cg_lane_id(LangCg *cg); /* thread_index_in_simdgroup, 32-bit */
+
+/* codegen_matrix.c: simdgroup matrix construction, load, store and multiply */
+CgVal cg_matrix_builtin(LangCg *cg, LangNode *node);
 
 #endif

@@ -124,6 +124,8 @@ typedef enum LangTypeKind {
     LTY_STRUCT,   /* members */
     LTY_POINTER,  /* base: pointee; space: the pointee's address space */
     LTY_ATOMIC,   /* atomic_int, atomic_uint, atomic_float; base: the value type */
+    LTY_SGMATRIX, /* simdgroup_float8x8, simdgroup_half8x8; base: float or half. One 64-bit
+                   * leaf: a lane's two elements as f32 in a register pair (docs/ISA.md) */
     LTY_FUNC,
     LTY_ENUM_MEMORY_ORDER, /* memory_order */
     LTY_ENUM_MEM_FLAGS     /* mem_flags */
@@ -164,6 +166,7 @@ extern LangType *lang_ty_void, *lang_ty_bool, *lang_ty_char, *lang_ty_uchar, *la
 LangType *lang_vector_of(LangCtx *ctx, LangType *scalar, int len, bool packed);
 LangType *lang_array_of(LangCtx *ctx, LangType *elem, int len);
 LangType *lang_pointer_to(LangCtx *ctx, LangType *pointee, LangAddrSpace space);
+LangType *lang_sgmatrix_of(LangCtx *ctx, LangType *elem); /* elem: float or half */
 LangType *lang_qualified(LangCtx *ctx, LangType *ty, bool is_const);
 bool lang_is_integer(const LangType *ty);   /* bool and char..ulong */
 bool lang_is_float(const LangType *ty);     /* half, float */

@@ -232,6 +232,9 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
             lang_error_soft(p->ctx, name, "cross needs 3-component vectors, not '%s'",
                             lang_type_name(p->ctx, ty));
         return id == LANG_BI_CROSS ? ty : lang_scalar_of(ty);
+    case LANG_BI_SIMDGROUP_LOAD: case LANG_BI_SIMDGROUP_STORE: case LANG_BI_SIMDGROUP_MULTIPLY:
+    case LANG_BI_SIMDGROUP_MULTIPLY_ACCUMULATE:
+        return lang_p_matrix_call(p, args, n, name, id);
     case LANG_BI_THREADGROUP_BARRIER: case LANG_BI_SIMDGROUP_BARRIER:
         if (args[0]->type->kind != LTY_ENUM_MEM_FLAGS)
             lang_error_soft(p->ctx, args[0]->tok, "expected mem_flags (such as "
@@ -285,7 +288,7 @@ LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
         LangNode *a = lang_p_assign(p);
         if (n == 8)
             lang_error_at(ctx, a->tok, "too many arguments to '%.*s'", name->len, name->loc);
-        if (a->type->kind == LTY_ARRAY && !is_atomic_fn(id))
+        if (a->type->kind == LTY_ARRAY && !is_atomic_fn(id) && !lang_builtin_is_matrix(id))
             lang_error_soft(ctx, a->tok, "an array cannot be passed to '%.*s'", name->len,
                             name->loc);
         args[n++] = a;

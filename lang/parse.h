@@ -173,6 +173,15 @@ bool lang_p_eval(LangParser *p, LangNode *node, int64_t *val);
 /* A constant expression folded to LND_NUM (or LND_CONSTRUCT of folded args), else NULL. */
 LangNode *lang_p_fold(LangParser *p, LangNode *node);
 
+/* SIMD-group matrices (parse_matrix.c) */
+LangType *lang_p_matrix_named(LangParser *p, const LangToken *tok); /* simdgroup_float8x8 */
+LangType *lang_p_matrix_template(LangParser *p);  /* at simdgroup_matrix<T, 8, 8> */
+LangNode *lang_p_matrix_filled(LangParser *p);    /* at make_filled_simdgroup_matrix<...>(v) */
+LangNode *lang_p_matrix_construct(LangParser *p, LangType *ty, LangToken *tok, LangNode *args,
+                                  int n);        /* T(v): a diagonal matrix */
+/* Types the arguments of simdgroup_load/store/multiply/multiply_accumulate; void. */
+LangType *lang_p_matrix_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
+
 /* builtin calls (parse.c): the LangBuiltin named by tok, or -1; a call after its name */
 int lang_p_builtin_id(const LangToken *tok);
 LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast);

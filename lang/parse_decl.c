@@ -58,6 +58,8 @@ static LangType *builtin_type(LangParser *p, const LangToken *tok)
     LangType *ty = scalar_named(s, n);
     if (ty)
         return ty;
+    if ((ty = lang_p_matrix_named(p, tok)) != NULL)
+        return ty;
     if (n > 7 && memcmp(s, "atomic_", 7) == 0) {
         ty = scalar_named(s + 7, n - 7);
         if (ty && (ty->kind == LTY_INT || ty->kind == LTY_UINT || ty->kind == LTY_FLOAT))
@@ -91,9 +93,11 @@ static const char *unsupported_type(const LangToken *tok)
         return "depth textures are not supported yet";
     if (IS("sampler"))
         return "samplers are not supported yet";
-    if (IS("simdgroup_matrix") || (STARTS("simdgroup_") && n > 3 && s[n - 2] == 'x' &&
-                                   isdigit((unsigned char)s[n - 1])))
-        return "simdgroup_matrix types are not supported yet";
+    if (STARTS("simdgroup_bfloat"))
+        return "bfloat simdgroup matrices are not supported yet (float and half are)";
+    if (STARTS("simdgroup_") && n > 3 && s[n - 2] == 'x' && isdigit((unsigned char)s[n - 1]))
+        return "simdgroup matrices are 8x8 of float or half: simdgroup_float8x8, "
+               "simdgroup_half8x8";
     if (IS("tensor") || IS("tensor_inline") || IS("tensor_handle"))
         return "Metal 4 tensor types (tensor<...>) are not supported yet";
     if (IS("cooperative_tensor"))
@@ -127,7 +131,8 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
 {
     static const char *const words[] = {"const", "volatile", "device", "constant", "threadgroup",
                                         "thread", "struct", "enum", "unsigned", "signed",
-                                        "static", "constexpr", "vec", "atomic"};
+                                        "static", "constexpr", "vec", "atomic",
+                                        "simdgroup_matrix"};
     if (!lang_p_is_name(tok))
         return false;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
@@ -345,6 +350,10 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             ty = lang_vector_of(p->ctx, lang_qualified(p->ctx, elem, false), (int)n, false);
             continue;
         }
+        if (lang_p_is(tok, "simdgroup_matrix")) {
+            ty = lang_p_matrix_template(p);
+            continue;
+        }
         if (lang_p_consume(p, "atomic")) {
             LangType *value = type_arg(p);
             lang_p_skip(p, ">");
@@ -389,6 +398,11 @@ LangType *lang_p_declarator(LangParser *p, LangType *base, LangAddrSpace space, 
                             LangToken **name_tok)
 {
     LangType *ty = base;
+    if (base->kind == LTY_SGMATRIX && has_space && space != LAS_THREAD)
+        lang_error_at(p->ctx, p->prev, "a simdgroup matrix lives in its SIMD-group's registers "
+                      "(the thread address space), not in %s memory",
+                      space == LAS_DEVICE ? "device" : space == LAS_CONSTANT ? "constant"
+                                                                             : "threadgroup");
     for (;;) {
         LangToken *tok = p->tok;
         bool ref = lang_p_is(tok, "&");
@@ -771,7 +785,7 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
     if (!has_space || space != LAS_CONSTANT)
         lang_error_soft(p->ctx, name, "program-scope variable '%.*s' must be declared in the "
                         "constant address space", name->len, name->loc);
-    if (ty->kind == LTY_VOID || ty->kind == LTY_ATOMIC)
+    if (ty->kind == LTY_VOID || ty->kind == LTY_ATOMIC || ty->kind == LTY_SGMATRIX)
         lang_error_at(p->ctx, name, "invalid type for a program-scope constant");
     LangType *value_ty = lang_qualified(p->ctx, ty, false);
     LangNode *init = NULL;

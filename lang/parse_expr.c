@@ -611,6 +611,8 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
         n++;
     }
     LangNode *args = head.next;
+    if (ty->kind == LTY_SGMATRIX)
+        return lang_p_matrix_construct(p, ty, tok, args, n);
     if (ty->kind == LTY_STRUCT) {
         LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, tok);
         c->type = ty;
@@ -871,6 +873,8 @@ static LangNode *primary(LangParser *p)
     }
     if (!lang_p_is_name(tok))
         lang_error_at(p->ctx, tok, "expected expression");
+    if (lang_p_is(tok, "make_filled_simdgroup_matrix") && lang_p_is(tok->next, "<"))
+        return lang_p_matrix_filled(p);
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym && sym->type && !sym->is_enum_const && lang_p_is(tok->next, "::")) {
         lang_p_next(p); /* EnumName::enumerator */

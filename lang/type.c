@@ -57,6 +57,14 @@ LangType *lang_vector_of(LangCtx *ctx, LangType *scalar, int len, bool packed)
     return ty;
 }
 
+LangType *lang_sgmatrix_of(LangCtx *ctx, LangType *elem)
+{
+    LangType *ty = new_type(ctx, LTY_SGMATRIX, 8, 8);
+    ty->base = elem->kind == LTY_HALF ? lang_ty_half : lang_ty_float;
+    ty->name = elem->kind == LTY_HALF ? "simdgroup_half8x8" : "simdgroup_float8x8";
+    return ty;
+}
+
 LangType *lang_array_of(LangCtx *ctx, LangType *elem, int len)
 {
     LangType *ty = new_type(ctx, LTY_ARRAY, elem->size * len, elem->align);
@@ -133,7 +141,7 @@ bool lang_same_type(const LangType *a, const LangType *b)
     case LTY_POINTER:
         return a->space == b->space && a->is_reference == b->is_reference &&
                lang_same_type(a->base, b->base);
-    case LTY_ATOMIC:
+    case LTY_ATOMIC: case LTY_SGMATRIX:
         return lang_same_type(a->base, b->base);
     case LTY_STRUCT:
         /* const copies share the member list */
@@ -191,7 +199,7 @@ IsaType lang_isa_type(const LangType *scalar)
     case LTY_INT: case LTY_ENUM_MEMORY_ORDER: case LTY_ENUM_MEM_FLAGS: return ISA_TYPE_S32;
     case LTY_UINT: return ISA_TYPE_U32;
     case LTY_LONG: return ISA_TYPE_S64;
-    case LTY_ULONG: case LTY_POINTER: return ISA_TYPE_U64;
+    case LTY_ULONG: case LTY_POINTER: case LTY_SGMATRIX: return ISA_TYPE_U64;
     case LTY_HALF: return ISA_TYPE_F16;
     case LTY_FLOAT: return ISA_TYPE_F32;
     default: return ISA_TYPE_COUNT;

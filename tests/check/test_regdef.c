@@ -66,6 +66,39 @@ static void test_accumulator_never_zeroed(void **state)
     done(&c);
 }
 
+/* A matrix accumulator never filled: the multiply reads it in every lane (each element of
+ * the result reads a row and a column), so the store is reported; filled, it is silent. */
+static void test_matrix_accumulator_never_filled(void **state)
+{
+    (void)state;
+    for (int filled = 0; filled < 2; filled++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+                 "              uint gid [[thread_position_in_grid]]) {\n"
+                 "    simdgroup_float8x8 a, acc%s;\n"                   /* 3 */
+                 "    simdgroup_load(a, in + gid / 32 * 64);\n"
+                 "    simdgroup_multiply_accumulate(acc, a, a, acc);\n"  /* 5 */
+                 "    simdgroup_store(acc, out + gid / 32 * 64);\n"      /* 6 */
+                 "}\n",
+                 filled ? " = make_filled_simdgroup_matrix<float, 8, 8>(0)" : "");
+        Checked c;
+        metal(&c, src, 64, 64);
+        if (filled) {
+            expect_silent(&c);
+        } else {
+            const CheckFinding *f = find(&c, CHECK_UNINIT_VALUE,
+                                         "the value stored is uninitialized: it comes from "
+                                         "`acc`, declared at line 3 without a value");
+            assert_int_equal(primary_line(&c, f), 6);
+            assert_non_null(strstr(f->fix, "`simdgroup_float8x8 acc = "
+                                           "make_filled_simdgroup_matrix<float, 8, 8>(0);`"));
+            assert_int_equal(c.n, 1);
+        }
+        done(&c);
+    }
+}
+
 static void test_assigned_on_one_path_only(void **state)
 {
     (void)state;
@@ -697,6 +730,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accumulator_never_zeroed),
+        cmocka_unit_test(test_matrix_accumulator_never_filled),
         cmocka_unit_test(test_assigned_on_one_path_only),
         cmocka_unit_test(test_branch_address_and_lane_operand),
         cmocka_unit_test(test_reduction_over_undefined_lanes),

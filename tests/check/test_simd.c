@@ -5,7 +5,8 @@
  * active lanes stay silent. Operands MSL leaves undefined (simd-operand): a lane ID past 31
  * (quad: 3), an XOR mask that makes one, a broadcast lane, delta or mask that differs
  * between lanes of the SIMD-group (quad: of the quad); the same operands kept in range and
- * uniform stay silent.
+ * uniform stay silent. A simdgroup matrix multiply needs all 32 lanes: inside an if, or in a
+ * partial SIMD-group, it is reported; with every lane active it is silent.
  */
 #include "test_util.h"
 #include "check_harness.h"
@@ -102,6 +103,58 @@ static void test_shuffle_reads_missing_lane(void **state)
     assert_int_equal(f->first.thread.lane, 12);
     assert_false(f->second.valid);
     assert_int_equal(c.n, 1);
+    done(&c);
+}
+
+/* ---- simdgroup matrices ----------------------------------------------------------------------- */
+
+#define MATRIX_KERNEL(cond)                                                                   \
+    "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n" \
+    "              uint lane [[thread_index_in_simdgroup]])\n"       /* 2 */                  \
+    "{\n"                                                             /* 3 */                  \
+    "    simdgroup_float8x8 m; device float *p = out + gid / 32 * 64;\n" /* 4 */               \
+    "    simdgroup_load(m, p);\n"                                     /* 5 */                  \
+    "    if (" cond ")\n"                                             /* 6 */                  \
+    "        simdgroup_multiply(m, m, m);\n"                          /* 7 */                  \
+    "    simdgroup_store(m, p);\n"                                    /* 8 */                  \
+    "}\n"
+
+static void test_matrix_multiply_in_divergent_code(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, MATRIX_KERNEL("lane != 5"), 64, 64);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE,
+                                 "simdgroup matrix multiply with 31 of 32 lanes active: it reads "
+                                 "every lane's elements, and lane 5 is inactive");
+    assert_int_equal(line_of(&c, &f->first), 7);
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_true(f->second.valid);
+    assert_int_equal(f->second.thread.lane, 5);
+    assert_int_equal(f->count, 2); /* both SIMD-groups */
+    assert_non_null(strstr(f->fix, "simdgroup matrix call at line 7 together"));
+    if (c.n != 1) { dump(&c); fail(); }
+    done(&c);
+}
+
+static void test_matrix_multiply_in_partial_simdgroup(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, MATRIX_KERNEL("lane < 32"), 24, 24);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE,
+                                 "simdgroup matrix multiply in a SIMD-group of 24 threads: it "
+                                 "reads every lane's elements, and lane 24 does not exist");
+    assert_false(f->second.valid);
+    done(&c);
+}
+
+static void test_matrix_multiply_all_lanes_is_silent(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, MATRIX_KERNEL("lane < 32"), 64, 32);
+    expect_silent(&c);
     done(&c);
 }
 
@@ -280,6 +333,9 @@ static void test_inactive_lanes_operands_do_not_count(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matrix_multiply_in_divergent_code),
+        cmocka_unit_test(test_matrix_multiply_in_partial_simdgroup),
+        cmocka_unit_test(test_matrix_multiply_all_lanes_is_silent),
         cmocka_unit_test(test_shuffle_down_reads_inactive_lane),
         cmocka_unit_test(test_broadcast_from_inactive_lane),
         cmocka_unit_test(test_quad_broadcast_from_inactive_lane),

@@ -209,6 +209,26 @@ static void gen_matmul_tiled(void)
     write_f32("linalg/matmul_tiled.C.npy", c, M * N);
 }
 
+static void gen_matmul_simdgroup(void)
+{
+    enum { M = 64, N = 96, K = 40 };
+    static float a[M * K], b[K * N], c[M * N];
+    random_f32(12, -1, 1, a, M * K);
+    random_f32(13, -1, 1, b, K * N);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = 0.0f, fused = 0.0f;
+            for (int k = 0; k < K; k++) {
+                acc += a[i * K + k] * b[k * N + j];
+                fused = fmaf(a[i * K + k], b[k * N + j], fused);
+            }
+            c[i * N + j] = acc;
+            check_tolerance("matmul_simdgroup", (size_t)(i * N + j), acc, fused, MATMUL_TOL,
+                            MATMUL_TOL);
+        }
+    write_f32("linalg/matmul_simdgroup.C.npy", c, M * N);
+}
+
 /* ---- scan ---------------------------------------------------------------------------------- */
 
 static void gen_prefix_scan(void)
@@ -254,6 +274,7 @@ int main(int argc, char **argv)
     gen_softmax();
     gen_rmsnorm();
     gen_matmul_tiled();
+    gen_matmul_simdgroup();
     gen_prefix_scan();
     return 0;
 }
