@@ -120,6 +120,72 @@ static void test_dependence_in_every_place(void **state)
     assert_int_equal(chain_step_cycles(&gpu, "fadd16 r2h, r3l, 1.0", "fadd16 r3h, r2l, 1.0"), 50 * 5);
 }
 
+/* Cycles of one SIMD-group running `reps` times the instructions of `body` (a list
+ * separated by ';'), after a set-up that gives r1..r9 values. */
+static uint64_t body_cycles(const SimGpuConfig *gpu, const char *body, uint32_t reps)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    grow(&t, &len, &cap, ".kernel body\n.regs 16\n.arg out, device, u0\n"
+                         "    get_sr r1, thread_position_in_grid.x\n");
+    for (int k = 2; k < 10; k++)
+        grow(&t, &len, &cap, "    mov r%d, %d.0\n", k, k);
+    for (uint32_t i = 0; i < reps; i++)
+        for (const char *p = body; *p;) {
+            size_t n = strcspn(p, ";");
+            grow(&t, &len, &cap, "    %.*s\n", (int)n, p);
+            p += n + (p[n] == ';');
+        }
+    grow(&t, &len, &cap, "    stop\n");
+    Run r;
+    run_kernel(&r, t, gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    check_accounting(&r, gpu);
+    uint64_t cycles = r.res.stats.cycles;
+    run_free(&r);
+    free(t);
+    return cycles;
+}
+
+/* SIMD-group matrix multiply-accumulate (class matrix) issues on the fp32 pipe: a chain
+ * waits its latency, independent ones its interval, an FFMA between two of them waits for
+ * the pipe, and an integer op does not. Cycles added by 25 more repetitions of a body. */
+static void test_matrix_on_fp32_pipe(void **state)
+{
+    (void)state;
+    SimGpuConfig gpu = simple_gpu();
+    gpu.op[ISA_OP_MMA32] = (SimOpTiming){20, 16};
+    gpu.op[ISA_OP_FFMA32] = (SimOpTiming){6, 1};
+    static const struct {
+        const char *body;
+        uint64_t cycles; /* per repetition */
+    } cases[] = {
+        /* each reads the accumulator the one before wrote: the latency */
+        {"mma32 r4, r2, r2, r4", 20},
+        /* independent (four accumulators: no write waits for the one before it): the
+         * interval */
+        {"mma32 r4, r2, r2, r6;mma32 r8, r2, r2, r6;mma32 r10, r2, r2, r6;mma32 r12, r2, r2, r6",
+         4 * 16},
+        /* an FFMA after each: 16 cycles for the matrix op, then 1 for the FFMA */
+        {"mma32 r4, r2, r2, r6;ffma32 r14, r1, 1.5, 0.5;mma32 r8, r2, r2, r6;"
+         "ffma32 r15, r1, 1.5, 0.5", 2 * 17},
+        /* an integer op has its own pipe: it issues in the matrix op's shadow */
+        {"mma32 r4, r2, r2, r6;iadd r14, r1, 1;mma32 r8, r2, r2, r6;iadd r15, r1, 1", 2 * 16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t d = body_cycles(&gpu, cases[i].body, 50) - body_cycles(&gpu, cases[i].body, 25);
+        if (d != 25 * cases[i].cycles)
+            fail_msg("%s: %llu cycles for 25 more, want %llu", cases[i].body,
+                     (unsigned long long)d, (unsigned long long)(25 * cases[i].cycles));
+    }
+    /* 1024 flops a matrix op (512 multiply-adds) */
+    Run r;
+    char *t = alternating_chain("mma32 r4, r2, r2, r6", "mma32 r8, r2, r2, r6", 10);
+    run_kernel(&r, t, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+    assert_int_equal(r.res.stats.flops, 10 * 1024);
+    run_free(&r);
+    free(t);
+}
+
 /* ---- independent work: one issue per cycle per scheduler ---------------------------------- */
 
 static void test_throughput(void **state)
@@ -855,6 +921,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dependent_chain),
         cmocka_unit_test(test_dependence_in_every_place),
+        cmocka_unit_test(test_matrix_on_fp32_pipe),
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_wait_and_idle_skip),
         cmocka_unit_test(test_tg_port_without_lanes),
