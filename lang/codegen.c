@@ -511,6 +511,7 @@ LangIr *lang_codegen(LangCtx *ctx, LangUnit *unit, LangFunction *kernel)
     cg_set_loc(cg, kernel->tok);
     if (!kernel->body)
         cg_error(cg, kernel->tok, "the kernel has no body");
+    cg_place_arrays(unit);
     bind_args(cg, kernel);
     ConstScan scan = {cg};
     walk(kernel->body, visit_consts, &scan, 0);

@@ -173,6 +173,11 @@ void cg_bind_local(LangCg *cg, LangVar *var);
 /* Generates a small counted `for` loop unrolled (codegen_unroll.c); false: not such a loop,
  * nothing generated. */
 bool cg_try_unroll(LangCg *cg, LangNode *n);
+/* Decides, for the whole unit, which arrays indexed by a non-constant stay in registers
+ * (every such index a constant once unrolled) and marks the rest address_taken. */
+void cg_place_arrays(LangUnit *unit);
+/* An array index made constant by unrolling, folded with the current bindings. */
+bool cg_fold_index(LangCg *cg, LangNode *n, int64_t *out);
 
 /* codegen_builtin.c */
 CgVal cg_builtin(LangCg *cg, LangNode *node);

@@ -460,6 +460,8 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
         CgLval *base = cg_lval(cg, node->lhs);
         bool ok;
         int64_t k = cg_const_int(cg, node->rhs, &ok);
+        if (!ok && (lt->kind == LTY_VECTOR || base->kind == LV_REG))
+            ok = cg_fold_index(cg, node->rhs, &k); /* a counter of an unrolled loop */
         if (lt->kind == LTY_VECTOR) {
             if (ok) {
                 if (k < 0 || k >= lt->len)

@@ -6,12 +6,20 @@
  * Which loops: a `for` whose init declares a 32-bit integer counter with a constant value,
  * whose condition compares the counter itself (<, <=, >, >=, !=) with a constant of its
  * type, and whose increment is ++, -- or += / -= a constant; whose body does not write the
- * counter or take its address, and holds no loop (innermost loops only: an inner loop is
- * unrolled, when it qualifies, as the outer one's body is generated), no break, continue or
- * return, no call of a user function (inlined, so copied per step) and no local that would
- * live in memory (a stack slot per step); and which runs 1 to MAX_TRIPS times, MAX_NODES
- * syntax nodes in all once unrolled. `#pragma nounroll` (or unroll(1), or clang loop
- * unroll(disable)) before a loop keeps it as written (the preprocessor marks its token).
+ * counter or take its address, holds no loop but loops that qualify themselves (a nest of
+ * small loops unrolls whole, the inner ones as the outer one's body is generated), no
+ * break, continue or return, no call of a user function (inlined, so copied per step) and no
+ * local that would live in memory (a stack slot per step); and which runs 1 to MAX_TRIPS
+ * times, MAX_NODES syntax nodes in all once unrolled. `#pragma nounroll` (or unroll(1), or
+ * clang loop unroll(disable)) before a loop keeps it as written (the preprocessor marks its
+ * token).
+ *
+ * Where small arrays live (cg_place_arrays, before code generation): an array indexed by a
+ * non-constant lives in thread (stack) memory, unless every such index is a constant once
+ * the loops around it are unrolled (`acc[i][j]` inside `for i`, `for j` that qualify), as a
+ * GPU compiler keeps a tile's accumulators in registers; the index is then folded as each
+ * step is generated (cg_fold_index). Marking an array for memory can stop a loop that
+ * declares it from unrolling, so the placement is repeated until nothing changes.
  *
  * Why it computes the same: every lane active at the loop runs every iteration (the trip
  * count is the same for all of them: constants only), in order, with the counter's value
@@ -22,6 +30,14 @@
 #include "codegen_internal.h"
 
 enum { MAX_TRIPS = 32, MAX_NODES = 1024 };
+
+typedef struct UnrollPlan {
+    LangVar *counter;
+    int64_t start, step, trips;
+    int nodes;             /* of the body, once */
+} UnrollPlan;
+
+static bool plan(const LangNode *n, UnrollPlan *out);
 
 /* A non-negative integer constant below 2^31 (a literal, or a `constant` global with a
  * literal initializer, through integer casts), so every 32-bit type holds it as is. */
@@ -52,8 +68,18 @@ static bool body_ok(const LangNode *n, const LangVar *v, int *nodes)
         switch (n->kind) {
         case LND_BREAK: case LND_CONTINUE: case LND_RETURN:
         case LND_CALL: /* inlined: a copy of the callee per step, uncounted here */
-        case LND_FOR: case LND_DO: /* innermost loops only (a while is a for) */
+        case LND_DO:
             return false;
+        case LND_FOR: { /* only a loop that unrolls itself, its body counted once a step */
+            UnrollPlan inner;
+            int own = 0; /* and that leaves this loop's counter alone */
+            if (!plan(n, &inner) || !body_ok(n->body, v, &own))
+                return false;
+            *nodes += inner.nodes * (int)inner.trips;
+            if (*nodes > MAX_NODES)
+                return false;
+            continue;
+        }
         case LND_DECL: /* a local kept in memory would get a stack slot per step */
             if (n->var && n->var->kind != LVAR_THREADGROUP &&
                 (n->var->address_taken || cg_leaf_count(n->var->type) > 64))
@@ -96,7 +122,8 @@ static bool holds(LangNodeKind cmp, int64_t a, int64_t b)
     }
 }
 
-bool cg_try_unroll(LangCg *cg, LangNode *n)
+/* Whether loop n unrolls, and how: its counter's start and step, trips, body nodes. */
+static bool plan(const LangNode *n, UnrollPlan *out)
 {
     if (n->kind != LND_FOR || !n->init || n->init->kind != LND_DECL || !n->cond || !n->inc ||
         n->tok->no_unroll) /* `#pragma nounroll` before it */
@@ -133,10 +160,22 @@ bool cg_try_unroll(LangCg *cg, LangNode *n)
     if (trips == 0 || trips > MAX_TRIPS || !body_ok(n->body, v, &nodes) ||
         nodes * trips > MAX_NODES)
         return false;
+    *out = (UnrollPlan){.counter = v, .start = start, .step = step, .trips = trips,
+                        .nodes = nodes};
+    return true;
+}
+
+bool cg_try_unroll(LangCg *cg, LangNode *n)
+{
+    UnrollPlan p;
+    if (!plan(n, &p))
+        return false;
+    LangVar *v = p.counter;
+    const bool is_unsigned = lang_is_unsigned(v->type);
     cg_bind_local(cg, v);
-    for (int64_t i = 0; i < trips; i++) {
+    for (int64_t i = 0; i < p.trips; i++) {
         LangNode num = {.kind = LND_NUM, .tok = n->tok, .type = v->type,
-                        .ival = (uint64_t)value_at(start, step, i, is_unsigned)};
+                        .ival = (uint64_t)value_at(p.start, p.step, i, is_unsigned)};
         CgVal value = cg_expr(cg, &num);
         CgBind *b = cg_bind(cg, v); /* again each time: the body may bind more */
         b->kind = BIND_VALUE;
@@ -144,5 +183,129 @@ bool cg_try_unroll(LangCg *cg, LangNode *n)
         cg_stmt(cg, n->body);
     }
     cg_bind(cg, v)->kind = BIND_NONE;
+    return true;
+}
+
+/* ---- where arrays live --------------------------------------------------------------------- */
+
+typedef struct Placement {
+    LangVar *counters[16];  /* of the unrolled loops around the node being looked at */
+    int depth;
+    bool changed;
+} Placement;
+
+/* An integer expression that is a constant once the loops in pl are unrolled: literals,
+ * constant globals, their counters, and arithmetic of those. */
+static bool unrolled_const(const Placement *pl, const LangNode *n)
+{
+    int64_t k;
+    if (!n || !lang_is_integer(n->type))
+        return false;
+    if (small_const((LangNode *)n, &k))
+        return true;
+    switch (n->kind) {
+    case LND_VAR:
+        for (int i = 0; i < pl->depth; i++)
+            if (pl->counters[i] == n->var)
+                return true;
+        return false;
+    case LND_CAST: case LND_NEG:
+        return unrolled_const(pl, n->lhs);
+    case LND_ADD: case LND_SUB: case LND_MUL: case LND_SHL: case LND_BITAND: case LND_BITOR:
+    case LND_BITXOR:
+        return unrolled_const(pl, n->lhs) && unrolled_const(pl, n->rhs);
+    default:
+        return false;
+    }
+}
+
+static LangVar *indexed_array(const LangNode *n)
+{
+    while (n->kind == LND_MEMBER || n->kind == LND_SWIZZLE ||
+           (n->kind == LND_INDEX && n->lhs->type->kind != LTY_POINTER))
+        n = n->lhs;
+    return n->kind == LND_VAR ? n->var : NULL;
+}
+
+static void place(Placement *pl, LangNode *n)
+{
+    for (; n; n = n->next) {
+        if (n->kind == LND_INDEX && n->lhs->type->kind == LTY_ARRAY) {
+            LangVar *var = indexed_array(n->lhs);
+            int64_t k;
+            if (var && var->dyn_indexed && !var->address_taken && !small_const(n->rhs, &k) &&
+                !unrolled_const(pl, n->rhs)) {
+                var->address_taken = true;
+                pl->changed = true;
+            }
+        }
+        UnrollPlan p;
+        bool unrolled = n->kind == LND_FOR && pl->depth < 16 && plan(n, &p);
+        LangNode *const kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els,
+                                  n->init, n->inc, n->args};
+        for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+            place(pl, kids[i]);
+        if (unrolled)
+            pl->counters[pl->depth++] = p.counter;
+        place(pl, n->body);
+        if (unrolled)
+            pl->depth--;
+        if (n->kind == LND_SWITCH)
+            place(pl, n->case_next);
+    }
+}
+
+void cg_place_arrays(LangUnit *unit)
+{
+    for (bool again = true; again;) {
+        again = false;
+        for (LangFunction *f = unit->funcs; f; f = f->next) {
+            Placement pl = {.depth = 0};
+            place(&pl, f->body);
+            again |= pl.changed;
+        }
+    }
+}
+
+/* Folds an index that unrolling made constant: literals, constant globals, counters bound
+ * to their step's value, and arithmetic of those, in the index's type (32-bit). */
+bool cg_fold_index(LangCg *cg, LangNode *n, int64_t *out)
+{
+    int64_t a, b;
+    if (small_const(n, out))
+        return true;
+    switch (n->kind) {
+    case LND_VAR: {
+        CgBind *bind = cg_bind(cg, n->var);
+        if (bind->kind != BIND_VALUE || bind->value.n != 1 ||
+            bind->value.c[0].kind != ISA_OPD_IMM)
+            return false;
+        a = (int64_t)bind->value.c[0].imm;
+        break;
+    }
+    case LND_CAST:
+        if (!lang_is_integer(n->type) || !cg_fold_index(cg, n->lhs, &a))
+            return false;
+        break;
+    case LND_NEG:
+        if (!cg_fold_index(cg, n->lhs, &a))
+            return false;
+        a = -a;
+        break;
+    case LND_ADD: case LND_SUB: case LND_MUL: case LND_SHL: case LND_BITAND: case LND_BITOR:
+    case LND_BITXOR:
+        if (!cg_fold_index(cg, n->lhs, &a) || !cg_fold_index(cg, n->rhs, &b))
+            return false;
+        a = n->kind == LND_ADD ? a + b : n->kind == LND_SUB ? a - b : n->kind == LND_MUL ? a * b
+            : n->kind == LND_SHL ? (int64_t)((uint64_t)a << (b & 31))
+            : n->kind == LND_BITAND ? (a & b) : n->kind == LND_BITOR ? (a | b) : (a ^ b);
+        break;
+    default:
+        return false;
+    }
+    /* wrap to the type's 32 (or 64) bits */
+    if (n->type->size == 4)
+        a = lang_is_unsigned(n->type) ? (int64_t)(uint32_t)a : (int64_t)(int32_t)a;
+    *out = a;
     return true;
 }

@@ -292,7 +292,9 @@ struct LangVar {
     LangAttr attr;
     int attr_index;         /* buffer(n), threadgroup(n), function_constant(n) index */
     LangNode *init;         /* constants: the initializer */
-    bool address_taken;     /* &x used, or an array indexed by a non-constant */
+    bool address_taken;     /* &x used, or an array indexed by a non-constant that is no
+                             * unrolled loop's counter (codegen_unroll.c decides): in memory */
+    bool dyn_indexed;       /* an array indexed by a non-constant somewhere */
     int tg_offset;          /* LVAR_THREADGROUP: byte offset in static threadgroup memory */
     int id;                 /* unique per unit */
 };

@@ -544,7 +544,7 @@ static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
                 lang_error_soft(p->ctx, at, "index %lld is past the end of '%s'", (long long)v,
                                 lang_type_name(p->ctx, ty));
         } else if (var && ty->kind == LTY_ARRAY) {
-            var->address_taken = true;
+            var->dyn_indexed = true; /* codegen_unroll.c: registers or memory */
         }
     } else {
         lang_error_at(p->ctx, tok, "subscripted value '%s' is not an array, pointer or vector",

@@ -1,11 +1,14 @@
 /*
  * test_unroll.c — full unrolling of small counted loops (lang/codegen_unroll.c): every
  * counting shape it accepts (<, <=, >, >=, != with ++, --, += and -= of a constant, signed
- * and unsigned counters) leaves no loop in the program and computes what C computes; every
- * loop it must leave alone keeps its exec-mask loop (only innermost loops are unrolled), as
- * does a loop after `#pragma nounroll` and its equivalents;
- * unrolled loops inside divergent code run only for the lanes that reach them; barriers in
- * an unrolled body stay in order, each with its own source line.
+ * and unsigned counters) leaves no loop in the program and computes what C computes, and so
+ * does a nest of them; every loop it must leave alone keeps its exec-mask loop (an outer
+ * loop around one that does not unroll, or too big a nest), as does a loop after `#pragma
+ * nounroll` and its equivalents; unrolled loops inside divergent code run only for the lanes
+ * that reach them; barriers in an unrolled body stay in order, each with its own source
+ * line. Arrays indexed only by constants and unrolled counters stay in registers (no stack
+ * access) and compute what C computes; an index known only at run time, anywhere, puts the
+ * array in thread memory.
  *
  * Expected values come from the same loops written in C in the test.
  */
@@ -109,10 +112,83 @@ static void test_loops_left_alone(void **state)
     /* a condition not on the counter itself, and a loop that never runs */
     expect_loops("    for (uint k = 0; k + 1 < 8; k++) a += k;", 1);
     expect_loops("    for (uint k = 0; k < 0; k++) a += k;", 1);
-    /* innermost loops only: of two nested ones, the inner is unrolled, the outer kept */
-    expect_loops("    for (uint j = 0; j < 8; j++) for (uint k = 0; k < 4; k++) a += j * k;", 1);
+    /* a nest unrolls whole when every loop in it does and it stays small; an outer loop
+     * around one that does not unroll is kept, and so is a nest too big in all */
+    expect_loops("    for (uint j = 0; j < 8; j++) for (uint k = 0; k < 4; k++) a += j * k;", 0);
     expect_loops("    for (uint j = 0; j < 8; j++) { uint k = 0; while (k < j) k++; a += k; }", 2);
     expect_loops("    for (uint j = 0; j < 9; j++) for (uint k = 0; k < 200; k++) a += j * k;", 2);
+    expect_loops("    for (uint j = 0; j < 32; j++) for (uint k = 0; k < 32; k++) a += j * k;", 1);
+    /* an inner loop that writes the outer counter: the inner one unrolls, the outer stays */
+    expect_loops("    for (uint j = 0; j < 4; j++) for (uint k = 0; k < 4; k++) { a += j; j += a & 1; }",
+                 1);
+}
+
+/* ---- arrays in registers ------------------------------------------------------------------- */
+
+#define ARRAYS_SRC \
+    "kernel void k(device const uint *in [[buffer(0)]], device uint *out [[buffer(1)]],\n" \
+    "              uint i [[thread_position_in_grid]]) {\n" \
+    "    uint acc[2][3], v[4];\n" \
+    "    for (uint r = 0; r < 2; r++)\n" \
+    "        for (uint c = 0; c < 3; c++)\n" \
+    "            acc[r][c] = r * 10 + c;\n" \
+    "    for (uint k = 0; k < 4; k++) v[k] = in[(i + k) %% 96];\n" \
+    "    for (uint r = 0; r < 2; r++)\n" \
+    "        for (uint c = 0; c < 3; c++)\n" \
+    "            acc[r][c] += v[(r + c) & 3] * v[3 - c] + uint4(1, 2, 3, 4)[c + 1];\n" \
+    "    uint a = 0;\n" \
+    "    for (int r = 1; r >= 0; r--) for (uint c = 0; c < 3; c++) a = a * 7u + acc[r][c];\n" \
+    "    out[i] = a%s;\n" \
+    "}\n"
+
+static uint32_t arrays_ref(const uint32_t *in, uint32_t i, bool dyn)
+{
+    uint32_t acc[2][3], v[4], four[4] = {1, 2, 3, 4};
+    for (uint32_t r = 0; r < 2; r++)
+        for (uint32_t c = 0; c < 3; c++)
+            acc[r][c] = r * 10 + c;
+    for (uint32_t k = 0; k < 4; k++)
+        v[k] = in[(i + k) % 96];
+    for (uint32_t r = 0; r < 2; r++)
+        for (uint32_t c = 0; c < 3; c++)
+            acc[r][c] += v[(r + c) & 3] * v[3 - c] + four[c + 1];
+    uint32_t a = 0;
+    for (int r = 1; r >= 0; r--)
+        for (uint32_t c = 0; c < 3; c++)
+            a = a * 7u + acc[r][c];
+    return a + (dyn ? v[i % 4] : 0);
+}
+
+static void test_arrays_in_registers(void **state)
+{
+    (void)state;
+    for (int dyn = 0; dyn < 2; dyn++) {
+        char src[2048];
+        snprintf(src, sizeof src, ARRAYS_SRC, dyn ? " + v[i % 4]" : "");
+        Harness h;
+        ch_init(&h, src, NULL);
+        CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_JMP_EXEC_ANY) == 0);
+        /* v indexed at run time (dyn) lives in thread memory; acc stays in registers */
+        CH_EXPECT(h.prog, (ch_count(h.prog, ISA_OP_ST_STACK) > 0) == dyn);
+        CH_EXPECT(h.prog, h.prog->stack_bytes == (dyn ? 16u : 0u));
+        uint32_t *in = ch_buf(&h, 0, N * 4);
+        uint32_t *out = ch_buf(&h, 1, N * 4);
+        for (uint32_t i = 0; i < N; i++)
+            in[i] = input(i);
+        ch_run(&h, N, 32);
+        for (uint32_t i = 0; i < N; i++)
+            CH_IEQ(out[i], arrays_ref(in, i, dyn), i);
+        h_free(&h);
+    }
+    /* an index from a loop that does not unroll (33 steps) puts the array in memory */
+    IsaProgram *p = ch_compile("kernel void k(device uint *out [[buffer(0)]]) {\n"
+                               "    uint t[4];\n"
+                               "    for (uint k = 0; k < 4; k++) t[k] = k;\n"
+                               "    uint a = 0;\n"
+                               "    for (uint k = 0; k < 33; k++) a += t[k & 3];\n"
+                               "    out[0] = a;\n}\n", NULL);
+    CH_EXPECT(p, p->stack_bytes == 16);
+    isa_program_free(p);
 }
 
 /* The loop pragmas that say "do not unroll" keep the next loop as written; any other pragma,
@@ -234,6 +310,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_counting_shape),
         cmocka_unit_test(test_loops_left_alone),
+        cmocka_unit_test(test_arrays_in_registers),
         cmocka_unit_test(test_nounroll_pragmas),
         cmocka_unit_test(test_unrolled_in_divergent_code),
         cmocka_unit_test(test_barriers_in_unrolled_body),
