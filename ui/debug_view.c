@@ -71,6 +71,13 @@ static void format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t ind
         memcpy(bytes, &sg->regs[index * SIM_SIMD_WIDTH + lane], 4);
         width = 4;
     }
+    if (kind == ISA_OPD_R64 && type && strncmp(type, "simdgroup_", 10) == 0) {
+        /* a SIMD-group matrix: this lane's two elements, f32 in the pair */
+        float e[2];
+        memcpy(e, bytes, 8);
+        snprintf(buf, size, fit ? "%.3g,%.3g" : "%.9g, %.9g", (double)e[0], (double)e[1]);
+        return;
+    }
     if (typed && ui_scalar_size(t.scalar) == width) {
         UiNumber n = ui_load_number(t.scalar, bytes);
         if (fit && n.is_float) /* the screen's columns: 6 digits, not every digit */
@@ -222,6 +229,35 @@ static void print_lanes(const UiDbg *dbg, IsaOperandKind kind, uint32_t index, c
             len += (size_t)snprintf(line + len, sizeof line - len,
                                     lane_active(sg, l) ? " %s" : " (%s)", v);
         }
+        ui_dbg_text_add(out, "%s", line);
+    }
+}
+
+/* A SIMD-group matrix variable as the 8 x 8 matrix its 32 lanes hold together (docs/ISA.md,
+ * "Matrices": lane l holds row 4*b4 + 2*b2 + b1, columns 4*b3 + 2*b0 and the next); the
+ * elements of inactive lanes in parentheses. */
+static void print_matrix(const UiDbg *dbg, uint32_t index, UiDbgText *out)
+{
+    const SimGroupView *sg = dbg->sg;
+    char cell[8][8][40];
+    for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
+        uint32_t row = ((l >> 2) & 4) | ((l >> 1) & 3), col = ((l >> 1) & 4) | ((l << 1) & 2);
+        for (uint32_t e = 0; e < 2; e++) {
+            uint32_t bits = index + e < sg->num_regs ? sg->regs[(index + e) * SIM_SIMD_WIDTH + l]
+                                                    : 0;
+            float f;
+            memcpy(&f, &bits, 4);
+            snprintf(cell[row][col + e], sizeof cell[row][col + e],
+                     l < sg->lanes && lane_active(sg, l) ? "%.6g" : "(%.6g)", (double)f);
+        }
+    }
+    ui_dbg_text_add(out, "  as the SIMD-group's 8 x 8 matrix (row: its 8 columns; lane l holds "
+                         "row 4*b4+2*b2+b1, columns 4*b3+2*b0 and +1):");
+    for (uint32_t r = 0; r < 8; r++) {
+        char line[512];
+        size_t len = (size_t)snprintf(line, sizeof line, "  row %u:", r);
+        for (uint32_t c = 0; c < 8 && len < sizeof line; c++)
+            len += (size_t)snprintf(line + len, sizeof line - len, " %10s", cell[r][c]);
         ui_dbg_text_add(out, "%s", line);
     }
 }
@@ -420,6 +456,8 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
         ui_dbg_text_add(out, "%s (%s, %s), lanes 0-%u (inactive lanes in parentheses):", v->name,
                         v->type_name, reg_name, sg->lanes - 1);
         print_lanes(dbg, v->kind, v->index, v->type_name, out);
+        if (v->kind == ISA_OPD_R64 && v->type_name && strncmp(v->type_name, "simdgroup_", 10) == 0)
+            print_matrix(dbg, v->index, out);
         found++;
     }
     if (found)

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -440,6 +441,51 @@ static void test_watch(void **state)
  * which is what `lockstep trace` records for that SIMD-group's instruction of the same
  * number, and the run's total is `lockstep run --stats`' cycles; --mode functional says
  * nothing of cycles. */
+/* print of a SIMD-group matrix: each lane's two elements, and the 8 x 8 matrix the lanes
+ * hold together, which at the store of matmul_simdgroup is the top-left block of C (from
+ * teach_ref's .npy; the matrix unit's rounding order differs: compared to 1e-5). */
+static void test_matrix_print(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(debug("kernels/linalg/matmul_simdgroup.yaml", "",
+                           "break 65\ncontinue\nprint acc[0]\n", &out), 0);
+    const char *C = "kernels/linalg/matmul_simdgroup.C.npy";
+    expect_in(out, "acc[0] (simdgroup_float8x8", out);
+    expect_in(out, "as the SIMD-group's 8 x 8 matrix", out);
+    for (uint32_t r = 0; r < 8; r++) {
+        char key[16];
+        snprintf(key, sizeof key, "  row %u:", r);
+        const char *line = strstr(out, key);
+        if (!line)
+            fail_msg("no %s in:\n%s", key, out);
+        const char *p = line + strlen(key);
+        for (uint32_t c = 0; c < 8; c++) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p)
+                fail_msg("row %u, column %u: no number in %s", r, c, line);
+            double want = npy_float(C, r * 96 + c);
+            if (fabs(v - want) > 1e-5 * (1 + fabs(want)))
+                fail_msg("row %u, column %u: %g, want %g", r, c, v, want);
+            p = end;
+        }
+    }
+    /* lane 1 holds row 0, columns 2 and 3 */
+    const char *lanes = strstr(out, "lanes  0-7 :");
+    assert_non_null(lanes);
+    double e[4];
+    const char *p = lanes + strlen("lanes  0-7 :");
+    for (int i = 0; i < 4; i++) {
+        char *end;
+        e[i] = strtod(p, &end);
+        assert_true(end != p);
+        p = end + (*end == ',');
+    }
+    assert_true(fabs(e[2] - npy_float(C, 2)) <= 1e-5 && fabs(e[3] - npy_float(C, 3)) <= 1e-5);
+    free(out);
+}
+
 static void test_timed_stops(void **state)
 {
     (void)state;
@@ -943,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_divergence_and_counters),
         cmocka_unit_test(test_loop_on_one_line),
         cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_matrix_print),
         cmocka_unit_test(test_timed_stops),
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_groups),
