@@ -629,6 +629,10 @@ static CgVal cg_expr_at(LangCg *cg, LangNode *node)
                    (size_t)v.n * sizeof *v.c);
             return v;
         }
+    case LND_ELEMENTS:
+        if (cg_lvalue_like(node))
+            return cg_load(cg, cg_lval(cg, node));
+        return cg_matrix_elements(cg, cg_expr(cg, node->lhs).c[0], ty);
     case LND_SWIZZLE: {
         CgVal s = cg_expr(cg, node->lhs);
         CgVal v = cg_val_new(cg, ty, node->swizzle_len);

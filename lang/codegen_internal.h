@@ -43,14 +43,14 @@ typedef struct CgAddr {
     int64_t off;
 } CgAddr;
 
-typedef enum CgLvKind { LV_REG, LV_MEM, LV_SWZ, LV_DYNVEC } CgLvKind;
+typedef enum CgLvKind { LV_REG, LV_MEM, LV_SWZ, LV_DYNVEC, LV_ELEMS } CgLvKind;
 
 struct CgLval {
     CgLvKind kind;
     LangType *type;
     IsaOperand *regs;      /* LV_REG: the leaves' storage (shared with the variable) */
     CgAddr addr;           /* LV_MEM */
-    CgLval *base;          /* LV_SWZ, LV_DYNVEC: the vector */
+    CgLval *base;          /* LV_SWZ, LV_DYNVEC: the vector; LV_ELEMS: the matrix */
     uint8_t swz[4];
     int swz_len;
     IsaOperand dyn;        /* LV_DYNVEC: the index */
@@ -185,5 +185,8 @@ IsaOperand cg_lane_id(LangCg *cg); /* thread_index_in_simdgroup, 32-bit */
 
 /* codegen_matrix.c: simdgroup matrix construction, load, store and multiply */
 CgVal cg_matrix_builtin(LangCg *cg, LangNode *node);
+/* A matrix's two elements in this lane as a vec<T, 2> value, and back (thread_elements()). */
+CgVal cg_matrix_elements(LangCg *cg, IsaOperand matrix, LangType *vec2);
+IsaOperand cg_matrix_of_elements(LangCg *cg, CgVal elements);
 
 #endif

@@ -124,21 +124,33 @@ static IsaOperand load(LangCg *cg, LangNode *ptr, const LangType *elem)
     return pair(cg, e[0], e[1]);
 }
 
+CgVal cg_matrix_elements(LangCg *cg, IsaOperand matrix, LangType *vec2)
+{
+    IsaOperand v = cg_to_reg(cg, matrix, 64);
+    CgVal e = cg_val_new(cg, vec2, 2);
+    for (int k = 0; k < 2; k++) {
+        e.c[k] = lang_cg_new_vreg(cg, 32);
+        IsaInst *in = lang_cg_emit(cg, k ? ISA_OP_HI32 : ISA_OP_LO32);
+        in->opd[0] = e.c[k], in->opd[1] = v;
+        if (vec2->base->kind == LTY_HALF)
+            e.c[k] = cg_cvt(cg, e.c[k], ISA_TYPE_F16, ISA_TYPE_F32, 16);
+    }
+    return e;
+}
+
+IsaOperand cg_matrix_of_elements(LangCg *cg, CgVal elements)
+{
+    const LangType *elem = lang_scalar_of(elements.type);
+    return pair(cg, to_f32(cg, elements.c[0], elem), to_f32(cg, elements.c[1], elem));
+}
+
 static void store(LangCg *cg, IsaOperand value, LangNode *ptr, const LangType *elem)
 {
     MatrixMem m = memory_operands(cg, ptr);
     IsaOperand row, col;
     lane_coords(cg, &row, &col);
     LangType *et = (LangType *)elem;
-    IsaOperand v = cg_to_reg(cg, value, 64);
-    CgVal e = cg_val_new(cg, lang_vector_of(cg->ctx, et, 2, true), 2);
-    for (int k = 0; k < 2; k++) {
-        e.c[k] = lang_cg_new_vreg(cg, 32);
-        IsaInst *in = lang_cg_emit(cg, k ? ISA_OP_HI32 : ISA_OP_LO32);
-        in->opd[0] = e.c[k], in->opd[1] = v;
-        if (et->kind == LTY_HALF)
-            e.c[k] = cg_cvt(cg, e.c[k], ISA_TYPE_F16, ISA_TYPE_F32, 16);
-    }
+    CgVal e = cg_matrix_elements(cg, value, lang_vector_of(cg->ctx, et, 2, true));
     if (!m.transpose) {
         CgAddr a = element_addr(cg, m.addr, row, col, m.epr, m.ox, m.oy, et->size);
         cg_store_addr(cg, &a, e.type, e);

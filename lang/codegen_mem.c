@@ -392,7 +392,7 @@ bool cg_lvalue_like(LangNode *n)
     case LND_DEREF: return true;
     case LND_INDEX:
         return n->lhs->type->kind == LTY_POINTER || cg_lvalue_like(n->lhs);
-    case LND_MEMBER: case LND_SWIZZLE: return cg_lvalue_like(n->lhs);
+    case LND_MEMBER: case LND_SWIZZLE: case LND_ELEMENTS: return cg_lvalue_like(n->lhs);
     default: return false;
     }
 }
@@ -408,6 +408,13 @@ static CgLval *sub_lval(LangCg *cg, CgLval *base, LangType *ty, int leaf_start, 
         CgLval *lv = new_lval(cg, LV_MEM, ty);
         lv->addr = base->addr;
         lv->addr.off += byte_off;
+        return lv;
+    }
+    if (base->kind == LV_ELEMS) { /* m.thread_elements()[k]: element k of the pair */
+        CgLval *lv = new_lval(cg, LV_SWZ, ty);
+        lv->base = base;
+        lv->swz[0] = (uint8_t)leaf_start;
+        lv->swz_len = 1;
         return lv;
     }
     cg_error(cg, NULL, "unsupported lvalue");
@@ -439,6 +446,11 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
         CgLval *base = cg_lval(cg, node->lhs);
         LangType *st = node->lhs->type;
         return sub_lval(cg, base, node->type, cg_member_leaf_start(st, node->member), node->member->offset);
+    }
+    case LND_ELEMENTS: {
+        CgLval *lv = new_lval(cg, LV_ELEMS, node->type);
+        lv->base = cg_lval(cg, node->lhs);
+        return lv;
     }
     case LND_SWIZZLE: {
         CgLval *lv = new_lval(cg, LV_SWZ, node->type);
@@ -508,6 +520,7 @@ CgVal cg_load(LangCg *cg, CgLval *lv)
         return v;
     }
     case LV_MEM: return cg_load_addr(cg, &lv->addr, lv->type);
+    case LV_ELEMS: return cg_matrix_elements(cg, cg_load(cg, lv->base).c[0], lv->type);
     case LV_SWZ: {
         CgVal b = cg_load(cg, lv->base);
         CgVal v = cg_val_new(cg, lv->type, lv->swz_len);
@@ -563,6 +576,12 @@ void cg_store(LangCg *cg, CgLval *lv, CgVal v)
         return;
     }
     case LV_MEM: cg_store_addr(cg, &lv->addr, lv->type, v); return;
+    case LV_ELEMS: {
+        CgVal m = cg_val_new(cg, lv->base->type, 1);
+        m.c[0] = cg_matrix_of_elements(cg, v);
+        cg_store(cg, lv->base, m);
+        return;
+    }
     case LV_SWZ: {
         if (lv->base->kind == LV_MEM) { /* f[i].zx = v: store only z and x, no read-modify-write */
             LangType *s = lang_scalar_of(lv->base->type);

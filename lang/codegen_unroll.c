@@ -221,7 +221,7 @@ static bool unrolled_const(const Placement *pl, const LangNode *n)
 
 static LangVar *indexed_array(const LangNode *n)
 {
-    while (n->kind == LND_MEMBER || n->kind == LND_SWIZZLE ||
+    while (n->kind == LND_MEMBER || n->kind == LND_SWIZZLE || n->kind == LND_ELEMENTS ||
            (n->kind == LND_INDEX && n->lhs->type->kind != LTY_POINTER))
         n = n->lhs;
     return n->kind == LND_VAR ? n->var : NULL;

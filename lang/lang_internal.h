@@ -190,6 +190,8 @@ typedef enum LangNodeKind {
     LND_VAR,          /* var */
     LND_MEMBER,       /* lhs.member (lhs a struct value or lvalue) */
     LND_SWIZZLE,      /* lhs.xyz: swizzle[0..swizzle_len) component indices; an lvalue if unique */
+    LND_ELEMENTS,     /* lhs.thread_elements(): a simdgroup matrix's two elements in this
+                       * thread, as a vec<T, 2> (an lvalue when lhs is) */
     LND_INDEX,        /* lhs[rhs]: pointer, array or vector element */
     LND_DEREF,        /* *lhs */
     LND_ADDR,         /* &lhs */

@@ -179,6 +179,8 @@ LangType *lang_p_matrix_template(LangParser *p);  /* at simdgroup_matrix<T, 8, 8
 LangNode *lang_p_matrix_filled(LangParser *p);    /* at make_filled_simdgroup_matrix<...>(v) */
 LangNode *lang_p_matrix_construct(LangParser *p, LangType *ty, LangToken *tok, LangNode *args,
                                   int n);        /* T(v): a diagonal matrix */
+/* m.thread_elements(), at the name after the '.' */
+LangNode *lang_p_matrix_member(LangParser *p, LangNode *lhs, LangToken *name);
 /* Types the arguments of simdgroup_load/store/multiply/multiply_accumulate; void. */
 LangType *lang_p_matrix_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
 

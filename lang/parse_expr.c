@@ -444,7 +444,7 @@ static LangNode *unary_inner(LangParser *p)
     }
     if (lang_p_consume(p, "&")) {
         LangNode *n = unary(p);
-        if (!lang_p_is_lvalue(n) || n->kind == LND_SWIZZLE ||
+        if (!lang_p_is_lvalue(n) || n->kind == LND_SWIZZLE || n->kind == LND_ELEMENTS ||
             (n->kind == LND_INDEX && n->lhs->type->kind == LTY_VECTOR))
             lang_error_at(p->ctx, tok, "cannot take the address of this expression");
         LangNode *node = lang_p_new_node(p, LND_ADDR, tok);
@@ -502,6 +502,8 @@ static LangNode *member(LangParser *p, LangNode *lhs, LangToken *name)
     LangType *ty = lhs->type;
     if (ty->kind == LTY_VECTOR)
         return swizzle(p, lhs, name);
+    if (ty->kind == LTY_SGMATRIX)
+        return lang_p_matrix_member(p, lhs, name);
     if (ty->kind != LTY_STRUCT)
         lang_error_at(p->ctx, name, "member reference base type '%s' is not a structure",
                       lang_type_name(p->ctx, ty));
@@ -577,7 +579,7 @@ static LangNode *postfix(LangParser *p)
             if (!lang_p_is_name(name))
                 lang_error_at(p->ctx, name, "expected a member name");
             lang_p_next(p);
-            if (lang_p_is(p->tok, "("))
+            if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX)
                 lang_error_at(p->ctx, name, "member functions are not supported");
             node = member(p, node, name);
         } else if (lang_p_consume(p, "++")) {

@@ -2,7 +2,8 @@
  * parse_matrix.c — SIMD-group matrices in the front end: the types simdgroup_float8x8,
  * simdgroup_half8x8 and simdgroup_matrix<T, 8, 8>, their construction (a diagonal matrix
  * from T(value), make_filled_simdgroup_matrix<T, 8[, 8]>(value)), and the typing of
- * simdgroup_load, simdgroup_store, simdgroup_multiply and simdgroup_multiply_accumulate.
+ * simdgroup_load, simdgroup_store, simdgroup_multiply and simdgroup_multiply_accumulate, and
+ * m.thread_elements(): this thread's two elements as a vec<T, 2> that can be assigned.
  *
  * A matrix is a value of the thread address space (it lives in registers, spread over the
  * SIMD-group's lanes), so it may be a local, an array element or a struct member, and is
@@ -95,6 +96,22 @@ LangNode *lang_p_matrix_construct(LangParser *p, LangType *ty, LangToken *tok, L
                       "make_filled_simdgroup_matrix<T, 8, 8>(value) fills every element",
                       ty->name);
     return matrix_node(p, tok, LANG_BI_SIMDGROUP_DIAGONAL, ty, args);
+}
+
+// elements = matrix "." "thread_elements" "(" ")"
+LangNode *lang_p_matrix_member(LangParser *p, LangNode *lhs, LangToken *name)
+{
+    if (!lang_p_is(name, "thread_elements") || !lang_p_is(p->tok, "(") ||
+        !lang_p_is(p->tok->next, ")"))
+        lang_error_at(p->ctx, name, "a simdgroup matrix has no member '%.*s': its one member "
+                      "is the function thread_elements()", name->len, name->loc);
+    lang_p_next(p); /* "(" ")"; the caller consumed the name */
+    lang_p_next(p);
+    LangNode *n = lang_p_new_node(p, LND_ELEMENTS, name);
+    n->lhs = lhs;
+    n->type = lang_qualified(p->ctx, lang_vector_of(p->ctx, lhs->type->base, 2, false),
+                             lhs->type->is_const);
+    return n;
 }
 
 static LangType *matrix_arg(LangParser *p, LangNode *a, LangToken *name, const char *what)

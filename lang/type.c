@@ -423,7 +423,7 @@ bool lang_p_is_lvalue(const LangNode *node)
     case LND_VAR:
     case LND_DEREF:
         return true;
-    case LND_MEMBER:
+    case LND_MEMBER: case LND_ELEMENTS:
         return lang_p_is_lvalue(node->lhs);
     case LND_SWIZZLE: {
         for (int i = 0; i < node->swizzle_len; i++)
@@ -453,7 +453,7 @@ LangAddrSpace lang_p_lvalue_space(const LangNode *node)
         if (node->lhs->type->kind == LTY_POINTER)
             return node->lhs->type->space;
         return lang_p_lvalue_space(node->lhs);
-    case LND_MEMBER: case LND_SWIZZLE:
+    case LND_MEMBER: case LND_SWIZZLE: case LND_ELEMENTS:
         return lang_p_lvalue_space(node->lhs);
     default:
         return LAS_THREAD;
@@ -462,7 +462,7 @@ LangAddrSpace lang_p_lvalue_space(const LangNode *node)
 
 LangVar *lang_p_root_var(const LangNode *node)
 {
-    while (node->kind == LND_MEMBER || node->kind == LND_SWIZZLE ||
+    while (node->kind == LND_MEMBER || node->kind == LND_SWIZZLE || node->kind == LND_ELEMENTS ||
            (node->kind == LND_INDEX && node->lhs->type->kind != LTY_POINTER))
         node = node->lhs;
     return node->kind == LND_VAR ? node->var : NULL;

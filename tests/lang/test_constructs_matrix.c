@@ -111,7 +111,8 @@ static void run_multiply(const char *prelude, const char *decls, const char *bod
     snprintf(src, sizeof src,
              "#include <metal_simdgroup_matrix>\nusing namespace metal;\n%s\n"
              "kernel void k(device const %s *a [[buffer(0)]], device const %s *b [[buffer(1)]],\n"
-             "              device const %s *c [[buffer(2)]], device float *out [[buffer(3)]]) {\n"
+             "              device const %s *c [[buffer(2)]], device float *out [[buffer(3)]],\n"
+             "              uint l [[thread_index_in_simdgroup]]) {\n"
              "    %s\n    %s\n}\n",
              prelude, elem, elem, elem, decls, body);
     bool half = strcmp(elem, "half") == 0;
@@ -244,6 +245,42 @@ static void test_matrices_as_values(void **state)
     expect_matrix(out, want, "arrays, structs, helpers");
 }
 
+/* thread_elements(): this lane's two elements, row 4*b4 + 2*b2 + b1 and columns 4*b3 + 2*b0
+ * and the next (Apple's layout, docs/ISA.md); read as a whole, and written by index and
+ * through a swizzle (then stored with simdgroup_store). */
+static void test_thread_elements(void **state)
+{
+    (void)state;
+    float a[64], out[64];
+    for (int i = 0; i < 64; i++)
+        a[i] = (float)i;
+    for (int half = 0; half < 2; half++) {
+        const char *t = half ? "half" : "float";
+        char decls[256];
+        snprintf(decls, sizeof decls, "simdgroup_%s8x8 A; simdgroup_load(A, a); %s2 e = "
+                 "A.thread_elements();", t, t);
+        run_multiply("", decls, "out[2 * l] = e.x; out[2 * l + 1] = e[1];", t, a, a, a, out);
+        for (uint32_t l = 0; l < 32; l++) {
+            uint32_t row = 4 * (l >> 4 & 1) + 2 * (l >> 2 & 1) + (l >> 1 & 1);
+            uint32_t col = 4 * (l >> 3 & 1) + 2 * (l & 1);
+            if (out[2 * l] != a[row * 8 + col] || out[2 * l + 1] != a[row * 8 + col + 1])
+                fail_msg("%s lane %u reads %g, %g, want %g, %g", t, l, out[2 * l],
+                         out[2 * l + 1], a[row * 8 + col], a[row * 8 + col + 1]);
+        }
+        /* element 0 doubled, element 1 negated: every element of the stored matrix */
+        run_multiply("", decls,
+                     "A.thread_elements()[0] = e.x * 2;\n"
+                     "    A.thread_elements().y = -A.thread_elements().y;\n"
+                     "    simdgroup_float8x8 F;\n"
+                     "    simdgroup_multiply(F, A, simdgroup_float8x8(1.0f));\n"
+                     "    simdgroup_store(F, out);",
+                     t, a, a, a, out);
+        for (int i = 0; i < 64; i++)
+            if (out[i] != (i % 2 ? -a[i] : 2 * a[i]))
+                fail_msg("%s: element (%d, %d) is %g after the writes", t, i / 8, i % 8, out[i]);
+    }
+}
+
 static void test_shapes(void **state)
 {
     (void)state;
@@ -302,6 +339,14 @@ static void test_errors(void **state)
     ch_expect_error(MATRIX_KERNEL("simdgroup_float8x8 m; simdgroup_load(m, f); "
                                   "simdgroup_multiply(simdgroup_float8x8(1.0f), m, m);"),
                     NULL, "must be a matrix variable it can assign");
+    ch_expect_error(MATRIX_KERNEL("simdgroup_float8x8 m; simdgroup_load(m, f); f[i] = m.x;"),
+                    NULL, "a simdgroup matrix has no member 'x'");
+    ch_expect_error(MATRIX_KERNEL("simdgroup_float8x8 m; simdgroup_load(m, f); "
+                                  "f[i] = m.thread_elements[0];"),
+                    NULL, "its one member is the function thread_elements()");
+    ch_expect_error(MATRIX_KERNEL("simdgroup_half8x8 m; simdgroup_load(m, h); "
+                                  "thread float2 *p = &m.thread_elements();"),
+                    NULL, "cannot take the address of this expression");
 }
 
 int main(void)
@@ -311,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_multiply),
         cmocka_unit_test(test_constructors),
         cmocka_unit_test(test_matrices_as_values),
+        cmocka_unit_test(test_thread_elements),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_errors),
     };
