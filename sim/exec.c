@@ -151,13 +151,22 @@ static FmaLanes fma_lanes(void)
     if (UTIL_UNLIKELY(!chosen)) {
         chosen = fma_lanes_soft;
 #if defined(__x86_64__) && defined(__GNUC__)
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2"))
+        if (sim_host_has_fma())
             chosen = fma_lanes_hw;
 #endif
         atomic_store_explicit(&fma_chosen, chosen, memory_order_relaxed);
     }
     return chosen;
+}
+
+bool sim_host_has_fma(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
 }
 
 /* ---- the interpreter ---------------------------------------------------------------------- */

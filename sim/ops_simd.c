@@ -219,24 +219,51 @@ static void gather_matrix(const uint32_t *lo, float m[8][8])
     }
 }
 
+/* c += a * b, each element a fused multiply-add chain over k in order. Correctly rounded
+ * either way, so both give the same bits (a NaN's payload aside: results are made
+ * canonical after); with hardware FMA the column loop is eight lanes of one vector FMA. */
+typedef void (*MmaRows)(const float a[8][8], const float b[8][8], float c[8][8]);
+
+static void mma_rows_soft(const float a[8][8], const float b[8][8], float c[8][8])
+{
+    for (int r = 0; r < 8; r++)
+        for (int k = 0; k < 8; k++)
+            for (int col = 0; col < 8; col++)
+                c[r][col] = util_fma_f32(a[r][k], b[k][col], c[r][col]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void mma_rows_hw(const float a[8][8],
+                                                             const float b[8][8], float c[8][8])
+{
+    for (int r = 0; r < 8; r++)
+        for (int k = 0; k < 8; k++)
+            for (int col = 0; col < 8; col++)
+                c[r][col] = __builtin_fmaf(a[r][k], b[k][col], c[r][col]);
+}
+#endif
+
 void sim_exec_matrix(SimDispatch *d, SimGroup *g, const SimInst *in)
 {
     float a[8][8], b[8][8], c[8][8];
     gather_matrix(sim_bank(d, g, &in->o[1]), a);
     gather_matrix(sim_bank(d, g, &in->o[2]), b);
     gather_matrix(sim_bank(d, g, &in->o[3]), c);
+    MmaRows rows = mma_rows_soft;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sim_host_has_fma())
+        rows = mma_rows_hw;
+#endif
+    rows(a, b, c);
     bool half = in->op == ISA_OP_MMA16;
     uint32_t lo[W], hi[W];
     for (uint32_t l = 0; l < W; l++) {
         uint32_t r = matrix_row(l), col = matrix_col(l);
         for (uint32_t e = 0; e < 2; e++) {
             float acc = c[r][col + e];
-            for (int k = 0; k < 8; k++)
-                acc = util_fma_f32(a[r][k], b[k][col + e], acc);
             if (half)
                 acc = util_f16_to_f32(util_f32_to_f16(acc));
-            uint32_t bits = sim_canon_f32(util_f32_bits(acc));
-            (e ? hi : lo)[l] = bits;
+            (e ? hi : lo)[l] = sim_canon_f32(util_f32_bits(acc));
         }
     }
     uint32_t *dst = sim_bank(d, g, &in->o[0]);

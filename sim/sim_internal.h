@@ -199,6 +199,9 @@ void sim_exec_get_sr(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_memory(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_matrix(SimDispatch *d, SimGroup *g, const SimInst *in);
+/* Whether the host has FMA and AVX2 (x86-64): the float paths that use them compute the
+ * same bits as util_fma_f32. */
+bool sim_host_has_fma(void);
 void sim_exec_simd(SimDispatch *d, SimGroup *g, const SimInst *in);
 void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in);
 

@@ -116,8 +116,15 @@ static void test_mma32_random(void **state)
     run_mma("mma32 r8, r2, r4, r6", "", la, lb, lc, out);
     for (uint32_t l = 0; l < N; l++)
         for (uint32_t e = 0; e < 2; e++) {
-            double want = d[row_of(l)][col_of(l, e)];
+            uint32_t r = row_of(l), col = col_of(l, e);
+            double want = d[r][col];
             assert_true(fabs(h_bitsf(out[2 * l + e]) - want) <= 8 * 36 * 0x1p-24);
+            /* exactly the documented order: fmaf over k = 0..7 from c (C's fmaf is
+             * correctly rounded, as both of the simulator's paths are) */
+            float chain = c[r][col];
+            for (int k = 0; k < 8; k++)
+                chain = fmaf(a[r][k], b[k][col], chain);
+            assert_int_equal(out[2 * l + e], h_fbits(chain));
         }
     /* the destination may be a source: d = a * b + d */
     run_mma("mma32 r6, r2, r4, r6\n    mov64 r8, r6", "", la, lb, lc, out);
