@@ -514,61 +514,6 @@ static uint32_t pc_at(const IsaProgram *p, uint32_t index)
     return index < p->count ? p->code[index].pc : p->code_bytes;
 }
 
-/* One IsaVarLoc per allocated vreg that holds a source variable, over its live range. */
-static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
-                         const uint32_t *pos_first, const uint32_t *pos_end, IsaProgram *prog)
-{
-    VarRef *refs = lang_alloc(ctx, (ir->num_vregs + 1) * sizeof *refs);
-    uint32_t n = 0;
-    for (uint32_t v = 1; v < ir->num_vregs; v++)
-        if (ir->vregs[v].var && ir->vregs[v].var->name)
-            refs[n++] = (VarRef){(uintptr_t)ir->vregs[v].var, v};
-    if (n)
-        qsort(refs, n, sizeof *refs, cmp_varref);
-    prog->vars = util_calloc(n ? n : 1, sizeof *prog->vars);
-    for (uint32_t i = 0, first = 0, total = 0; i < n; i++) {
-        if (i == 0 || refs[i].var != refs[i - 1].var) {
-            first = i;
-            for (total = 0; first + total < n && refs[first + total].var == refs[i].var; total++)
-                ;
-        }
-        uint32_t ord = i - first;
-        uint32_t v = refs[i].vreg;
-        if (ra->half[v] < 0 || ra->start[v] < 0)
-            continue;
-        const LangVar *var = ir->vregs[v].var;
-        const LangType *ty = var->type;
-        const LangType *elem = ty && (ty->kind == LTY_VECTOR || ty->kind == LTY_ARRAY) && ty->base
-                                   ? ty->base : ty;
-        char name[256];
-        if (total > 1 && ty && ty->kind == LTY_VECTOR && ty->len >= 1 && ty->len <= 4)
-            snprintf(name, sizeof name, "%s.%c", var->name, "xyzw"[ord % (uint32_t)ty->len]);
-        else if (total > 1 && ty && (ty->kind == LTY_ARRAY || ty->kind == LTY_STRUCT))
-            snprintf(name, sizeof name, "%s[%u]", var->name, ord);
-        else
-            snprintf(name, sizeof name, "%s", var->name);
-        uint32_t b = pos_first[ra->start[v]], e = pos_end[ra->end[v]];
-        IsaVarLoc *loc = &prog->vars[prog->num_vars];
-        loc->pc_begin = pc_at(prog, b);
-        loc->pc_end = pc_at(prog, e);
-        if (loc->pc_end <= loc->pc_begin)
-            continue;
-        uint8_t w = ir->vregs[v].width;
-        loc->kind = w == 16 ? ISA_OPD_R16 : w == 64 ? ISA_OPD_R64 : ISA_OPD_R32;
-        loc->index = (uint16_t)(w == 16 ? ra->half[v] : ra->half[v] / 2);
-        loc->name = util_strdup(name);
-        loc->type_name = util_strdup(elem && elem->name ? elem->name : "?");
-        prog->num_vars++;
-    }
-}
-
-/* The declarations without a value (LANG_IR_UNDEF), for IsaProgram.undefs: in the arena
- * (names too) until the program is built, so an error on the way leaks nothing. */
-typedef struct Undefs {
-    IsaUndef *list;       /* room for every IR instruction */
-    uint32_t n;
-} Undefs;
-
 /* How leaf k of a value of type ty is written in source: `.y`, `[2]`, `.pos.x`; "" for a
  * scalar (leaves in cg_leaf_count's order). */
 static void leaf_path(const LangType *ty, uint32_t k, char *out, size_t size)
@@ -605,6 +550,88 @@ static void leaf_path(const LangType *ty, uint32_t k, char *out, size_t size)
     }
 }
 
+/* The scalar (or matrix, or pointer) type of leaf k of a value of type ty. */
+static const LangType *leaf_type(const LangType *ty, uint32_t k)
+{
+    switch (ty->kind) {
+    case LTY_VECTOR:
+        return ty->base;
+    case LTY_ARRAY: {
+        const uint32_t each = (uint32_t)cg_leaf_count(ty->base);
+        return each ? leaf_type(ty->base, k % each) : ty;
+    }
+    case LTY_STRUCT:
+        for (const LangMember *m = ty->members; m; m = m->next) {
+            const uint32_t each = (uint32_t)cg_leaf_count(m->type);
+            if (k < each)
+                return leaf_type(m->type, k);
+            k -= each;
+        }
+        return ty;
+    default:
+        return ty;
+    }
+}
+
+/* One IsaVarLoc per allocated vreg that holds a source variable, over its live range. */
+static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
+                         const uint32_t *pos_first, const uint32_t *pos_end, IsaProgram *prog)
+{
+    VarRef *refs = lang_alloc(ctx, (ir->num_vregs + 1) * sizeof *refs);
+    uint32_t n = 0;
+    for (uint32_t v = 1; v < ir->num_vregs; v++)
+        if (ir->vregs[v].var && ir->vregs[v].var->name)
+            refs[n++] = (VarRef){(uintptr_t)ir->vregs[v].var, v};
+    if (n)
+        qsort(refs, n, sizeof *refs, cmp_varref);
+    prog->vars = util_calloc(n ? n : 1, sizeof *prog->vars);
+    for (uint32_t i = 0, first = 0, total = 0; i < n; i++) {
+        if (i == 0 || refs[i].var != refs[i - 1].var) {
+            first = i;
+            for (total = 0; first + total < n && refs[first + total].var == refs[i].var; total++)
+                ;
+        }
+        uint32_t ord = i - first;
+        uint32_t v = refs[i].vreg;
+        if (ra->half[v] < 0 || ra->start[v] < 0)
+            continue;
+        const LangVar *var = ir->vregs[v].var;
+        const LangType *ty = var->type;
+        const LangType *elem = ty && (ty->kind == LTY_VECTOR || ty->kind == LTY_ARRAY) && ty->base
+                                   ? ty->base : ty;
+        char name[256];
+        size_t len = (size_t)snprintf(name, sizeof name, "%s", var->name);
+        /* one vreg a leaf, in leaf order (cg_val_fresh): name the part, `acc[1][0]`, `p.x` */
+        if (total > 1 && ty && total == (uint32_t)cg_leaf_count(ty) && len < sizeof name) {
+            leaf_path(ty, ord, name + len, sizeof name - len);
+            elem = leaf_type(ty, ord);
+        } else if (total > 1 && ty && ty->kind == LTY_VECTOR && ty->len >= 1 && ty->len <= 4) {
+            snprintf(name, sizeof name, "%s.%c", var->name, "xyzw"[ord % (uint32_t)ty->len]);
+        } else if (total > 1 && ty && (ty->kind == LTY_ARRAY || ty->kind == LTY_STRUCT)) {
+            snprintf(name, sizeof name, "%s[%u]", var->name, ord);
+        }
+        uint32_t b = pos_first[ra->start[v]], e = pos_end[ra->end[v]];
+        IsaVarLoc *loc = &prog->vars[prog->num_vars];
+        loc->pc_begin = pc_at(prog, b);
+        loc->pc_end = pc_at(prog, e);
+        if (loc->pc_end <= loc->pc_begin)
+            continue;
+        uint8_t w = ir->vregs[v].width;
+        loc->kind = w == 16 ? ISA_OPD_R16 : w == 64 ? ISA_OPD_R64 : ISA_OPD_R32;
+        loc->index = (uint16_t)(w == 16 ? ra->half[v] : ra->half[v] / 2);
+        loc->name = util_strdup(name);
+        loc->type_name = util_strdup(elem && elem->name ? elem->name : "?");
+        prog->num_vars++;
+    }
+}
+
+/* The declarations without a value (LANG_IR_UNDEF), for IsaProgram.undefs: in the arena
+ * (names too) until the program is built, so an error on the way leaks nothing. */
+typedef struct Undefs {
+    IsaUndef *list;       /* room for every IR instruction */
+    uint32_t n;
+} Undefs;
+
 /* Records marker `it`, which falls before instruction `index`: the register its vreg got.
  * A spilled vreg is not recorded (its stack slot is not tracked either). */
 static void record_undef(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
@@ -615,8 +642,7 @@ static void record_undef(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
         return;
     const LangVar *var = ir->vregs[v].var;
     const LangType *ty = var->type;
-    const LangType *elem = ty && (ty->kind == LTY_VECTOR || ty->kind == LTY_ARRAY) && ty->base
-                               ? ty->base : ty;
+    const LangType *elem = ty ? leaf_type(ty, (uint32_t)it->inst.opd[1].imm) : NULL;
     IsaUndef *d = &u->list[u->n++];
     const uint8_t w = ir->vregs[v].width;
     d->index = index;

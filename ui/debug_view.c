@@ -397,17 +397,41 @@ bool ui_dbg_locate(const UiDbg *dbg, const char *name, UiDbgPlace *out)
     return false;
 }
 
+/* NAME[i][j]...: an identifier and two or more indices. */
+static bool is_index_path(const char *what)
+{
+    const char *p = what;
+    if (!isalpha((unsigned char)*p) && *p != '_')
+        return false;
+    while (isalnum((unsigned char)*p) || *p == '_')
+        p++;
+    int n = 0;
+    for (; *p == '['; n++) {
+        const char *digits = ++p;
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (p == digits || *p++ != ']')
+            return false;
+    }
+    return n >= 2 && !*p;
+}
+
 bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
 {
     char name[128];
     int64_t index;
-    if (!ui_dbg_split_index(what, name, sizeof name, &index)) {
+    /* a part of a variable with several indices (acc[1][0]): matched whole below */
+    bool path = !ui_dbg_split_index(what, name, sizeof name, &index) && is_index_path(what);
+    if (path) {
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(what, "["), what);
+        index = -1;
+    } else if (!ui_dbg_split_index(what, name, sizeof name, &index)) {
         ui_dbg_text_add(out, "print: expected a variable, a register (r5, r5l), a buffer "
                         "or threadgroup array (out, out[5]), not `%s`", what);
         return false;
     }
     UiDbgPlace place;
-    if (ui_dbg_locate(dbg, name, &place)) {
+    if (!path && ui_dbg_locate(dbg, name, &place)) {
         const char *type = place.type_name[0] ? place.type_name : NULL;
         if (place.space != MEM_SPACE_THREADGROUP)
             return print_memory(name, index, type, dbg->launch->bound.device->buffers[place.buffer].data,
@@ -446,7 +470,9 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
         if (strncmp(v->name, name, len) != 0 || (v->name[len] && v->name[len] != '.' &&
                                                   v->name[len] != '['))
             continue;
-        if (index >= 0 && strcmp(v->name, what) != 0)
+        size_t wl = strlen(what); /* `acc[1]`: acc[1] itself, or its parts acc[1][0], ... */
+        if ((index >= 0 || path) && (strncmp(v->name, what, wl) != 0 ||
+                                     (v->name[wl] && v->name[wl] != '[' && v->name[wl] != '.')))
             continue;
         char reg_name[16];
         if (v->kind == ISA_OPD_R16)

@@ -449,9 +449,9 @@ static void test_matrix_print(void **state)
     (void)state;
     char *out;
     assert_int_equal(debug("kernels/linalg/matmul_simdgroup.yaml", "",
-                           "break 65\ncontinue\nprint acc[0]\n", &out), 0);
+                           "break 65\ncontinue\nprint acc[0][0]\n", &out), 0);
     const char *C = "kernels/linalg/matmul_simdgroup.C.npy";
-    expect_in(out, "acc[0] (simdgroup_float8x8", out);
+    expect_in(out, "acc[0][0] (simdgroup_float8x8, r", out);
     expect_in(out, "as the SIMD-group's 8 x 8 matrix", out);
     for (uint32_t r = 0; r < 8; r++) {
         char key[16];
@@ -483,6 +483,13 @@ static void test_matrix_print(void **state)
         p = end + (*end == ',');
     }
     assert_true(fabs(e[2] - npy_float(C, 2)) <= 1e-5 && fabs(e[3] - npy_float(C, 3)) <= 1e-5);
+    free(out);
+    /* a row of the 2 x 2 array: both its parts */
+    assert_int_equal(debug("kernels/linalg/matmul_simdgroup.yaml", "",
+                           "break 65\ncontinue\nprint acc[1]\n", &out), 0);
+    expect_in(out, "acc[1][0] (simdgroup_float8x8", out);
+    expect_in(out, "acc[1][1] (simdgroup_float8x8", out);
+    assert_null(strstr(out, "acc[0][1] ("));
     free(out);
 }
 
