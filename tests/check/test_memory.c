@@ -475,6 +475,39 @@ static void test_read_before_wait(void **state)
     done(&c);
 }
 
+/* A matrix multiply reads every lane's registers: lanes 16-31 load (pending), lanes 0-15
+ * multiply before the wait, and the read of lane 16's pending pair is reported. */
+static void test_matrix_reads_other_lanes_before_wait(void **state)
+{
+    (void)state;
+    Checked c;
+    assembly(&c,
+             ".kernel k\n"                                   /* 1 */
+             ".regs 10\n"                                    /* 2 */
+             ".arg in, device, u0\n"                         /* 3 */
+             ".arg out, device, u2\n"                        /* 4 */
+             "    get_sr r1, thread_index_in_simdgroup\n"    /* 5 */
+             "    mov64 r2, 0\n"                             /* 6 */
+             "    mov64 r4, 0\n"                             /* 7 */
+             "    shl r8, r1, 1\n"                           /* 8 */
+             "    if_icmp.uge 1, r1, 16\n"                   /* 9 */
+             "    ld_dev.b32.x2 r2, u0, r8, 0\n"             /* 10 */
+             "    else_icmp.ult 1, r1, 16\n"                 /* 11 */
+             "    mma32 r4, r2, r2, 0\n"                     /* 12: reads lanes 16-31 too */
+             "    pop_exec 1\n"                              /* 13 */
+             "    wait 0\n"                                  /* 14 */
+             "    st_dev.b32.x2 r4, u2, r8\n"                /* 15 */
+             "    stop\n",
+             32, 32);
+    const CheckFinding *f = find(&c, CHECK_READ_BEFORE_WAIT,
+                                 "register r2 is read before `wait 0`: the device load at line 10");
+    assert_int_equal(line_of(&c, &f->second), 12);
+    assert_int_equal(f->second.thread.lane, 16);
+    find(&c, CHECK_SIMD_DIVERGENCE, "simdgroup matrix multiply with 16 of 32 lanes active");
+    if (c.n != 2) { dump(&c); fail(); }
+    done(&c);
+}
+
 static void test_write_and_wrong_slot_before_wait(void **state)
 {
     (void)state;
@@ -549,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
         cmocka_unit_test(test_out_of_bounds_negative_index),
         cmocka_unit_test(test_read_before_wait),
+        cmocka_unit_test(test_matrix_reads_other_lanes_before_wait),
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
         cmocka_unit_test(test_loads_used_after_wait_are_silent),
     };
