@@ -927,18 +927,20 @@ static void test_random_scripts(void **state)
         "kernels/scan/prefix_scan.yaml", "kernels/bugs/barrier_in_if.yaml",
         "tests/seed/softmax.yaml", "tests/seed/gemm.yaml", "tests/seed/mlx_grid_sample.yaml",
         "tests/seed/dot_product_fp16.yaml", "kernels/bugs/uninit_halo.yaml",
+        "kernels/linalg/matmul_simdgroup.yaml",
     };
     static const char *const fixed[] = {
         "step", "next", "line", "continue", "where", "screen", "breaks", "help", "lanes +8",
         "lanes -8", "print i", "print lid", "print stride", "print scratch", "print r0l",
         "print r1", "print in", "print out[0]", "print x[3]", "s", "n", "l", "c", "finish",
         "watch scratch[1]", "watch c[3]", "watch out[2]", "watch partial_sums[0]", "delete 1",
-        "mem", "m", "groups", "g",
+        "mem", "m", "groups", "g", "print acc", "print acc[1]", "print acc[0][1]", "print a[0]",
     };
     static const char *const risky[] = {
         "print scratch[100000]", "print r300", "print nothing", "delete 7", "thread 99999999",
         "break 0", "break *999999", "step -1", "lanes 40", "print c[-1]", "print ]", "b",
-        "print [3]", "thread 1 2 3 4", "bogus",
+        "print [3]", "thread 1 2 3 4", "bogus", "print acc[9][9]", "print acc[0][0][0][0]",
+        "print acc[1][", "print acc[][1]",
     };
     const char *env = getenv("DEBUG_SEED");
     uint64_t rng = env ? strtoull(env, NULL, 0) : 20261127;
