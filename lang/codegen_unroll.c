@@ -188,35 +188,91 @@ bool cg_try_unroll(LangCg *cg, LangNode *n)
 
 /* ---- where arrays live --------------------------------------------------------------------- */
 
+/* The value of a variable in an index expression, or false: the counter of an unrolled loop
+ * at the step being generated (codegen) or enumerated (placement). */
+typedef bool (*CounterValue)(const void *ctx, const LangVar *v, int64_t *out);
+
+/* Evaluates an index expression made of literals, constant globals, counters and arithmetic
+ * of those, each step wrapped to its type's 32 bits as the generated code computes it. */
+static bool eval_index(const LangNode *n, CounterValue value_of, const void *ctx, int64_t *out)
+{
+    int64_t a, b;
+    if (!n || !lang_is_integer(n->type))
+        return false;
+    if (small_const((LangNode *)n, out))
+        return true;
+    switch (n->kind) {
+    case LND_VAR:
+        if (!value_of(ctx, n->var, &a))
+            return false;
+        break;
+    case LND_CAST: case LND_NEG:
+        if (!eval_index(n->lhs, value_of, ctx, &a))
+            return false;
+        a = n->kind == LND_NEG ? -a : a;
+        break;
+    case LND_ADD: case LND_SUB: case LND_MUL: case LND_SHL: case LND_BITAND: case LND_BITOR:
+    case LND_BITXOR: case LND_DIV: case LND_MOD: case LND_SHR:
+        if (!eval_index(n->lhs, value_of, ctx, &a) || !eval_index(n->rhs, value_of, ctx, &b))
+            return false;
+        if ((n->kind == LND_DIV || n->kind == LND_MOD) && (b == 0 || (b == -1 && a == INT32_MIN)))
+            return false; /* left to run time, as written */
+        switch (n->kind) {
+        case LND_ADD: a += b; break;
+        case LND_SUB: a -= b; break;
+        case LND_MUL: a *= b; break;
+        case LND_SHL: a = (int64_t)((uint64_t)a << (b & 31)); break;
+        case LND_SHR: a >>= (b & 31); break; /* a is non-negative or signed: C's >> */
+        case LND_DIV: a /= b; break;          /* both in the type's range: C's division */
+        case LND_MOD: a %= b; break;
+        case LND_BITAND: a &= b; break;
+        case LND_BITOR: a |= b; break;
+        default: a ^= b; break;
+        }
+        break;
+    default:
+        return false;
+    }
+    if (n->type->size == 4)
+        a = lang_is_unsigned(n->type) ? (int64_t)(uint32_t)a : (int64_t)(int32_t)a;
+    *out = a;
+    return true;
+}
+
+enum { MAX_DEPTH = 16, MAX_STEPS = 4096 };
+
 typedef struct Placement {
-    LangVar *counters[16];  /* of the unrolled loops around the node being looked at */
+    UnrollPlan loops[MAX_DEPTH]; /* the unrolled loops around the node being looked at */
+    int64_t step[MAX_DEPTH];     /* while enumerating: each one's step */
     int depth;
     bool changed;
 } Placement;
 
-/* An integer expression that is a constant once the loops in pl are unrolled: literals,
- * constant globals, their counters, and arithmetic of those. */
-static bool unrolled_const(const Placement *pl, const LangNode *n)
+static bool enumerated_value(const void *ctx, const LangVar *v, int64_t *out)
 {
-    int64_t k;
-    if (!n || !lang_is_integer(n->type))
-        return false;
-    if (small_const((LangNode *)n, &k))
-        return true;
-    switch (n->kind) {
-    case LND_VAR:
-        for (int i = 0; i < pl->depth; i++)
-            if (pl->counters[i] == n->var)
-                return true;
-        return false;
-    case LND_CAST: case LND_NEG:
-        return unrolled_const(pl, n->lhs);
-    case LND_ADD: case LND_SUB: case LND_MUL: case LND_SHL: case LND_BITAND: case LND_BITOR:
-    case LND_BITXOR:
-        return unrolled_const(pl, n->lhs) && unrolled_const(pl, n->rhs);
-    default:
-        return false;
+    const Placement *pl = ctx;
+    for (int i = pl->depth - 1; i >= 0; i--)
+        if (pl->loops[i].counter == v) {
+            const UnrollPlan *u = &pl->loops[i];
+            *out = value_at(u->start, u->step, pl->step[i], lang_is_unsigned(v->type));
+            return true;
+        }
+    return false;
+}
+
+/* Whether index n is in [0, len) at every step of the unrolled loops around it (from loop
+ * `level` in), so that the array can stay in registers. */
+static bool in_range_every_step(Placement *pl, const LangNode *n, int64_t len, int level,
+                                int *budget)
+{
+    if (level == pl->depth) {
+        int64_t k;
+        return --*budget >= 0 && eval_index(n, enumerated_value, pl, &k) && k >= 0 && k < len;
     }
+    for (pl->step[level] = 0; pl->step[level] < pl->loops[level].trips; pl->step[level]++)
+        if (!in_range_every_step(pl, n, len, level + 1, budget))
+            return false;
+    return true;
 }
 
 static LangVar *indexed_array(const LangNode *n)
@@ -233,20 +289,23 @@ static void place(Placement *pl, LangNode *n)
         if (n->kind == LND_INDEX && n->lhs->type->kind == LTY_ARRAY) {
             LangVar *var = indexed_array(n->lhs);
             int64_t k;
+            int budget = MAX_STEPS;
+            /* an index out of range even at one step (in code no lane may run, such as
+             * `if (k > 0) v[k - 1]`) keeps the array in memory, where it is checked */
             if (var && var->dyn_indexed && !var->address_taken && !small_const(n->rhs, &k) &&
-                !unrolled_const(pl, n->rhs)) {
+                !in_range_every_step(pl, n->rhs, n->lhs->type->len, 0, &budget)) {
                 var->address_taken = true;
                 pl->changed = true;
             }
         }
         UnrollPlan p;
-        bool unrolled = n->kind == LND_FOR && pl->depth < 16 && plan(n, &p);
+        bool unrolled = n->kind == LND_FOR && pl->depth < MAX_DEPTH && plan(n, &p);
         LangNode *const kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els,
                                   n->init, n->inc, n->args};
         for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
             place(pl, kids[i]);
         if (unrolled)
-            pl->counters[pl->depth++] = p.counter;
+            pl->loops[pl->depth++] = p;
         place(pl, n->body);
         if (unrolled)
             pl->depth--;
@@ -267,45 +326,16 @@ void cg_place_arrays(LangUnit *unit)
     }
 }
 
-/* Folds an index that unrolling made constant: literals, constant globals, counters bound
- * to their step's value, and arithmetic of those, in the index's type (32-bit). */
+static bool bound_value(const void *ctx, const LangVar *v, int64_t *out)
+{
+    CgBind *bind = cg_bind((LangCg *)ctx, (LangVar *)v);
+    if (bind->kind != BIND_VALUE || bind->value.n != 1 || bind->value.c[0].kind != ISA_OPD_IMM)
+        return false;
+    *out = (int64_t)bind->value.c[0].imm;
+    return true;
+}
+
 bool cg_fold_index(LangCg *cg, LangNode *n, int64_t *out)
 {
-    int64_t a, b;
-    if (small_const(n, out))
-        return true;
-    switch (n->kind) {
-    case LND_VAR: {
-        CgBind *bind = cg_bind(cg, n->var);
-        if (bind->kind != BIND_VALUE || bind->value.n != 1 ||
-            bind->value.c[0].kind != ISA_OPD_IMM)
-            return false;
-        a = (int64_t)bind->value.c[0].imm;
-        break;
-    }
-    case LND_CAST:
-        if (!lang_is_integer(n->type) || !cg_fold_index(cg, n->lhs, &a))
-            return false;
-        break;
-    case LND_NEG:
-        if (!cg_fold_index(cg, n->lhs, &a))
-            return false;
-        a = -a;
-        break;
-    case LND_ADD: case LND_SUB: case LND_MUL: case LND_SHL: case LND_BITAND: case LND_BITOR:
-    case LND_BITXOR:
-        if (!cg_fold_index(cg, n->lhs, &a) || !cg_fold_index(cg, n->rhs, &b))
-            return false;
-        a = n->kind == LND_ADD ? a + b : n->kind == LND_SUB ? a - b : n->kind == LND_MUL ? a * b
-            : n->kind == LND_SHL ? (int64_t)((uint64_t)a << (b & 31))
-            : n->kind == LND_BITAND ? (a & b) : n->kind == LND_BITOR ? (a | b) : (a ^ b);
-        break;
-    default:
-        return false;
-    }
-    /* wrap to the type's 32 (or 64) bits */
-    if (n->type->size == 4)
-        a = lang_is_unsigned(n->type) ? (int64_t)(uint32_t)a : (int64_t)(int32_t)a;
-    *out = a;
-    return true;
+    return eval_index(n, bound_value, cg, out);
 }

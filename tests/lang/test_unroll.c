@@ -180,6 +180,25 @@ static void test_arrays_in_registers(void **state)
             CH_IEQ(out[i], arrays_ref(in, i, dyn), i);
         h_free(&h);
     }
+    /* an index out of range at some step, in code no lane runs there (`if (k > 0)`): the
+     * array goes to memory and the kernel computes what C does; / and % of counters fold */
+    Harness h;
+    ch_init(&h, "kernel void k(device uint *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    uint v[4], w[2][2];\n"
+                "    for (int k = 0; k < 4; k++) v[k] = i + uint(k);\n"
+                "    for (int k = 0; k < 4; k++) { if (k > 0) v[k] += v[k - 1]; }\n"
+                "    for (uint k = 0; k < 4; k++) w[k / 2][k % 2] = v[k] * 2;\n"
+                "    out[i] = w[0][0] + w[0][1] * 10 + w[1][0] * 100 + w[1][1] * 1000;\n}\n", NULL);
+    CH_EXPECT(h.prog, h.prog->stack_bytes == 16); /* v only */
+    uint32_t *out = ch_buf(&h, 0, N * 4);
+    ch_run(&h, N, 32);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t v[4];
+        for (uint32_t k = 0; k < 4; k++)
+            v[k] = i + k + (k ? v[k - 1] : 0);
+        CH_IEQ(out[i], 2 * v[0] + 20 * v[1] + 200 * v[2] + 2000 * v[3], i);
+    }
+    h_free(&h);
     /* an index from a loop that does not unroll (33 steps) puts the array in memory */
     IsaProgram *p = ch_compile("kernel void k(device uint *out [[buffer(0)]]) {\n"
                                "    uint t[4];\n"
