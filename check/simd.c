@@ -212,6 +212,19 @@ static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaI
     return out;
 }
 
+/* A simd-divergence finding: lane `reader` reads lane `source` (its second site when the
+ * SIMD-group has that lane) at inst; returns the source line, for the fix. */
+static uint32_t divergence(const SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                           uint32_t reader, uint32_t source, CheckFinding *f)
+{
+    *f = (CheckFinding){.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR, .count = 1};
+    check_site_thread(&f->first, sg, reader, inst->pc);
+    f->first.access = CHECK_ACCESS_READ;
+    if (source < sg->lanes)
+        check_site_thread(&f->second, sg, source, inst->pc);
+    return check_line_of(c->s->program, inst->pc);
+}
+
 /* A matrix multiply-accumulate reads every lane's elements and writes only the active
  * lanes': it needs all 32 lanes present and active. */
 static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst)
@@ -220,14 +233,10 @@ static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *
     uint32_t exec = sg->exec_mask & present;
     if (!exec || exec == 0xffffffffu)
         return;
-    uint32_t missing = ~exec, reader = (uint32_t)__builtin_ctz(exec);
-    uint32_t lane = (uint32_t)__builtin_ctz(missing);
-    CheckFinding f = {.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR, .count = 1};
-    check_site_thread(&f.first, sg, reader, inst->pc);
-    f.first.access = CHECK_ACCESS_READ;
-    uint32_t line = check_line_of(c->s->program, inst->pc);
+    uint32_t lane = (uint32_t)__builtin_ctz(~exec);
+    CheckFinding f;
+    uint32_t line = divergence(c, sg, inst, (uint32_t)__builtin_ctz(exec), lane, &f);
     if (lane < sg->lanes) {
-        check_site_thread(&f.second, sg, lane, inst->pc);
         snprintf(f.message, sizeof f.message,
                  "simdgroup matrix multiply with %u of 32 lanes active: it reads every lane's "
                  "elements, and lane %u is inactive (its elements are undefined)",
@@ -282,12 +291,9 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     }
     if (!bad)
         return;
-    CheckFinding f = {.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR, .count = 1};
-    check_site_thread(&f.first, sg, reader, inst->pc);
-    f.first.access = CHECK_ACCESS_READ;
-    uint32_t line = check_line_of(c->s->program, inst->pc);
+    CheckFinding f;
+    uint32_t line = divergence(c, sg, inst, reader, source, &f);
     if (source < sg->lanes) {
-        check_site_thread(&f.second, sg, source, inst->pc);
         snprintf(f.message, sizeof f.message,
                  "%s reads lane %u, which is inactive (its value is undefined): lane %u reads it"
                  "%s",

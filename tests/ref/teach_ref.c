@@ -190,12 +190,19 @@ static void gen_rmsnorm(void)
 
 #define MATMUL_TOL 1e-5
 
-static void gen_matmul_tiled(void)
+/* C = A * B for A (M x K) and B (K x N) from the manifest's random inits, float, k in order,
+ * multiply and add rounded separately; the fused order checked to stay inside MATMUL_TOL. */
+static void gen_matmul(const char *name, int M, int N, int K, uint64_t seed_a, uint64_t seed_b,
+                       const char *path)
 {
-    enum { M = 50, N = 70, K = 45 };
-    static float a[M * K], b[K * N], c[M * N];
-    random_f32(10, -1, 1, a, M * K);
-    random_f32(11, -1, 1, b, K * N);
+    float *a = calloc((size_t)(M * K), sizeof *a), *b = calloc((size_t)(K * N), sizeof *b);
+    float *c = calloc((size_t)(M * N), sizeof *c);
+    if (!a || !b || !c) {
+        fprintf(stderr, "teach_ref: out of memory\n");
+        exit(1);
+    }
+    random_f32(seed_a, -1, 1, a, (size_t)(M * K));
+    random_f32(seed_b, -1, 1, b, (size_t)(K * N));
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             float acc = 0.0f, fused = 0.0f;
@@ -204,29 +211,12 @@ static void gen_matmul_tiled(void)
                 fused = fmaf(a[i * K + k], b[k * N + j], fused);
             }
             c[i * N + j] = acc;
-            check_tolerance("matmul_tiled", (size_t)(i * N + j), acc, fused, MATMUL_TOL, MATMUL_TOL);
+            check_tolerance(name, (size_t)(i * N + j), acc, fused, MATMUL_TOL, MATMUL_TOL);
         }
-    write_f32("linalg/matmul_tiled.C.npy", c, M * N);
-}
-
-static void gen_matmul_simdgroup(void)
-{
-    enum { M = 64, N = 96, K = 40 };
-    static float a[M * K], b[K * N], c[M * N];
-    random_f32(12, -1, 1, a, M * K);
-    random_f32(13, -1, 1, b, K * N);
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            float acc = 0.0f, fused = 0.0f;
-            for (int k = 0; k < K; k++) {
-                acc += a[i * K + k] * b[k * N + j];
-                fused = fmaf(a[i * K + k], b[k * N + j], fused);
-            }
-            c[i * N + j] = acc;
-            check_tolerance("matmul_simdgroup", (size_t)(i * N + j), acc, fused, MATMUL_TOL,
-                            MATMUL_TOL);
-        }
-    write_f32("linalg/matmul_simdgroup.C.npy", c, M * N);
+    write_f32(path, c, (size_t)(M * N));
+    free(a);
+    free(b);
+    free(c);
 }
 
 /* ---- scan ---------------------------------------------------------------------------------- */
@@ -273,8 +263,8 @@ int main(int argc, char **argv)
     gen_reduce();
     gen_softmax();
     gen_rmsnorm();
-    gen_matmul_tiled();
-    gen_matmul_simdgroup();
+    gen_matmul("matmul_tiled", 50, 70, 45, 10, 11, "linalg/matmul_tiled.C.npy");
+    gen_matmul("matmul_simdgroup", 64, 96, 40, 12, 13, "linalg/matmul_simdgroup.C.npy");
     gen_prefix_scan();
     return 0;
 }

@@ -80,22 +80,38 @@ static void reference(const float a[8][8], const float b[8][8], const float c[8]
         }
 }
 
+/* Three 8 x 8 matrices, laid out for the lanes, and their exact product-sum. */
+typedef struct Mats {
+    float a[8][8], b[8][8], c[8][8], la[2 * N], lb[2 * N], lc[2 * N];
+    double d[8][8];
+} Mats;
+
+static void make_mats(Mats *m, bool small_ints)
+{
+    random_matrix(m->a, small_ints), random_matrix(m->b, small_ints);
+    random_matrix(m->c, small_ints);
+}
+
+static void lay_out(Mats *m)
+{
+    spread(m->a, m->la), spread(m->b, m->lb), spread(m->c, m->lc);
+    reference(m->a, m->b, m->c, m->d);
+}
+
 /* Small integers: every product and sum is exact in f32, so any order of the fma chain gives
  * the reference exactly; a wrong layout or operand order cannot. */
 static void test_mma32_exact(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 4; trial++) {
-        float a[8][8], b[8][8], c[8][8], la[2 * N], lb[2 * N], lc[2 * N];
-        double d[8][8];
-        random_matrix(a, true), random_matrix(b, true), random_matrix(c, true);
-        spread(a, la), spread(b, lb), spread(c, lc);
-        reference(a, b, c, d);
+        Mats m;
+        make_mats(&m, true);
+        lay_out(&m);
         uint32_t out[2 * N];
-        run_mma("mma32 r8, r2, r4, r6", "", la, lb, lc, out);
+        run_mma("mma32 r8, r2, r4, r6", "", m.la, m.lb, m.lc, out);
         for (uint32_t l = 0; l < N; l++)
             for (uint32_t e = 0; e < 2; e++) {
-                double want = d[row_of(l)][col_of(l, e)];
+                double want = m.d[row_of(l)][col_of(l, e)];
                 if (h_bitsf(out[2 * l + e]) != (float)want)
                     fail_msg("trial %d lane %u element %u (row %u col %u): %g, want %g", trial, l,
                              e, row_of(l), col_of(l, e), h_bitsf(out[2 * l + e]), want);
@@ -107,30 +123,28 @@ static void test_mma32_exact(void **state)
 static void test_mma32_random(void **state)
 {
     (void)state;
-    float a[8][8], b[8][8], c[8][8], la[2 * N], lb[2 * N], lc[2 * N];
-    double d[8][8];
-    random_matrix(a, false), random_matrix(b, false), random_matrix(c, false);
-    spread(a, la), spread(b, lb), spread(c, lc);
-    reference(a, b, c, d);
+    Mats m;
+    make_mats(&m, false);
+    lay_out(&m);
     uint32_t out[2 * N];
-    run_mma("mma32 r8, r2, r4, r6", "", la, lb, lc, out);
+    run_mma("mma32 r8, r2, r4, r6", "", m.la, m.lb, m.lc, out);
     for (uint32_t l = 0; l < N; l++)
         for (uint32_t e = 0; e < 2; e++) {
             uint32_t r = row_of(l), col = col_of(l, e);
-            double want = d[r][col];
-            assert_true(fabs(h_bitsf(out[2 * l + e]) - want) <= 8 * 36 * 0x1p-24);
+            assert_true(fabs(h_bitsf(out[2 * l + e]) - m.d[r][col]) <= 8 * 36 * 0x1p-24);
             /* exactly the documented order: fmaf over k = 0..7 from c (C's fmaf is
              * correctly rounded, as both of the simulator's paths are) */
-            float chain = c[r][col];
+            float chain = m.c[r][col];
             for (int k = 0; k < 8; k++)
-                chain = fmaf(a[r][k], b[k][col], chain);
+                chain = fmaf(m.a[r][k], m.b[k][col], chain);
             assert_int_equal(out[2 * l + e], h_fbits(chain));
         }
     /* the destination may be a source: d = a * b + d */
-    run_mma("mma32 r6, r2, r4, r6\n    mov64 r8, r6", "", la, lb, lc, out);
+    run_mma("mma32 r6, r2, r4, r6\n    mov64 r8, r6", "", m.la, m.lb, m.lc, out);
     for (uint32_t l = 0; l < N; l++)
         for (uint32_t e = 0; e < 2; e++)
-            assert_true(fabs(h_bitsf(out[2 * l + e]) - d[row_of(l)][col_of(l, e)]) <= 8 * 36 * 0x1p-24);
+            assert_true(fabs(h_bitsf(out[2 * l + e]) - m.d[row_of(l)][col_of(l, e)]) <=
+                        8 * 36 * 0x1p-24);
 }
 
 /* mma16: each element rounded to binary16 (still f32 bits). Exact integer products up to
@@ -138,20 +152,18 @@ static void test_mma32_random(void **state)
 static void test_mma16(void **state)
 {
     (void)state;
-    float a[8][8], b[8][8], c[8][8], la[2 * N], lb[2 * N], lc[2 * N];
-    double d[8][8];
-    random_matrix(a, true), random_matrix(b, true), random_matrix(c, true);
+    Mats m;
+    make_mats(&m, true);
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 8; j++)
-            c[i][j] = c[i][j] + 1.0f / 3.0f; /* the sum is no longer a binary16 value */
-    spread(a, la), spread(b, lb), spread(c, lc);
-    reference(a, b, c, d);
+            m.c[i][j] = m.c[i][j] + 1.0f / 3.0f; /* the sum is no longer a binary16 value */
+    lay_out(&m);
     uint32_t out[2 * N];
-    run_mma("mma16 r8, r2, r4, r6", "", la, lb, lc, out);
+    run_mma("mma16 r8, r2, r4, r6", "", m.la, m.lb, m.lc, out);
     for (uint32_t l = 0; l < N; l++)
         for (uint32_t e = 0; e < 2; e++) {
             /* the f32 chain is exact up to the rounding of c's third: round that result */
-            double want = h_f16_value(h_d2h((double)(float)d[row_of(l)][col_of(l, e)]));
+            double want = h_f16_value(h_d2h((double)(float)m.d[row_of(l)][col_of(l, e)]));
             assert_true(h_bitsf(out[2 * l + e]) == (float)want);
         }
 }
@@ -161,19 +173,17 @@ static void test_mma16(void **state)
 static void test_mma_inactive_lanes(void **state)
 {
     (void)state;
-    float a[8][8], b[8][8], c[8][8], la[2 * N], lb[2 * N], lc[2 * N];
-    double d[8][8];
-    random_matrix(a, true), random_matrix(b, true), random_matrix(c, true);
-    spread(a, la), spread(b, lb), spread(c, lc);
-    reference(a, b, c, d);
+    Mats m;
+    make_mats(&m, true);
+    lay_out(&m);
     uint32_t out[2 * N];
-    run_mma("mma32 r8, r2, r4, r6", "    if_icmp.ult 1, r1, 20", la, lb, lc, out);
+    run_mma("mma32 r8, r2, r4, r6", "    if_icmp.ult 1, r1, 20", m.la, m.lb, m.lc, out);
     for (uint32_t l = 0; l < N; l++)
         for (uint32_t e = 0; e < 2; e++) {
             if (l >= 20)
                 assert_int_equal(out[2 * l + e], SENT);
             else
-                assert_true(h_bitsf(out[2 * l + e]) == (float)d[row_of(l)][col_of(l, e)]);
+                assert_true(h_bitsf(out[2 * l + e]) == (float)m.d[row_of(l)][col_of(l, e)]);
         }
 }
 
