@@ -111,7 +111,8 @@ static const char *unsupported_type(const LangToken *tok)
     if (IS("imageblock"))
         return "imageblocks are not supported yet";
     if (IS("auto"))
-        return "'auto' is not supported yet; write the type";
+        return "'auto' is supported for a local variable with an initializer (`auto n = 4u;`); "
+               "write the type here";
 #undef STARTS
 #undef IS
     /* matrices: float4x4, half2x3 */

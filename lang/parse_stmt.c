@@ -200,19 +200,71 @@ LangNode *lang_p_initializer(LangParser *p, LangType *ty)
 
 // local-decl = declspec (declarator ("=" initializer | initializer)?
 //              ("," declarator ...)*)? ";"
+/* `auto`, after `const` or `constexpr` if any: a local whose type is its initializer's. */
+static bool auto_ahead(LangParser *p, bool *is_const)
+{
+    LangToken *t = p->tok;
+    *is_const = false;
+    while (lang_p_is(t, "const") || lang_p_is(t, "constexpr")) {
+        *is_const = true;
+        t = t->next;
+    }
+    if (!lang_p_is(t, "auto"))
+        return false;
+    while (p->tok != t)
+        lang_p_next(p);
+    lang_p_next(p);
+    return true;
+}
+
+/* The type `auto NAME = value` deduces: value's, without const (the declaration's own
+ * const applies), as C++ deduces it for the types lockstep has. */
+static LangType *deduce(LangParser *p, LangToken *name, LangNode **init, bool is_const)
+{
+    LangToken *eq = p->tok;
+    if (!lang_p_consume(p, "="))
+        lang_error_at(p->ctx, lang_p_is(eq, "{") ? eq : name,
+                      "'auto' needs an initializer after '=' to take its type from "
+                      "(`auto %.*s = value;`)", name->len, name->loc);
+    if (lang_p_is(p->tok, "{"))
+        lang_error_at(p->ctx, p->tok, "'auto' cannot take a type from a brace list; write the "
+                      "type");
+    *init = lang_p_assign(p);
+    LangType *ty = (*init)->type;
+    if (ty->kind == LTY_VOID || ty->kind == LTY_FUNC || ty->kind == LTY_ARRAY ||
+        ty->kind == LTY_ATOMIC || ty->kind == LTY_ENUM_MEM_FLAGS ||
+        ty->kind == LTY_ENUM_MEMORY_ORDER)
+        lang_error_at(p->ctx, (*init)->tok, "'auto' cannot take its type from a value of type "
+                      "'%s'; write the type", lang_type_name(p->ctx, ty));
+    return lang_qualified(p->ctx, ty, is_const);
+}
+
 LangNode *lang_p_local_decl(LangParser *p)
 {
     LangToken *start = p->tok;
     LangAddrSpace space = LAS_THREAD;
-    bool has_space = false;
-    LangType *base = lang_p_declspec(p, &space, &has_space);
-    if (lang_p_consume(p, ";"))
+    bool has_space = false, auto_const;
+    const bool is_auto = auto_ahead(p, &auto_const);
+    LangType *base = is_auto ? NULL : lang_p_declspec(p, &space, &has_space);
+    if (!is_auto && lang_p_consume(p, ";"))
         return new_stmt(p, LND_NULL_STMT, start); /* a local struct or enum definition */
     LangNode head = {0}, *cur = &head;
     int n = 0;
     do {
         LangToken *name = NULL;
-        LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
+        LangType *ty = NULL;
+        LangNode *init = NULL;
+        if (is_auto) {
+            name = p->tok;
+            if (name->kind != LTK_IDENT)
+                lang_error_at(p->ctx, name, "expected a variable name after 'auto' (lockstep "
+                              "deduces `auto NAME = value;`; write the type for pointers, "
+                              "references and arrays)");
+            lang_p_next(p);
+            ty = deduce(p, name, &init, auto_const);
+        } else {
+            ty = lang_p_declarator(p, base, space, has_space, &name);
+        }
         if (!name)
             lang_error_at(p->ctx, p->tok, "expected a variable name");
         if (ty->kind == LTY_VOID)
@@ -230,9 +282,10 @@ LangNode *lang_p_local_decl(LangParser *p)
                             "kernel function");
         /* The initializer sees the outer name (C would see the new one; MSL code never
          * relies on either), so parse it before declaring. */
-        LangNode *init = NULL;
         LangToken *eq = p->tok;
-        if (lang_p_consume(p, "=")) {
+        if (is_auto) {
+            /* parsed above, with the type it gave */
+        } else if (lang_p_consume(p, "=")) {
             if (is_tg)
                 lang_error_soft(p->ctx, eq, "threadgroup variables cannot have an initializer");
             init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));

@@ -2,8 +2,10 @@
  * test_constructs_types.c — conversions and compile-time constructs through the whole
  * compiler: casts (int <-> float saturation and NaN, float <-> half rounding, static_cast,
  * narrowing), as_type, function constants (given, defaulted, as loop bounds), templates
- * (explicit instantiation as MLX writes it, and f<float>(x) calls), and early return (in
- * divergent code, and inside an inlined helper). Shape tests and execution tests against C.
+ * (explicit instantiation as MLX writes it, and f<float>(x) calls), early return (in
+ * divergent code, and inside an inlined helper), and `auto` locals, which take their
+ * initializer's type (uint wraps, a pointer indexes, a vector swizzles), with the forms it
+ * refuses. Shape tests and execution tests against C.
  */
 #include "construct_harness.h"
 
@@ -376,6 +378,56 @@ static void test_early_return_exec(void **state)
     h_free(&h);
 }
 
+/* ---- auto ------------------------------------------------------------------------------------ */
+
+static void test_auto(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+            "              uint i [[thread_position_in_grid]]) {\n"
+            "    auto x = in[i] * 2.0f;\n"               /* float */
+            "    const auto n = 3u;\n"                   /* const uint */
+            "    auto p = in + 1;\n"                     /* device const float* */
+            "    auto v = float2(x, 1.0f);\n"            /* float2 */
+            "    for (auto k = 0u; k < n; k++)\n"
+            "        v.y += p[k];\n"
+            "    auto wrap = n - 4;\n"                   /* uint: wraps to 4294967295 */
+            "    auto h = half(x) / half(3);\n"          /* half arithmetic */
+            "    constexpr auto one = 1;\n"
+            "    out[i] = v.x + v.y + float(wrap > 100u) + float(h) * one;\n"
+            "}\n", NULL);
+    float *in = ch_buf(&h, 0, 64 * 4), *out = ch_buf(&h, 1, 64 * 4);
+    for (int i = 0; i < 64; i++)
+        in[i] = (float)i * 0.25f;
+    ch_run(&h, 60, 32);
+    for (int i = 0; i < 60; i++) {
+        float x = in[i] * 2.0f, y = 1.0f;
+        for (int k = 0; k < 3; k++)
+            y += in[1 + k];
+        float hv = (float)h_f16_value(h_d2h((double)(float)h_f16_value(h_d2h(x)) / 3.0));
+        CH_FEQ(out[i], x + y + 1.0f + hv, i);
+    }
+    h_free(&h);
+#define AUTO_KERNEL(body) \
+    "kernel void k(device float *f [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
+    body "\n}\n"
+    ch_expect_error(AUTO_KERNEL("auto x;"), NULL, "'auto' needs an initializer after '='");
+    ch_expect_error(AUTO_KERNEL("auto x{1};"), NULL, "'auto' needs an initializer");
+    ch_expect_error(AUTO_KERNEL("auto x = {1, 2};"), NULL, "cannot take a type from a brace list");
+    ch_expect_error(AUTO_KERNEL("auto *p = f;"), NULL, "expected a variable name after 'auto'");
+    ch_expect_error(AUTO_KERNEL("float a[2] = {1, 2}; auto b = a;"), NULL,
+                    "cannot take its type from a value of type 'float[2]'");
+    ch_expect_error(AUTO_KERNEL("auto m = mem_flags::mem_device;"), NULL,
+                    "cannot take its type from a value of type 'mem_flags'");
+    ch_expect_error("void g(auto x) {}\n" AUTO_KERNEL("g(1.0f);"), NULL,
+                    "'auto' is supported for a local variable with an initializer");
+    ch_expect_error(AUTO_KERNEL("f[i] = (auto)1;"), NULL,
+                    "'auto' is supported for a local variable with an initializer");
+#undef AUTO_KERNEL
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_template_exec),
         cmocka_unit_test(test_early_return_shape),
         cmocka_unit_test(test_early_return_exec),
+        cmocka_unit_test(test_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
