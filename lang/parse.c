@@ -325,17 +325,27 @@ LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
 
 /* ---- templates ----------------------------------------------------------------------------- */
 
-// template-def = "template" "<" ("typename" | "class") ident ("," ...)* ">" function
+// template-def = "template" "<" param ("," param)* ">" function
+// param = ("typename" | "class") ident | integer-type ident
 static void template_def(LangParser *p, LangToken *tmpl_tok)
 {
     LangTemplate *t = lang_alloc(p->ctx, sizeof *t);
     t->params = lang_alloc(p->ctx, 8 * sizeof *t->params);
+    t->param_types = lang_alloc(p->ctx, 8 * sizeof *t->param_types);
     lang_p_skip(p, "<");
     do {
         LangToken *kw = p->tok;
-        if (!lang_p_consume(p, "typename") && !lang_p_consume(p, "class"))
-            lang_error_at(p->ctx, kw, "only type template parameters (typename T) are "
-                          "supported");
+        if (!lang_p_consume(p, "typename") && !lang_p_consume(p, "class")) {
+            LangAddrSpace space = LAS_THREAD;
+            bool has_space = false;
+            LangType *vt = lang_p_is_typename(p, kw) ? lang_p_declspec(p, &space, &has_space)
+                                                     : NULL;
+            if (!vt || !lang_is_integer(vt))
+                lang_error_at(p->ctx, kw, "a template parameter is a type (typename T) or an "
+                              "integer value (int N, uint N, bool B)");
+            if (t->num_params < 8)
+                t->param_types[t->num_params] = lang_qualified(p->ctx, vt, false);
+        }
         if (p->tok->kind != LTK_IDENT)
             lang_error_at(p->ctx, p->tok, "expected a template parameter name");
         if (t->num_params == 8)
@@ -393,50 +403,88 @@ static void template_def(LangParser *p, LangToken *tmpl_tok)
     p->templates = t;
 }
 
-// template-args = "<" typename ("," typename)* ">"
-LangType **lang_p_template_args(LangParser *p, LangTemplate *t)
+/* A value template argument: a constant of the parameter's integer type, in its range. */
+static int64_t value_arg(LangParser *p, LangType *ty, LangToken *at)
+{
+    if (lang_p_is_typename(p, at) && !lang_p_is(p->tok->next, "("))
+        lang_error_at(p->ctx, at, "expected an integer constant as template argument (for a "
+                      "'%s' parameter), not a type", lang_type_name(p->ctx, ty));
+    LangNode *e = lang_p_additive(p);
+    int64_t v;
+    if (!lang_is_integer(e->type) || !lang_p_eval(p, e, &v))
+        lang_error_at(p->ctx, at, "expected an integer constant as template argument (for a "
+                      "'%s' parameter)", lang_type_name(p->ctx, ty));
+    LangNode *c = lang_p_fold(p, lang_p_convert(p, lang_p_num(p, at, lang_ty_long, (uint64_t)v, 0),
+                                                ty, at));
+    return c && c->kind == LND_NUM ? (int64_t)c->ival : v;
+}
+
+// template-args = "<" arg ("," arg)* ">"      arg = typename | additive-expression
+LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
 {
     LangToken *open = p->tok;
     lang_p_skip(p, "<");
-    LangType **args = lang_alloc(p->ctx, 8 * sizeof *args);
+    LangTemplateArgs *args = lang_alloc(p->ctx, sizeof *args);
     int n = 0;
     do {
         LangToken *at = p->tok;
-        if (!lang_p_is_typename(p, at))
-            lang_error_at(p->ctx, at, "expected a type as template argument");
-        if (n == 8)
-            lang_error_at(p->ctx, at, "too many template arguments");
-        args[n++] = lang_p_typename(p);
+        if (n == 8 || n >= t->num_params)
+            lang_error_at(p->ctx, at, "too many template arguments: '%.*s' takes %d",
+                          t->name_tok->len, t->name_tok->loc, t->num_params);
+        LangType *vt = t->param_types[n];
+        if (vt) {
+            args->types[n] = vt;
+            args->values[n] = value_arg(p, vt, at);
+        } else {
+            if (!lang_p_is_typename(p, at))
+                lang_error_at(p->ctx, at, "expected a type as template argument");
+            args->types[n] = lang_p_typename(p);
+        }
+        n++;
     } while (lang_p_consume(p, ","));
     lang_p_skip(p, ">");
     if (n != t->num_params)
-        lang_error_at(p->ctx, open, "template '%.*s' takes %d type argument%s, not %d",
+        lang_error_at(p->ctx, open, "template '%.*s' takes %d argument%s, not %d",
                       t->name_tok->len, t->name_tok->loc, t->num_params,
                       t->num_params == 1 ? "" : "s", n);
     return args;
 }
 
+static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const LangTemplateArgs *b)
+{
+    for (int k = 0; k < t->num_params; k++)
+        if (t->param_types[k] ? a->values[k] != b->values[k]
+                              : !lang_same_type(a->types[k], b->types[k]))
+            return false;
+    return true;
+}
+
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
  * program scope with its parameters bound as typedefs (the parser's state is saved around
  * it, since calls instantiate in the middle of another function). */
-LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args, LangToken *at)
+LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                 LangToken *at)
 {
-    for (LangInstance *i = t->instances; i; i = i->next) {
-        int k = 0;
-        while (k < t->num_params && lang_same_type(i->args[k], args[k]))
-            k++;
-        if (k == t->num_params)
+    for (LangInstance *i = t->instances; i; i = i->next)
+        if (same_args(t, &i->args, args))
             return i->func;
-    }
     LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
-    inst->args = args;
+    inst->args = *args;
     inst->next = t->instances;
     t->instances = inst;
     LangParser saved = *p;
     p->scope = p->global;
     lang_p_enter(p);
-    for (int k = 0; k < t->num_params; k++)
-        lang_p_push_sym(p, t->params[k])->type = args[k];
+    for (int k = 0; k < t->num_params; k++) {
+        LangSym *sym = lang_p_push_sym(p, t->params[k]);
+        if (t->param_types[k]) { /* a value: a constant of its type, as an enumerator is */
+            sym->is_enum_const = true;
+            sym->enum_value = args->values[k];
+            sym->const_type = t->param_types[k];
+        } else {
+            sym->type = args->types[k];
+        }
+    }
     p->tok = t->start;
     p->fn = NULL;
     FnAttrs fa = {0};
@@ -446,8 +494,11 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args
                       t->name_tok->loc);
     char *name = lang_p_name(p, t->name_tok);
     for (int k = 0; k < t->num_params; k++)
-        name = lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
-                           lang_type_name(p->ctx, args[k]));
+        name = t->param_types[k]
+                   ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
+                                 (long long)args->values[k])
+                   : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
+                                 lang_type_name(p->ctx, args->types[k]));
     inst->func->name = lang_format(p->ctx, "%s>", name);
     LangScope *global = p->global;
     LangTemplate *templates = p->templates;
@@ -486,17 +537,16 @@ static void explicit_instantiation(LangParser *p)
     if (!sym || !sym->tmpl)
         lang_error_at(p->ctx, name, "'%.*s' is not a function template", name->len, name->loc);
     lang_p_next(p);
-    LangType **args = lang_p_template_args(p, sym->tmpl);
+    LangTemplateArgs *args = lang_p_template_args(p, sym->tmpl);
     if (decltype) {
         lang_p_skip(p, ")");
         LangToken *again = p->tok;
         if (again->len != name->len || memcmp(again->loc, name->loc, (size_t)name->len))
             lang_error_at(p->ctx, again, "expected '%.*s'", name->len, name->loc);
         lang_p_next(p);
-        LangType **args2 = lang_p_template_args(p, sym->tmpl);
-        for (int k = 0; k < sym->tmpl->num_params; k++)
-            if (!lang_same_type(args[k], args2[k]))
-                lang_error_at(p->ctx, again, "template arguments differ from the decltype's");
+        LangTemplateArgs *args2 = lang_p_template_args(p, sym->tmpl);
+        if (!same_args(sym->tmpl, args, args2))
+            lang_error_at(p->ctx, again, "template arguments differ from the decltype's");
     } else {
         int depth = 0; /* the parameter list repeats the template's; it is not checked */
         do {

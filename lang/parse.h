@@ -38,8 +38,9 @@ typedef struct LangSym {
     LangType *type;        /* a typedef, struct, enum or template parameter */
     LangFunction *func;    /* a function */
     LangTemplate *tmpl;    /* a function template */
-    bool is_enum_const;
+    bool is_enum_const;    /* an enumerator, or a value template parameter */
     int64_t enum_value;
+    LangType *const_type;  /* is_enum_const: its type (NULL: int) */
 } LangSym;
 
 typedef struct LangScope {
@@ -52,14 +53,23 @@ struct LangTemplate {
     LangToken *name_tok;
     LangToken *start;      /* first token after `template <...>` */
     LangToken **params;    /* parameter name tokens */
+    LangType **param_types;/* NULL: a type parameter (typename T); else a value parameter's
+                            * integer type (int N) */
     int num_params;
     bool is_kernel;        /* [[kernel]] or `kernel` on the template */
     struct LangInstance *instances;
 };
 
+/* Template arguments: a type per type parameter, a value per value parameter (types[k] is
+ * then the parameter's type). */
+typedef struct LangTemplateArgs {
+    LangType *types[8];
+    int64_t values[8];
+} LangTemplateArgs;
+
 typedef struct LangInstance {
     struct LangInstance *next;
-    LangType **args;
+    LangTemplateArgs args;
     LangFunction *func;
 } LangInstance;
 
@@ -141,9 +151,9 @@ LangType *lang_p_typename(LangParser *p);            /* a type in an expression 
 void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va);
 /* A function or program-scope variable declaration; inst: a template instance being made. */
 void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst);
-LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, LangType **args,
+LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                  LangToken *at);
-LangType **lang_p_template_args(LangParser *p, LangTemplate *t);
+LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t);
 
 /* statements (parse_stmt.c) */
 LangNode *lang_p_compound(LangParser *p, LangToken *open); /* after "{" */
@@ -155,6 +165,7 @@ LangNode *lang_p_new_node(LangParser *p, LangNodeKind kind, LangToken *tok);
 LangNode *lang_p_expr(LangParser *p);
 LangNode *lang_p_assign(LangParser *p);
 LangNode *lang_p_cond(LangParser *p);       /* conditional-expression (constant contexts) */
+LangNode *lang_p_additive(LangParser *p);   /* additive-expression (template arguments) */
 LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken *tok);
 LangNode *lang_p_to_bool(LangParser *p, LangNode *node);
 LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval);

@@ -319,6 +319,11 @@ static LangNode *binary_level(LangParser *p, int level)
     }
 }
 
+LangNode *lang_p_additive(LangParser *p)
+{
+    return binary_level(p, 8);
+}
+
 static LangNode *cast_to(LangParser *p, LangNode *node, LangType *ty, LangToken *tok)
 {
     if (ty->kind == LTY_VOID) {
@@ -897,7 +902,8 @@ static LangNode *primary(LangParser *p)
     if (sym && sym->var)
         return var_ref(p, sym->var, tok);
     if (sym && sym->is_enum_const)
-        return lang_p_num(p, tok, lang_ty_int, (uint64_t)sym->enum_value, 0);
+        return lang_p_num(p, tok, sym->const_type ? sym->const_type : lang_ty_int,
+                          (uint64_t)sym->enum_value, 0);
     if (sym && sym->func) {
         if (!lang_p_is(p->tok, "("))
             lang_error_at(p->ctx, p->tok, "function '%.*s' must be called", tok->len, tok->loc);
@@ -907,7 +913,7 @@ static LangNode *primary(LangParser *p)
         if (!lang_p_is(p->tok, "<"))
             lang_error_at(p->ctx, p->tok, "template '%.*s' needs explicit template arguments "
                           "(%.*s<T>(...))", tok->len, tok->loc, tok->len, tok->loc);
-        LangType **args = lang_p_template_args(p, sym->tmpl);
+        LangTemplateArgs *args = lang_p_template_args(p, sym->tmpl);
         LangFunction *f = lang_p_instantiate(p, sym->tmpl, args, tok);
         return call(p, f, tok);
     }

@@ -3,7 +3,8 @@
  * compiler: casts (int <-> float saturation and NaN, float <-> half rounding, static_cast,
  * narrowing), as_type, function constants (given, defaulted, as loop bounds), templates
  * (explicit instantiation as MLX writes it, and f<float>(x) calls), early return (in
- * divergent code, and inside an inlined helper), and `auto` locals, which take their
+ * divergent code, and inside an inlined helper), value template parameters (int N, uint
+ * TILE, bool B: array sizes, loop bounds, arguments of other templates), and `auto` locals, which take their
  * initializer's type (uint wraps, a pointer indexes, a vector swizzles), with the forms it
  * refuses. Shape tests and execution tests against C.
  */
@@ -224,10 +225,12 @@ static void test_template_shape(void **state)
     CH_EXPECT(p, p->num_args == 5 && strcmp(p->args[0].type_name, "float") == 0);
     CH_EXPECT(p, p->args[1].kind == ISA_ARG_CONSTANT);
     isa_program_free(p);
-    /* non-type template parameters are refused with a clear message */
-    ch_expect_error("template <typename T, int K> T f(T x) { return x * T(K); }\n"
-                    "kernel void k(device float* o [[buffer(0)]]) { o[0] = f<float, 2>(o[0]); }\n",
-                    NULL, "only type template parameters");
+    /* a value template parameter (test_value_template_parameters runs them) */
+    p = ch_compile("template <typename T, int K> T f(T x) { return x * T(K); }\n"
+                   "kernel void k(device float* o [[buffer(0)]]) { o[0] = f<float, 2>(o[0]); }\n",
+                   NULL);
+    CH_EXPECT(p, ch_count(p, ISA_OP_FMUL32) == 1);
+    isa_program_free(p);
     /* template argument deduction is not supported: the message says what to write */
     ch_expect_error("template <typename T> T f(T x) { return x + x; }\n"
                     "kernel void k(device float* o [[buffer(0)]]) { o[0] = f(o[0]); }\n",
@@ -378,6 +381,80 @@ static void test_early_return_exec(void **state)
     h_free(&h);
 }
 
+/* ---- value template parameters ---------------------------------------------------------------- */
+
+static const char *value_template_src =
+    "template <typename T, int N>\n"
+    "T sum_n(device const T *p) {\n"
+    "    T s = 0;\n"
+    "    for (int k = 0; k < N; k++) s += p[k];\n"
+    "    return s;\n"
+    "}\n"
+    "template <typename T, uint TILE, bool SQUARE>\n"
+    "[[kernel]] void tiled(device const T *in [[buffer(0)]], device T *out [[buffer(1)]],\n"
+    "                      uint i [[thread_position_in_grid]]) {\n"
+    "    T acc[TILE];\n"
+    "    for (uint k = 0; k < TILE; k++) acc[k] = in[i * TILE + k];\n"
+    "    T s = sum_n<T, TILE * 2 - 1>(in + i);\n"
+    "    for (uint k = 0; k < TILE; k++) s += SQUARE ? acc[k] * acc[k] : acc[k];\n"
+    "    out[i] = s;\n"
+    "}\n"
+    "template [[host_name(\"tiled_float_4\")]] [[kernel]] decltype(tiled<float, 4, true>) "
+    "tiled<float, 4, true>;\n"
+    "template [[host_name(\"tiled_int_3\")]] [[kernel]] decltype(tiled<int, 3, false>) "
+    "tiled<int, 3, false>;\n";
+
+static void test_value_template_parameters(void **state)
+{
+    (void)state;
+    for (int which = 0; which < 2; which++) {
+        LangOptions o = {.entry = which ? "tiled_int_3" : "tiled_float_4"};
+        const uint32_t tile = which ? 3 : 4;
+        Harness h;
+        ch_init(&h, value_template_src, &o);
+        /* acc[TILE] is indexed by counters of loops TILE long: it stays in registers */
+        CH_EXPECT(h.prog, h.prog->stack_bytes == 0);
+        CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_JMP_EXEC_ANY) == 0);
+        void *in = ch_buf(&h, 0, 512 * 4), *out = ch_buf(&h, 1, 32 * 4);
+        for (int i = 0; i < 512; i++) {
+            if (which)
+                ((int32_t *)in)[i] = i % 7 - 3;
+            else
+                ((float *)in)[i] = (float)(i % 5) * 0.5f;
+        }
+        ch_run(&h, 32, 32);
+        for (uint32_t i = 0; i < 32; i++) {
+            double s = 0;
+            for (uint32_t k = 0; k < 2 * tile - 1; k++)
+                s += which ? ((int32_t *)in)[i + k] : ((float *)in)[i + k];
+            for (uint32_t k = 0; k < tile; k++) {
+                double a = which ? ((int32_t *)in)[i * tile + k] : ((float *)in)[i * tile + k];
+                s += which ? a : a * a;
+            }
+            if (which)
+                CH_IEQ(((int32_t *)out)[i], (int64_t)s, i);
+            else
+                CH_FEQ(((float *)out)[i], (float)s, i);
+        }
+        h_free(&h);
+    }
+#define TPL(params, call) \
+    "template <" params ">\nfloat f(float x) { return x; }\n" \
+    "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
+    "    o[i] = " call ";\n}\n"
+    ch_expect_error(TPL("float F", "f<1.0f>(o[i])"), NULL,
+                    "a template parameter is a type (typename T) or an integer value");
+    ch_expect_error(TPL("int N", "f<i>(o[i])"), NULL,
+                    "expected an integer constant as template argument (for a 'int' parameter)");
+    ch_expect_error(TPL("int N", "f<float>(o[i])"), NULL, "expected an integer constant");
+    ch_expect_error(TPL("typename T", "f<4>(o[i])"), NULL, "expected a type as template argument");
+    ch_expect_error(TPL("typename T, int N", "f<float, 2, 3>(o[i])"), NULL,
+                    "too many template arguments: 'f' takes 2");
+    ch_expect_error(TPL("typename T, int N", "f<float>(o[i])"), NULL,
+                    "template 'f' takes 2 arguments, not 1");
+#undef TPL
+}
+
 /* ---- auto ------------------------------------------------------------------------------------ */
 
 static void test_auto(void **state)
@@ -438,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_template_exec),
         cmocka_unit_test(test_early_return_shape),
         cmocka_unit_test(test_early_return_exec),
+        cmocka_unit_test(test_value_template_parameters),
         cmocka_unit_test(test_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
