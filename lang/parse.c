@@ -518,6 +518,120 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     return inst->func;
 }
 
+/* Template argument deduction, for the parameter forms helper templates use: a parameter
+ * declared `T name`, `const T name`, `ADDRESS-SPACE T *name` or `ADDRESS-SPACE T &name`
+ * (T a type parameter) takes T from its argument's type (the pointee for `*`). */
+static bool is_qualifier(const LangToken *t)
+{
+    static const char *const words[] = {"const", "volatile", "device", "constant",
+                                        "threadgroup", "thread", "restrict", "__restrict"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (lang_p_is(t, words[i]))
+            return true;
+    return false;
+}
+
+static int param_index(const LangTemplate *t, const LangToken *tok)
+{
+    for (int k = 0; k < t->num_params; k++)
+        if (tok->len == t->params[k]->len && memcmp(tok->loc, t->params[k]->loc,
+                                                   (size_t)tok->len) == 0)
+            return k;
+    return -1;
+}
+
+/* The type parameter one function parameter's tokens [from, to) name, and whether through
+ * `*`; -1 when the parameter is no such form. */
+static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool *pointer)
+{
+    while (from != to && is_qualifier(from))
+        from = from->next;
+    if (from == to)
+        return -1;
+    int k = param_index(t, from);
+    if (k < 0 || t->param_types[k])
+        return -1;
+    LangToken *q = from->next;
+    while (q != to && is_qualifier(q))
+        q = q->next;
+    *pointer = q != to && lang_p_is(q, "*");
+    if (q != to && (lang_p_is(q, "*") || lang_p_is(q, "&")))
+        q = q->next;
+    /* then only the name */
+    return q != to && q->kind == LTK_IDENT && q->next == to ? k : -1;
+}
+
+LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
+{
+    /* the arguments' types: parsed once here and again by the call (soft errors of this
+     * first pass are taken back, the second reports them) */
+    LangToken *open = p->tok;
+    int errors = p->ctx->num_errors;
+    size_t used = errors && p->ctx->err ? strlen(p->ctx->err->message) : 0;
+    LangType *arg_types[16];
+    int n = 0;
+    lang_p_skip(p, "(");
+    while (!lang_p_consume(p, ")")) {
+        if (n && !lang_p_consume(p, ","))
+            lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
+        LangNode *a = lang_p_assign(p);
+        if (n < 16)
+            arg_types[n] = a->type;
+        n++;
+    }
+    p->ctx->num_errors = errors;
+    if (p->ctx->err)
+        p->ctx->err->message[used] = '\0';
+    p->tok = open;
+    /* the function's parameter list: after its name, to the matching ")" */
+    LangToken *tok = t->start;
+    while (tok->kind != LTK_EOF && tok != t->name_tok)
+        tok = tok->next;
+    tok = tok->next; /* "(" */
+    LangTemplateArgs args = {{0}};
+    LangToken *from = tok->next;
+    for (int i = 0, depth = 0; tok->kind != LTK_EOF && from; tok = tok->next) {
+        if (lang_p_is(tok, "(") || lang_p_is(tok, "<") || lang_p_is(tok, "["))
+            depth++;
+        else if (lang_p_is(tok, ")") || lang_p_is(tok, ">") || lang_p_is(tok, "]"))
+            depth--;
+        bool end = depth == 0 && lang_p_is(tok, ")");
+        if (!(depth == 1 && lang_p_is(tok, ",")) && !end)
+            continue;
+        bool pointer = false;
+        int k = i < n && i < 16 ? deducible(t, from, tok, &pointer) : -1;
+        if (k >= 0) {
+            LangType *ty = arg_types[i];
+            if (pointer && ty->kind != LTY_POINTER)
+                lang_error_at(p->ctx, at, "argument %d of '%.*s' is not a pointer, as the "
+                              "template's parameter is", i + 1, t->name_tok->len,
+                              t->name_tok->loc);
+            ty = pointer ? ty->base : ty;
+            ty = ty->kind == LTY_ARRAY ? NULL : lang_qualified(p->ctx, ty, false);
+            if (ty && args.types[k] && !lang_same_type(args.types[k], ty))
+                lang_error_at(p->ctx, at, "conflicting types for template parameter '%.*s' of "
+                              "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",
+                              t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                              t->name_tok->loc, lang_type_name(p->ctx, args.types[k]),
+                              lang_type_name(p->ctx, ty), t->name_tok->len, t->name_tok->loc,
+                              lang_type_name(p->ctx, args.types[k]));
+            if (ty)
+                args.types[k] = ty;
+        }
+        i++;
+        from = tok->next;
+        if (end)
+            break;
+    }
+    for (int k = 0; k < t->num_params; k++)
+        if (!args.types[k] || t->param_types[k])
+            lang_error_at(p->ctx, at, "cannot deduce template parameter '%.*s' of '%.*s' from "
+                          "this call; give the template arguments (%.*s<...>(...))",
+                          t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                          t->name_tok->loc, t->name_tok->len, t->name_tok->loc);
+    return lang_p_instantiate(p, t, &args, at);
+}
+
 // explicit-instantiation = "template" attrs "decltype" "(" ident template-args ")"
 //                          ident template-args ";"
 //                        | "template" attrs declspec ident template-args params ";"

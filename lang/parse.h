@@ -154,6 +154,9 @@ void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst);
 LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                  LangToken *at);
 LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t);
+/* At the "(" of a call of t without template arguments: the instance its arguments'
+ * types give (the arguments are left to parse again). */
+LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at);
 
 /* statements (parse_stmt.c) */
 LangNode *lang_p_compound(LangParser *p, LangToken *open); /* after "{" */

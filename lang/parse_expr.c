@@ -910,9 +910,11 @@ static LangNode *primary(LangParser *p)
         return call(p, sym->func, tok);
     }
     if (sym && sym->tmpl) {
+        if (lang_p_is(p->tok, "("))
+            return call(p, lang_p_deduce(p, sym->tmpl, tok), tok);
         if (!lang_p_is(p->tok, "<"))
-            lang_error_at(p->ctx, p->tok, "template '%.*s' needs explicit template arguments "
-                          "(%.*s<T>(...))", tok->len, tok->loc, tok->len, tok->loc);
+            lang_error_at(p->ctx, p->tok, "template '%.*s' must be called, with its template "
+                          "arguments or arguments they can be deduced from", tok->len, tok->loc);
         LangTemplateArgs *args = lang_p_template_args(p, sym->tmpl);
         LangFunction *f = lang_p_instantiate(p, sym->tmpl, args, tok);
         return call(p, f, tok);

@@ -2,7 +2,9 @@
  * test_constructs_types.c — conversions and compile-time constructs through the whole
  * compiler: casts (int <-> float saturation and NaN, float <-> half rounding, static_cast,
  * narrowing), as_type, function constants (given, defaulted, as loop bounds), templates
- * (explicit instantiation as MLX writes it, and f<float>(x) calls), early return (in
+ * (explicit instantiation as MLX writes it, f<float>(x) calls, and calls whose template
+ * arguments are deduced from the arguments' types, with the cases deduction refuses), early
+ * return (in
  * divergent code, and inside an inlined helper), value template parameters (int N, uint
  * TILE, bool B: array sizes, loop bounds, arguments of other templates), and `auto` locals, which take their
  * initializer's type (uint wraps, a pointer indexes, a vector swizzles), with the forms it
@@ -231,10 +233,11 @@ static void test_template_shape(void **state)
                    NULL);
     CH_EXPECT(p, ch_count(p, ISA_OP_FMUL32) == 1);
     isa_program_free(p);
-    /* template argument deduction is not supported: the message says what to write */
-    ch_expect_error("template <typename T> T f(T x) { return x + x; }\n"
-                    "kernel void k(device float* o [[buffer(0)]]) { o[0] = f(o[0]); }\n",
-                    NULL, "needs explicit template arguments");
+    /* deduction: T from the argument (test_template_deduction runs more) */
+    p = ch_compile("template <typename T> T f(T x) { return x + x; }\n"
+                   "kernel void k(device float* o [[buffer(0)]]) { o[0] = f(o[0]); }\n", NULL);
+    CH_EXPECT(p, ch_count(p, ISA_OP_FADD32) == 1);
+    isa_program_free(p);
     /* an entry that is not there */
     o.entry = "scale_double";
     ch_expect_error(tmpl_src, &o, "scale_double");
@@ -455,6 +458,51 @@ static void test_value_template_parameters(void **state)
 #undef TPL
 }
 
+/* ---- template argument deduction -------------------------------------------------------------- */
+
+static void test_template_deduction(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "template <typename T> T twice(T x) { return x + x; }\n"
+            "template <typename T, typename U> T scaled(const device T *p, U s) { return p[0] * T(s); }\n"
+            "template <typename T> void bump(thread T &x) { x += T(1); }\n"
+            "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+            "              uint i [[thread_position_in_grid]]) {\n"
+            "    float x = twice(in[i]);\n"          /* T = float */
+            "    half h = twice(half(1.5));\n"       /* T = half: 3 */
+            "    uint n = twice(0xffffffffu);\n"     /* T = uint: wraps to 0xfffffffe */
+            "    float y = scaled(in + i, 2u);\n"    /* T = float from a pointer, U = uint */
+            "    bump(x);\n"                         /* T = float through a reference */
+            "    out[i] = x + float(h) + float(n == 0xfffffffeu) + y;\n"
+            "}\n", NULL);
+    float *in = ch_buf(&h, 0, 64 * 4), *out = ch_buf(&h, 1, 64 * 4);
+    for (int i = 0; i < 64; i++)
+        in[i] = (float)i * 0.5f;
+    ch_run(&h, 64, 32);
+    for (int i = 0; i < 64; i++)
+        CH_FEQ(out[i], (in[i] + in[i] + 1.0f) + 3.0f + 1.0f + in[i] * 2.0f, i);
+    h_free(&h);
+#define DEDUCE(decl, call) \
+    decl "\nkernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
+    "    o[i] = " call ";\n}\n"
+    ch_expect_error(DEDUCE("template <typename T> T add(T a, T b) { return a + b; }",
+                           "add(o[i], 2)"), NULL,
+                    "conflicting types for template parameter 'T' of 'add': 'float' and 'int'");
+    ch_expect_error(DEDUCE("template <typename T> T zero() { return T(0); }", "zero()"), NULL,
+                    "cannot deduce template parameter 'T' of 'zero' from this call");
+    ch_expect_error(DEDUCE("template <int N> float times(float x) { return x * N; }",
+                           "times(o[i])"), NULL, "cannot deduce template parameter 'N'");
+    ch_expect_error(DEDUCE("template <typename T> T first(vec<T, 2> v) { return v.x; }",
+                           "first(float2(o[i]))"), NULL, "cannot deduce template parameter 'T'");
+    ch_expect_error(DEDUCE("template <typename T> T load(device T *p) { return *p; }",
+                           "load(o[i])"), NULL, "argument 1 of 'load' is not a pointer");
+    ch_expect_error(DEDUCE("template <typename T> T id(T x) { return x; }", "id"), NULL,
+                    "template 'id' must be called");
+#undef DEDUCE
+}
+
 /* ---- auto ------------------------------------------------------------------------------------ */
 
 static void test_auto(void **state)
@@ -516,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_early_return_shape),
         cmocka_unit_test(test_early_return_exec),
         cmocka_unit_test(test_value_template_parameters),
+        cmocka_unit_test(test_template_deduction),
         cmocka_unit_test(test_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
