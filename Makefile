@@ -115,7 +115,8 @@ bench: $(BUILD)/lockstep $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 bench-compare: $(BUILD)/lockstep
 	@BUILD=$(BUILD) bash bench/compare/run.sh
 
-# The compiler under libFuzzer (clang), seeded with every kernel we have. FUZZ_SECONDS=60.
+# The compiler under libFuzzer (clang), seeded with every kernel we have and fuzz/seeds/
+# (language features no teaching kernel shows). FUZZ_SECONDS=60.
 FUZZ_SECONDS ?= 60
 fuzz:
 	@command -v clang >/dev/null && [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
@@ -124,7 +125,7 @@ fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 SIM_OPT=-O1 \
 	    CFLAGS="-O1 -g -Wno-format-nonliteral -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/liblockstep.a
 	@mkdir -p build-fuzz/corpus
-	@find kernels ../shared/kernels/seed -name '*.metal' -exec cp {} build-fuzz/corpus/ \; 2>/dev/null || true
+	@find kernels fuzz/seeds ../shared/kernels/seed -name '*.metal' -exec cp {} build-fuzz/corpus/ \; 2>/dev/null || true
 	clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined fuzz/fuzz_compile.c \
 	    build-fuzz/liblockstep.a -lm -o build-fuzz/fuzz_compile
 	build-fuzz/fuzz_compile -max_total_time=$(FUZZ_SECONDS) -max_len=16384 build-fuzz/corpus
