@@ -332,6 +332,7 @@ static void template_def(LangParser *p, LangToken *tmpl_tok)
     LangTemplate *t = lang_alloc(p->ctx, sizeof *t);
     t->params = lang_alloc(p->ctx, 8 * sizeof *t->params);
     t->param_types = lang_alloc(p->ctx, 8 * sizeof *t->param_types);
+    t->defaults = lang_alloc(p->ctx, 8 * sizeof *t->defaults);
     lang_p_skip(p, "<");
     do {
         LangToken *kw = p->tok;
@@ -352,8 +353,19 @@ static void template_def(LangParser *p, LangToken *tmpl_tok)
             lang_error_at(p->ctx, p->tok, "too many template parameters");
         t->params[t->num_params++] = p->tok;
         lang_p_next(p);
-        if (lang_p_is(p->tok, "="))
-            lang_error_at(p->ctx, p->tok, "default template arguments are not supported");
+        if (lang_p_consume(p, "=")) { /* a default: parsed when an instance needs it */
+            t->defaults[t->num_params - 1] = p->tok;
+            for (int depth = 0; p->tok->kind != LTK_EOF; lang_p_next(p)) {
+                if (depth == 0 && (lang_p_is(p->tok, ",") || lang_p_is(p->tok, ">")))
+                    break;
+                depth += lang_p_is(p->tok, "<") || lang_p_is(p->tok, "(");
+                depth -= lang_p_is(p->tok, ">") || lang_p_is(p->tok, ")");
+            }
+        } else if (t->num_params > 1 && t->defaults[t->num_params - 2]) {
+            lang_error_at(p->ctx, t->params[t->num_params - 1], "template parameter '%.*s' "
+                          "follows one with a default, so it needs a default too",
+                          t->params[t->num_params - 1]->len, t->params[t->num_params - 1]->loc);
+        }
     } while (lang_p_consume(p, ","));
     lang_p_skip(p, ">");
     t->start = p->tok;
@@ -419,6 +431,55 @@ static int64_t value_arg(LangParser *p, LangType *ty, LangToken *at)
     return c && c->kind == LND_NUM ? (int64_t)c->ival : v;
 }
 
+/* Binds t's parameters 0..n-1 to args in a new scope (closed by the caller). */
+static void bind_params(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args, int n)
+{
+    lang_p_enter(p);
+    for (int k = 0; k < n; k++) {
+        LangSym *sym = lang_p_push_sym(p, t->params[k]);
+        if (t->param_types[k]) { /* a value: a constant of its type, as an enumerator is */
+            sym->is_enum_const = true;
+            sym->enum_value = args->values[k];
+            sym->const_type = t->param_types[k];
+        } else {
+            sym->type = args->types[k];
+        }
+    }
+}
+
+/* Parameters from `from` on take their defaults, each parsed where the earlier ones are
+ * bound (`typename U = T`, `int M = N * 2`). */
+static void fill_defaults(LangParser *p, const LangTemplate *t, LangTemplateArgs *args, int from)
+{
+    for (int k = from; k < t->num_params; k++) {
+        if (args->types[k])
+            continue; /* deduced */
+        LangToken *at = t->defaults[k];
+        if (!at)
+            lang_error_at(p->ctx, t->params[k], "template parameter '%.*s' has no default to "
+                          "take", t->params[k]->len, t->params[k]->loc);
+        LangToken *tok = p->tok, *prev = p->prev;
+        LangScope *scope = p->scope;
+        p->tok = at;
+        bind_params(p, t, args, k);
+        if (t->param_types[k]) {
+            args->types[k] = t->param_types[k];
+            args->values[k] = value_arg(p, t->param_types[k], at);
+        } else {
+            if (!lang_p_is_typename(p, at))
+                lang_error_at(p->ctx, at, "expected a type as the default of '%.*s'",
+                              t->params[k]->len, t->params[k]->loc);
+            args->types[k] = lang_p_typename(p);
+        }
+        if (!lang_p_is(p->tok, ",") && !lang_p_is(p->tok, ">"))
+            lang_error_at(p->ctx, p->tok, "expected ',' or '>' after the default of '%.*s'",
+                          t->params[k]->len, t->params[k]->loc);
+        p->scope = scope;
+        p->tok = tok;
+        p->prev = prev;
+    }
+}
+
 // template-args = "<" arg ("," arg)* ">"      arg = typename | additive-expression
 LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
 {
@@ -428,6 +489,8 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
     int n = 0;
     do {
         LangToken *at = p->tok;
+        if (n == 0 && lang_p_is(at, ">"))
+            break; /* f<>(...): every argument from its default */
         if (n == 8 || n >= t->num_params)
             lang_error_at(p->ctx, at, "too many template arguments: '%.*s' takes %d",
                           t->name_tok->len, t->name_tok->loc, t->num_params);
@@ -443,10 +506,11 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
         n++;
     } while (lang_p_consume(p, ","));
     lang_p_skip(p, ">");
-    if (n != t->num_params)
+    if (n < t->num_params && !t->defaults[n])
         lang_error_at(p->ctx, open, "template '%.*s' takes %d argument%s, not %d",
                       t->name_tok->len, t->name_tok->loc, t->num_params,
                       t->num_params == 1 ? "" : "s", n);
+    fill_defaults(p, t, args, n);
     return args;
 }
 
@@ -474,17 +538,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     t->instances = inst;
     LangParser saved = *p;
     p->scope = p->global;
-    lang_p_enter(p);
-    for (int k = 0; k < t->num_params; k++) {
-        LangSym *sym = lang_p_push_sym(p, t->params[k]);
-        if (t->param_types[k]) { /* a value: a constant of its type, as an enumerator is */
-            sym->is_enum_const = true;
-            sym->enum_value = args->values[k];
-            sym->const_type = t->param_types[k];
-        } else {
-            sym->type = args->types[k];
-        }
-    }
+    bind_params(p, t, args, t->num_params);
     p->tok = t->start;
     p->fn = NULL;
     FnAttrs fa = {0};
@@ -623,8 +677,13 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
         if (end)
             break;
     }
+    int deduced = 0; /* the leading parameters deduced; the rest may take defaults */
+    while (deduced < t->num_params && args.types[deduced] && !t->param_types[deduced])
+        deduced++;
+    if (deduced < t->num_params && t->defaults[deduced])
+        fill_defaults(p, t, &args, deduced);
     for (int k = 0; k < t->num_params; k++)
-        if (!args.types[k] || t->param_types[k])
+        if (!args.types[k])
             lang_error_at(p->ctx, at, "cannot deduce template parameter '%.*s' of '%.*s' from "
                           "this call; give the template arguments (%.*s<...>(...))",
                           t->params[k]->len, t->params[k]->loc, t->name_tok->len,

@@ -55,6 +55,7 @@ struct LangTemplate {
     LangToken **params;    /* parameter name tokens */
     LangType **param_types;/* NULL: a type parameter (typename T); else a value parameter's
                             * integer type (int N) */
+    LangToken **defaults;  /* the first token of each parameter's default, or NULL */
     int num_params;
     bool is_kernel;        /* [[kernel]] or `kernel` on the template */
     struct LangInstance *instances;

@@ -458,6 +458,52 @@ static void test_value_template_parameters(void **state)
 #undef TPL
 }
 
+/* ---- default template arguments ---------------------------------------------------------------- */
+
+static void test_template_defaults(void **state)
+{
+    (void)state;
+    const char *src =
+        "template <typename T, int N = 4, typename U = T> U sum_n(device const T *p) {\n"
+        "    U s = 0;\n"
+        "    for (int k = 0; k < N; k++) s += U(p[k]);\n"
+        "    return s;\n"
+        "}\n"
+        "template <typename T, int N_READS = 2, int STRIDE = N_READS * 2>\n"
+        "[[kernel]] void k(device const T *in [[buffer(0)]], device T *out [[buffer(1)]],\n"
+        "                  uint i [[thread_position_in_grid]]) {\n"
+        "    out[i] = sum_n(in + i) + sum_n<T, N_READS>(in) + T(STRIDE) + sum_n<T, 1, int>(in);\n"
+        "}\n"
+        "template [[host_name(\"k_float\")]] [[kernel]] decltype(k<float>) k<float>;\n"
+        "template [[host_name(\"k_float_3\")]] [[kernel]] decltype(k<float, 3>) k<float, 3>;\n";
+    for (int reads = 2; reads <= 3; reads++) {
+        LangOptions o = {.entry = reads == 2 ? "k_float" : "k_float_3"};
+        Harness h;
+        ch_init(&h, src, &o);
+        float *in = ch_buf(&h, 0, 64 * 4), *out = ch_buf(&h, 1, 32 * 4);
+        for (int i = 0; i < 64; i++)
+            in[i] = (float)i;
+        ch_run(&h, 32, 32);
+        for (int i = 0; i < 32; i++) {
+            /* sum_n<float, 4, float>(in + i), sum_n<float, READS>(in), STRIDE = 2 * READS,
+             * sum_n<float, 1, int>(in) */
+            float want = (float)(4 * i + 6) + (float)(reads * (reads - 1) / 2) + 2.0f * reads;
+            CH_FEQ(out[i], want, i);
+        }
+        h_free(&h);
+    }
+#define TPL(params, call) \
+    "template <" params ">\nfloat f(float x) { return x; }\n" \
+    "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
+    "    o[i] = " call ";\n}\n"
+    ch_expect_error(TPL("typename T = float, int N", "f<float, 2>(o[i])"), NULL,
+                    "template parameter 'N' follows one with a default, so it needs a default");
+    ch_expect_error(TPL("int N = 2.5f", "f<>(o[i])"), NULL, "expected an integer constant");
+    ch_expect_error(TPL("typename T = 3", "f(o[i])"), NULL,
+                    "expected a type as the default of 'T'");
+#undef TPL
+}
+
 /* ---- template argument deduction -------------------------------------------------------------- */
 
 static void test_template_deduction(void **state)
@@ -565,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_early_return_exec),
         cmocka_unit_test(test_value_template_parameters),
         cmocka_unit_test(test_template_deduction),
+        cmocka_unit_test(test_template_defaults),
         cmocka_unit_test(test_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
