@@ -133,7 +133,7 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     static const char *const words[] = {"const", "volatile", "device", "constant", "threadgroup",
                                         "thread", "struct", "enum", "unsigned", "signed",
                                         "static", "constexpr", "vec", "atomic",
-                                        "simdgroup_matrix"};
+                                        "simdgroup_matrix", "decltype"};
     if (!lang_p_is_name(tok))
         return false;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
@@ -353,6 +353,13 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
         }
         if (lang_p_is(tok, "simdgroup_matrix")) {
             ty = lang_p_matrix_template(p);
+            continue;
+        }
+        if (lang_p_consume(p, "decltype")) { /* the type of an expression, not evaluated */
+            lang_p_skip(p, "(");
+            LangNode *e = lang_p_expr(p);
+            lang_p_skip(p, ")");
+            ty = lang_qualified(p->ctx, e->type, false);
             continue;
         }
         if (lang_p_consume(p, "atomic")) {

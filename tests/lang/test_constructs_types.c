@@ -5,7 +5,8 @@
  * (explicit instantiation as MLX writes it, f<float>(x) calls, and calls whose template
  * arguments are deduced from the arguments' types, with the cases deduction refuses), early
  * return (in
- * divergent code, and inside an inlined helper), value template parameters (int N, uint
+ * divergent code, and inside an inlined helper), decltype(expr) as a type, value template
+ * parameters (int N, uint
  * TILE, bool B: array sizes, loop bounds, arguments of other templates), and `auto` locals, which take their
  * initializer's type (uint wraps, a pointer indexes, a vector swizzles), with the forms it
  * refuses. Shape tests and execution tests against C.
@@ -581,6 +582,27 @@ static void test_auto(void **state)
         CH_FEQ(out[i], x + y + 1.0f + hv, i);
     }
     h_free(&h);
+    /* decltype(expr): the expression's type, not evaluated */
+    ch_init(&h,
+            "kernel void k(device const half *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+            "              uint i [[thread_position_in_grid]]) {\n"
+            "    half2 v = half2(in[i], in[i + 1]);\n"
+            "    decltype(v) w = v * half(2);\n"            /* half2 */
+            "    decltype(i + 1u) j = i;\n"                 /* uint */
+            "    decltype(in) p = in + 1;\n"                /* device const half* */
+            "    out[i] = float(w.x + w.y) + float(j) + float(p[0]) + float(sizeof(decltype(w)));\n"
+            "}\n", NULL);
+    uint16_t *hin = ch_buf(&h, 0, 64 * 2);
+    float *hout = ch_buf(&h, 1, 64 * 4);
+    for (int i = 0; i < 64; i++)
+        hin[i] = h_d2h(i * 0.25);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        double a = h_f16_value(h_d2h(i * 0.25)), b = h_f16_value(h_d2h((i + 1) * 0.25));
+        float w = (float)h_f16_value(h_d2h(h_f16_value(h_d2h(2 * a)) + h_f16_value(h_d2h(2 * b))));
+        CH_FEQ(hout[i], w + (float)i + (float)h_f16_value(hin[1]) + 4.0f, i);
+    }
+    h_free(&h);
 #define AUTO_KERNEL(body) \
     "kernel void k(device float *f [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
     body "\n}\n"
@@ -596,6 +618,8 @@ static void test_auto(void **state)
                     "'auto' is supported for a local variable with an initializer");
     ch_expect_error(AUTO_KERNEL("f[i] = (auto)1;"), NULL,
                     "'auto' is supported for a local variable with an initializer");
+    ch_expect_error("float g(float x) { return x; }\n" AUTO_KERNEL("decltype(g) *p;"), NULL,
+                    "function 'g' must be called");
 #undef AUTO_KERNEL
 }
 
