@@ -239,6 +239,31 @@ static LangType *deduce(LangParser *p, LangToken *name, LangNode **init, bool is
     return lang_qualified(p->ctx, ty, is_const);
 }
 
+/* `SPACE T &name = lvalue`: the address of the lvalue, read and written through by every use
+ * of name (as a reference parameter is). */
+static LangNode *reference_init(LangParser *p, LangToken *name, LangType *ty)
+{
+    if (!lang_p_consume(p, "="))
+        lang_error_at(p->ctx, name, "reference '%.*s' needs an initializer (`= variable;`)",
+                      name->len, name->loc);
+    LangToken *at = p->tok;
+    LangNode *a = lang_p_assign(p);
+    if (!lang_p_is_lvalue(a) || a->kind == LND_SWIZZLE || a->kind == LND_ELEMENTS ||
+        !lang_same_type(a->type, ty->base) || lang_p_lvalue_space(a) != ty->space) {
+        lang_error_soft(p->ctx, at, "cannot bind '%s' to a reference of type '%s'",
+                        lang_type_name(p->ctx, a->type), lang_type_name(p->ctx, ty));
+    } else if (a->type->is_const && !ty->base->is_const) {
+        lang_error_soft(p->ctx, at, "binding a const value to a non-const reference");
+    }
+    LangVar *root = lang_p_root_var(a);
+    if (root)
+        root->address_taken = true;
+    LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
+    addr->lhs = a;
+    addr->type = lang_qualified(p->ctx, ty, false);
+    return addr;
+}
+
 LangNode *lang_p_local_decl(LangParser *p)
 {
     LangToken *start = p->tok;
@@ -270,7 +295,7 @@ LangNode *lang_p_local_decl(LangParser *p)
         if (ty->kind == LTY_VOID)
             lang_error_at(p->ctx, name, "variable '%.*s' has type void", name->len, name->loc);
         if (ty->is_reference)
-            lang_error_at(p->ctx, name, "local references are not supported; use a pointer");
+            init = reference_init(p, name, ty);
         bool is_tg = has_space && space == LAS_THREADGROUP && ty->kind != LTY_POINTER;
         if (has_space && ty->kind != LTY_POINTER && (space == LAS_DEVICE ||
                                                       space == LAS_CONSTANT))
@@ -283,7 +308,7 @@ LangNode *lang_p_local_decl(LangParser *p)
         /* The initializer sees the outer name (C would see the new one; MSL code never
          * relies on either), so parse it before declaring. */
         LangToken *eq = p->tok;
-        if (is_auto) {
+        if (is_auto || ty->is_reference) {
             /* parsed above, with the type it gave */
         } else if (lang_p_consume(p, "=")) {
             if (is_tg)

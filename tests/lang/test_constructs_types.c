@@ -550,6 +550,50 @@ static void test_template_deduction(void **state)
 #undef DEDUCE
 }
 
+/* ---- local references --------------------------------------------------------------------------- */
+
+static void test_local_references(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]],\n"
+            "              uint l [[thread_index_in_threadgroup]]) {\n"
+            "    threadgroup float tile[64];\n"
+            "    float acc[4] = {1, 2, 3, 4};\n"
+            "    thread float &a = acc[i % 4];\n"        /* a thread array element */
+            "    a *= 10;\n"
+            "    device float &o = out[i];\n"            /* a buffer element */
+            "    threadgroup float &t = tile[l];\n"      /* threadgroup memory */
+            "    t = o + 1;\n"
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+            "    const thread float &first = acc[0];\n"
+            "    o = first + acc[1] + acc[2] + acc[3] + t;\n"
+            "}\n", NULL);
+    float *out = ch_buf(&h, 0, 64 * 4);
+    for (int i = 0; i < 64; i++)
+        out[i] = (float)i;
+    ch_run(&h, 64, 64);
+    for (int i = 0; i < 64; i++) {
+        float acc[4] = {1, 2, 3, 4};
+        acc[i % 4] *= 10;
+        CH_FEQ(out[i], acc[0] + acc[1] + acc[2] + acc[3] + (float)i + 1.0f, i);
+    }
+    h_free(&h);
+#define REF_KERNEL(body) \
+    "kernel void k(device float *f [[buffer(0)]], const device float *c [[buffer(1)]],\n" \
+    "              uint i [[thread_position_in_grid]]) {\n    " body "\n}\n"
+    ch_expect_error(REF_KERNEL("thread float &r;"), NULL, "reference 'r' needs an initializer");
+    ch_expect_error(REF_KERNEL("thread float &r = 1.0f;"), NULL,
+                    "cannot bind 'float' to a reference of type 'thread float&'");
+    ch_expect_error(REF_KERNEL("float x = 1; device float &r = x;"), NULL,
+                    "cannot bind 'float' to a reference of type 'device float&'");
+    ch_expect_error(REF_KERNEL("device float &r = c[i];"), NULL,
+                    "binding a const value to a non-const reference");
+    ch_expect_error(REF_KERNEL("float2 v = 0; thread float &r = v.x;"), NULL, "cannot bind");
+#undef REF_KERNEL
+}
+
 /* ---- auto ------------------------------------------------------------------------------------ */
 
 static void test_auto(void **state)
@@ -636,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_value_template_parameters),
         cmocka_unit_test(test_template_deduction),
         cmocka_unit_test(test_template_defaults),
+        cmocka_unit_test(test_local_references),
         cmocka_unit_test(test_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
