@@ -383,6 +383,7 @@ static void template_def(LangParser *p, LangToken *tmpl_tok)
             t->is_kernel = true;
         else if (!brackets && lang_p_is(tok, "(")) {
             name = p->prev;
+            t->open = tok;
             break;
         }
         p->prev = tok;
@@ -406,8 +407,10 @@ static void template_def(LangParser *p, LangToken *tmpl_tok)
     }
     LangSym *sym = lang_p_lookup(p, name);
     if (sym && sym->tmpl) {
-        if (sym->tmpl->start && lang_p_is(p->prev, "}"))
-            sym->tmpl->start = t->start; /* a definition after a declaration */
+        if (sym->tmpl->start && lang_p_is(p->prev, "}")) { /* a definition after a declaration */
+            sym->tmpl->start = t->start;
+            sym->tmpl->open = t->open;
+        }
         return;
     }
     lang_p_push_sym(p, name)->tmpl = t;
@@ -637,11 +640,8 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
     if (p->ctx->err)
         p->ctx->err->message[used] = '\0';
     p->tok = open;
-    /* the function's parameter list: after its name, to the matching ")" */
-    LangToken *tok = t->start;
-    while (tok->kind != LTK_EOF && tok != t->name_tok)
-        tok = tok->next;
-    tok = tok->next; /* "(" */
+    /* the function's parameter list, to the matching ")" */
+    LangToken *tok = t->open;
     LangTemplateArgs args = {{0}};
     LangToken *from = tok->next;
     for (int i = 0, depth = 0; tok->kind != LTK_EOF && from; tok = tok->next) {

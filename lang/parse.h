@@ -52,6 +52,7 @@ struct LangTemplate {
     LangTemplate *next;
     LangToken *name_tok;
     LangToken *start;      /* first token after `template <...>` */
+    LangToken *open;       /* the "(" of its function's parameter list */
     LangToken **params;    /* parameter name tokens */
     LangType **param_types;/* NULL: a type parameter (typename T); else a value parameter's
                             * integer type (int N) */

@@ -547,6 +547,13 @@ static void test_template_deduction(void **state)
                            "load(o[i])"), NULL, "argument 1 of 'load' is not a pointer");
     ch_expect_error(DEDUCE("template <typename T> T id(T x) { return x; }", "id"), NULL,
                     "template 'id' must be called");
+    /* declared, then defined: deduction reads the definition's parameter list (make fuzz
+     * found a crash when a later definition replaced the first) */
+    IsaProgram *p = ch_compile(DEDUCE("template <typename T> T id(device T *x);\n"
+                                      "template <typename T> T id(T y) { return y + y; }",
+                                      "id(o[i])"), NULL);
+    CH_EXPECT(p, ch_count(p, ISA_OP_FADD32) == 1);
+    isa_program_free(p);
 #undef DEDUCE
 }
 
