@@ -153,6 +153,9 @@ LangType *lang_p_typename(LangParser *p);            /* a type in an expression 
 void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va);
 /* A function or program-scope variable declaration; inst: a template instance being made. */
 void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst);
+/* templates (parse_template.c): after `template`, a definition or an explicit instantiation */
+void lang_p_template_def(LangParser *p, LangToken *tmpl_tok);
+void lang_p_explicit_instantiation(LangParser *p);
 LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                  LangToken *at);
 LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t);

@@ -1,0 +1,427 @@
+/*
+ * parse_template.c — function templates: definitions (type parameters, integer value
+ * parameters, defaults), template argument lists, instances, argument deduction from a
+ * call's arguments, and explicit instantiation.
+ *
+ * A template's tokens are kept and parsed again for each instance with its parameters bound
+ * (types as typedefs, values as typed constants); simple and exact for the MLX pattern
+ * (explicit instantiation with [[host_name]], f<T, 4>(...) calls, and helper calls whose
+ * types are deduced).
+ */
+#include <string.h>
+
+#include "parse.h"
+
+// template-def = "template" "<" param ("," param)* ">" function
+// param = ("typename" | "class") ident | integer-type ident
+void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
+{
+    LangTemplate *t = lang_alloc(p->ctx, sizeof *t);
+    t->params = lang_alloc(p->ctx, 8 * sizeof *t->params);
+    t->param_types = lang_alloc(p->ctx, 8 * sizeof *t->param_types);
+    t->defaults = lang_alloc(p->ctx, 8 * sizeof *t->defaults);
+    lang_p_skip(p, "<");
+    do {
+        LangToken *kw = p->tok;
+        if (!lang_p_consume(p, "typename") && !lang_p_consume(p, "class")) {
+            LangAddrSpace space = LAS_THREAD;
+            bool has_space = false;
+            LangType *vt = lang_p_is_typename(p, kw) ? lang_p_declspec(p, &space, &has_space)
+                                                     : NULL;
+            if (!vt || !lang_is_integer(vt))
+                lang_error_at(p->ctx, kw, "a template parameter is a type (typename T) or an "
+                              "integer value (int N, uint N, bool B)");
+            if (t->num_params < 8)
+                t->param_types[t->num_params] = lang_qualified(p->ctx, vt, false);
+        }
+        if (p->tok->kind != LTK_IDENT)
+            lang_error_at(p->ctx, p->tok, "expected a template parameter name");
+        if (t->num_params == 8)
+            lang_error_at(p->ctx, p->tok, "too many template parameters");
+        t->params[t->num_params++] = p->tok;
+        lang_p_next(p);
+        if (lang_p_consume(p, "=")) { /* a default: parsed when an instance needs it */
+            t->defaults[t->num_params - 1] = p->tok;
+            for (int depth = 0; p->tok->kind != LTK_EOF; lang_p_next(p)) {
+                if (depth == 0 && (lang_p_is(p->tok, ",") || lang_p_is(p->tok, ">")))
+                    break;
+                depth += lang_p_is(p->tok, "<") || lang_p_is(p->tok, "(");
+                depth -= lang_p_is(p->tok, ">") || lang_p_is(p->tok, ")");
+            }
+        } else if (t->num_params > 1 && t->defaults[t->num_params - 2]) {
+            lang_error_at(p->ctx, t->params[t->num_params - 1], "template parameter '%.*s' "
+                          "follows one with a default, so it needs a default too",
+                          t->params[t->num_params - 1]->len, t->params[t->num_params - 1]->loc);
+        }
+    } while (lang_p_consume(p, ","));
+    lang_p_skip(p, ">");
+    t->start = p->tok;
+    /* Find the name (the token before the first "(" outside attributes) and skip the body. */
+    int brackets = 0;
+    LangToken *name = NULL;
+    for (LangToken *tok = p->tok; tok->kind != LTK_EOF; tok = tok->next) {
+        if (lang_p_is(tok, "[") || lang_p_is(tok, "[["))
+            brackets++;
+        else if (lang_p_is(tok, "]") || lang_p_is(tok, "]]"))
+            brackets--;
+        else if (!brackets && (lang_p_is(tok, "struct") || lang_p_is(tok, "class")))
+            lang_error_at(p->ctx, tok, "class and struct templates are not supported yet");
+        else if (lang_p_is(tok, "kernel"))
+            t->is_kernel = true;
+        else if (!brackets && lang_p_is(tok, "(")) {
+            name = p->prev;
+            t->open = tok;
+            break;
+        }
+        p->prev = tok;
+        p->tok = tok->next;
+    }
+    if (!name || name->kind != LTK_IDENT)
+        lang_error_at(p->ctx, tmpl_tok, "expected a function template");
+    t->name_tok = name;
+    int depth = 0;
+    for (;;) {
+        LangToken *tok = p->tok;
+        if (tok->kind == LTK_EOF)
+            lang_error_at(p->ctx, tmpl_tok, "unterminated template definition");
+        lang_p_next(p);
+        if (lang_p_is(tok, "{"))
+            depth++;
+        else if (lang_p_is(tok, "}") && --depth == 0)
+            break;
+        else if (lang_p_is(tok, ";") && depth == 0)
+            break;
+    }
+    LangSym *sym = lang_p_lookup(p, name);
+    if (sym && sym->tmpl) {
+        if (sym->tmpl->start && lang_p_is(p->prev, "}")) { /* a definition after a declaration */
+            sym->tmpl->start = t->start;
+            sym->tmpl->open = t->open;
+        }
+        return;
+    }
+    lang_p_push_sym(p, name)->tmpl = t;
+    t->next = p->templates;
+    p->templates = t;
+}
+
+/* A value template argument: a constant of the parameter's integer type, in its range. */
+static int64_t value_arg(LangParser *p, LangType *ty, LangToken *at)
+{
+    if (lang_p_is_typename(p, at) && !lang_p_is(p->tok->next, "("))
+        lang_error_at(p->ctx, at, "expected an integer constant as template argument (for a "
+                      "'%s' parameter), not a type", lang_type_name(p->ctx, ty));
+    LangNode *e = lang_p_additive(p);
+    int64_t v;
+    if (!lang_is_integer(e->type) || !lang_p_eval(p, e, &v))
+        lang_error_at(p->ctx, at, "expected an integer constant as template argument (for a "
+                      "'%s' parameter)", lang_type_name(p->ctx, ty));
+    LangNode *c = lang_p_fold(p, lang_p_convert(p, lang_p_num(p, at, lang_ty_long, (uint64_t)v, 0),
+                                                ty, at));
+    return c && c->kind == LND_NUM ? (int64_t)c->ival : v;
+}
+
+/* Binds t's parameters 0..n-1 to args in a new scope (closed by the caller). */
+static void bind_params(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args, int n)
+{
+    lang_p_enter(p);
+    for (int k = 0; k < n; k++) {
+        LangSym *sym = lang_p_push_sym(p, t->params[k]);
+        if (t->param_types[k]) { /* a value: a constant of its type, as an enumerator is */
+            sym->is_enum_const = true;
+            sym->enum_value = args->values[k];
+            sym->const_type = t->param_types[k];
+        } else {
+            sym->type = args->types[k];
+        }
+    }
+}
+
+/* Parameters from `from` on take their defaults, each parsed where the earlier ones are
+ * bound (`typename U = T`, `int M = N * 2`). */
+static void fill_defaults(LangParser *p, const LangTemplate *t, LangTemplateArgs *args, int from)
+{
+    for (int k = from; k < t->num_params; k++) {
+        if (args->types[k])
+            continue; /* deduced */
+        LangToken *at = t->defaults[k];
+        if (!at)
+            lang_error_at(p->ctx, t->params[k], "template parameter '%.*s' has no default to "
+                          "take", t->params[k]->len, t->params[k]->loc);
+        LangToken *tok = p->tok, *prev = p->prev;
+        LangScope *scope = p->scope;
+        p->tok = at;
+        bind_params(p, t, args, k);
+        if (t->param_types[k]) {
+            args->types[k] = t->param_types[k];
+            args->values[k] = value_arg(p, t->param_types[k], at);
+        } else {
+            if (!lang_p_is_typename(p, at))
+                lang_error_at(p->ctx, at, "expected a type as the default of '%.*s'",
+                              t->params[k]->len, t->params[k]->loc);
+            args->types[k] = lang_p_typename(p);
+        }
+        if (!lang_p_is(p->tok, ",") && !lang_p_is(p->tok, ">"))
+            lang_error_at(p->ctx, p->tok, "expected ',' or '>' after the default of '%.*s'",
+                          t->params[k]->len, t->params[k]->loc);
+        p->scope = scope;
+        p->tok = tok;
+        p->prev = prev;
+    }
+}
+
+// template-args = "<" arg ("," arg)* ">"      arg = typename | additive-expression
+LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
+{
+    LangToken *open = p->tok;
+    lang_p_skip(p, "<");
+    LangTemplateArgs *args = lang_alloc(p->ctx, sizeof *args);
+    int n = 0;
+    do {
+        LangToken *at = p->tok;
+        if (n == 0 && lang_p_is(at, ">"))
+            break; /* f<>(...): every argument from its default */
+        if (n == 8 || n >= t->num_params)
+            lang_error_at(p->ctx, at, "too many template arguments: '%.*s' takes %d",
+                          t->name_tok->len, t->name_tok->loc, t->num_params);
+        LangType *vt = t->param_types[n];
+        if (vt) {
+            args->types[n] = vt;
+            args->values[n] = value_arg(p, vt, at);
+        } else {
+            if (!lang_p_is_typename(p, at))
+                lang_error_at(p->ctx, at, "expected a type as template argument");
+            args->types[n] = lang_p_typename(p);
+        }
+        n++;
+    } while (lang_p_consume(p, ","));
+    lang_p_skip(p, ">");
+    if (n < t->num_params && !t->defaults[n])
+        lang_error_at(p->ctx, open, "template '%.*s' takes %d argument%s, not %d",
+                      t->name_tok->len, t->name_tok->loc, t->num_params,
+                      t->num_params == 1 ? "" : "s", n);
+    fill_defaults(p, t, args, n);
+    return args;
+}
+
+static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const LangTemplateArgs *b)
+{
+    for (int k = 0; k < t->num_params; k++)
+        if (t->param_types[k] ? a->values[k] != b->values[k]
+                              : !lang_same_type(a->types[k], b->types[k]))
+            return false;
+    return true;
+}
+
+/* The instance of t for args: found, or made by parsing the template's tokens again in the
+ * program scope with its parameters bound as typedefs (the parser's state is saved around
+ * it, since calls instantiate in the middle of another function). */
+LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                 LangToken *at)
+{
+    for (LangInstance *i = t->instances; i; i = i->next)
+        if (same_args(t, &i->args, args))
+            return i->func;
+    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
+    inst->args = *args;
+    inst->next = t->instances;
+    t->instances = inst;
+    LangParser saved = *p;
+    p->scope = p->global;
+    bind_params(p, t, args, t->num_params);
+    p->tok = t->start;
+    p->fn = NULL;
+    FnAttrs fa = {0};
+    lang_p_toplevel(p, &fa, inst);
+    if (!inst->func)
+        lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
+                      t->name_tok->loc);
+    char *name = lang_p_name(p, t->name_tok);
+    for (int k = 0; k < t->num_params; k++)
+        name = t->param_types[k]
+                   ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
+                                 (long long)args->values[k])
+                   : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
+                                 lang_type_name(p->ctx, args->types[k]));
+    inst->func->name = lang_format(p->ctx, "%s>", name);
+    LangScope *global = p->global;
+    LangTemplate *templates = p->templates;
+    LangCallEdge *calls = p->calls;
+    LangFnSize *sizes = p->sizes;
+    int next_id = p->next_var_id;
+    LangFunction *tail = p->funcs_tail;
+    LangVar *gtail = p->globals_tail;
+    *p = saved;
+    p->global = global;
+    p->templates = templates;
+    p->calls = calls;
+    p->sizes = sizes;
+    p->next_var_id = next_id;
+    p->funcs_tail = tail;
+    p->globals_tail = gtail;
+    return inst->func;
+}
+
+/* Template argument deduction, for the parameter forms helper templates use: a parameter
+ * declared `T name`, `const T name`, `ADDRESS-SPACE T *name` or `ADDRESS-SPACE T &name`
+ * (T a type parameter) takes T from its argument's type (the pointee for `*`). */
+static bool is_qualifier(const LangToken *t)
+{
+    static const char *const words[] = {"const", "volatile", "device", "constant",
+                                        "threadgroup", "thread", "restrict", "__restrict"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (lang_p_is(t, words[i]))
+            return true;
+    return false;
+}
+
+static int param_index(const LangTemplate *t, const LangToken *tok)
+{
+    for (int k = 0; k < t->num_params; k++)
+        if (tok->len == t->params[k]->len && memcmp(tok->loc, t->params[k]->loc,
+                                                   (size_t)tok->len) == 0)
+            return k;
+    return -1;
+}
+
+/* The type parameter one function parameter's tokens [from, to) name, and whether through
+ * `*`; -1 when the parameter is no such form. */
+static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool *pointer)
+{
+    while (from != to && is_qualifier(from))
+        from = from->next;
+    if (from == to)
+        return -1;
+    int k = param_index(t, from);
+    if (k < 0 || t->param_types[k])
+        return -1;
+    LangToken *q = from->next;
+    while (q != to && is_qualifier(q))
+        q = q->next;
+    *pointer = q != to && lang_p_is(q, "*");
+    if (q != to && (lang_p_is(q, "*") || lang_p_is(q, "&")))
+        q = q->next;
+    /* then only the name */
+    return q != to && q->kind == LTK_IDENT && q->next == to ? k : -1;
+}
+
+LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
+{
+    /* the arguments' types: parsed once here and again by the call (soft errors of this
+     * first pass are taken back, the second reports them) */
+    LangToken *open = p->tok;
+    int errors = p->ctx->num_errors;
+    size_t used = errors && p->ctx->err ? strlen(p->ctx->err->message) : 0;
+    LangType *arg_types[16];
+    int n = 0;
+    lang_p_skip(p, "(");
+    while (!lang_p_consume(p, ")")) {
+        if (n && !lang_p_consume(p, ","))
+            lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
+        LangNode *a = lang_p_assign(p);
+        if (n < 16)
+            arg_types[n] = a->type;
+        n++;
+    }
+    p->ctx->num_errors = errors;
+    if (p->ctx->err)
+        p->ctx->err->message[used] = '\0';
+    p->tok = open;
+    /* the function's parameter list, to the matching ")" */
+    LangToken *tok = t->open;
+    LangTemplateArgs args = {{0}};
+    LangToken *from = tok->next;
+    for (int i = 0, depth = 0; tok->kind != LTK_EOF && from; tok = tok->next) {
+        if (lang_p_is(tok, "(") || lang_p_is(tok, "<") || lang_p_is(tok, "["))
+            depth++;
+        else if (lang_p_is(tok, ")") || lang_p_is(tok, ">") || lang_p_is(tok, "]"))
+            depth--;
+        bool end = depth == 0 && lang_p_is(tok, ")");
+        if (!(depth == 1 && lang_p_is(tok, ",")) && !end)
+            continue;
+        bool pointer = false;
+        int k = i < n && i < 16 ? deducible(t, from, tok, &pointer) : -1;
+        if (k >= 0) {
+            LangType *ty = arg_types[i];
+            if (pointer && ty->kind != LTY_POINTER)
+                lang_error_at(p->ctx, at, "argument %d of '%.*s' is not a pointer, as the "
+                              "template's parameter is", i + 1, t->name_tok->len,
+                              t->name_tok->loc);
+            ty = pointer ? ty->base : ty;
+            ty = ty->kind == LTY_ARRAY ? NULL : lang_qualified(p->ctx, ty, false);
+            if (ty && args.types[k] && !lang_same_type(args.types[k], ty))
+                lang_error_at(p->ctx, at, "conflicting types for template parameter '%.*s' of "
+                              "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",
+                              t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                              t->name_tok->loc, lang_type_name(p->ctx, args.types[k]),
+                              lang_type_name(p->ctx, ty), t->name_tok->len, t->name_tok->loc,
+                              lang_type_name(p->ctx, args.types[k]));
+            if (ty)
+                args.types[k] = ty;
+        }
+        i++;
+        from = tok->next;
+        if (end)
+            break;
+    }
+    int deduced = 0; /* the leading parameters deduced; the rest may take defaults */
+    while (deduced < t->num_params && args.types[deduced] && !t->param_types[deduced])
+        deduced++;
+    if (deduced < t->num_params && t->defaults[deduced])
+        fill_defaults(p, t, &args, deduced);
+    for (int k = 0; k < t->num_params; k++)
+        if (!args.types[k])
+            lang_error_at(p->ctx, at, "cannot deduce template parameter '%.*s' of '%.*s' from "
+                          "this call; give the template arguments (%.*s<...>(...))",
+                          t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                          t->name_tok->loc, t->name_tok->len, t->name_tok->loc);
+    return lang_p_instantiate(p, t, &args, at);
+}
+
+// explicit-instantiation = "template" attrs "decltype" "(" ident template-args ")"
+//                          ident template-args ";"
+//                        | "template" attrs declspec ident template-args params ";"
+void lang_p_explicit_instantiation(LangParser *p)
+{
+    FnAttrs fa = {0};
+    lang_p_attributes(p, &fa, NULL);
+    while (lang_p_consume(p, "kernel"))
+        fa.is_kernel = true;
+    bool decltype = lang_p_consume(p, "decltype");
+    if (decltype)
+        lang_p_skip(p, "(");
+    else
+        lang_p_typename(p); /* the return type of `template void f<float>(...)` */
+    LangToken *name = p->tok;
+    LangSym *sym = lang_p_lookup(p, name);
+    if (!sym || !sym->tmpl)
+        lang_error_at(p->ctx, name, "'%.*s' is not a function template", name->len, name->loc);
+    lang_p_next(p);
+    LangTemplateArgs *args = lang_p_template_args(p, sym->tmpl);
+    if (decltype) {
+        lang_p_skip(p, ")");
+        LangToken *again = p->tok;
+        if (again->len != name->len || memcmp(again->loc, name->loc, (size_t)name->len))
+            lang_error_at(p->ctx, again, "expected '%.*s'", name->len, name->loc);
+        lang_p_next(p);
+        LangTemplateArgs *args2 = lang_p_template_args(p, sym->tmpl);
+        if (!same_args(sym->tmpl, args, args2))
+            lang_error_at(p->ctx, again, "template arguments differ from the decltype's");
+    } else {
+        int depth = 0; /* the parameter list repeats the template's; it is not checked */
+        do {
+            depth += lang_p_is(p->tok, "(") - lang_p_is(p->tok, ")");
+            if (p->tok->kind == LTK_EOF)
+                lang_error_at(p->ctx, p->tok, "expected ')'");
+            lang_p_next(p);
+        } while (depth > 0);
+    }
+    lang_p_expect_semi(p);
+    LangFunction *f = lang_p_instantiate(p, sym->tmpl, args, name);
+    if (fa.is_kernel && !f->is_kernel)
+        lang_error_at(p->ctx, name, "[[kernel]] instantiation of a template that is not a "
+                      "kernel");
+    if (fa.host_name)
+        f->name = fa.host_name;
+}
+
