@@ -18,9 +18,10 @@
  *  - where the checkers find no race and no divergent barrier, and the kernel has no atomic,
  *    the timed run's buffers are the functional run's.
  * Under `make asan` this also catches memory errors on paths no example reaches. The seeds
- * are read from kernels/ and ../shared/kernels/seed/ (the tests run from the repository
- * root). A longer hunt: RUN_FUZZ_SEED=N RUN_FUZZ_MUTANTS=M build/tests/e2e/test_run_fuzz_smoke
- * (M mutants per seed kernel; the suite runs seed 2026 with 24).
+ * are read from kernels/, fuzz/seeds/ and ../shared/kernels/seed/ (the tests run from the
+ * repository root). A longer hunt: RUN_FUZZ_SEED=N RUN_FUZZ_MUTANTS=M
+ * build/tests/e2e/test_run_fuzz_smoke (M mutants per seed kernel; the suite runs seed 2026
+ * with 24).
  */
 #include "test_util.h"
 
@@ -778,6 +779,7 @@ static int load_seeds(void **state)
 {
     (void)state;
     test_walk_files("kernels", add_seed);
+    test_walk_files("fuzz/seeds", add_seed);
     test_walk_files("../shared/kernels/seed", add_seed);
     test_walk_files("sim/gpus", add_gpu);
     /* odd schedulers and one core: the engine's paths for counts other than 4, and a GPU

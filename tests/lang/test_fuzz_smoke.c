@@ -1,6 +1,6 @@
 /*
  * test_fuzz_smoke.c — a short, deterministic fuzz run of the compiler: every kernel in
- * kernels/ and ../shared/kernels/seed/, cut, spliced and bit-flipped a few dozen ways each by
+ * kernels/, fuzz/seeds/ and ../shared/kernels/seed/, cut, spliced and bit-flipped a few dozen ways each by
  * a seeded generator, must compile or fail with a diagnostic that names the file — never
  * crash. Under `make asan` this also catches memory errors. `make fuzz` runs the real fuzzer
  * (fuzz/fuzz_compile.c, libFuzzer) for longer.
@@ -83,6 +83,7 @@ static void test_mutated_kernels_never_crash(void **state)
 {
     (void)state;
     test_walk_files("kernels", add_seed);
+    test_walk_files("fuzz/seeds", add_seed);
     test_walk_files("../shared/kernels/seed", add_seed);
     assert_true(num_seeds > 0);
     uint64_t rng = 12345;
