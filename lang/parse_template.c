@@ -151,6 +151,7 @@ static void fill_defaults(LangParser *p, const LangTemplate *t, LangTemplateArgs
         LangToken *tok = p->tok, *prev = p->prev;
         LangScope *scope = p->scope;
         p->tok = at;
+        p->scope = p->global; /* the template's scope, not the caller's */
         bind_params(p, t, args, k);
         if (t->param_types[k]) {
             args->types[k] = t->param_types[k];
