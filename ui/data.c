@@ -448,5 +448,9 @@ const char *ui_format_number(UiScalarType s, const UiNumber *n, char *buf, size_
                             : back == v)
             break;
     }
+    /* %g's shortest form of a whole number can be an exponent (10 -> "1e+01"): digits read
+     * better up to 2^53, where every whole number is exact */
+    if (strchr(buf, 'e') && v == floor(v) && fabs(v) < 9007199254740992.0)
+        snprintf(buf, size, "%.0f", v);
     return buf;
 }

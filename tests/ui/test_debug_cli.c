@@ -493,6 +493,34 @@ static void test_matrix_print(void **state)
     free(out);
 }
 
+/* A struct's parts are named by their paths (p.pos.y, p.w[1]); `print p.w` prints the parts
+ * under it, with each lane's values: pos = (i, 2i), w = {1, 2}. */
+static void test_struct_paths(void **state)
+{
+    (void)state;
+    TempKernel k;
+    temp_kernel(&k, "st.metal",
+                "#include <metal_stdlib>\nusing namespace metal;\n"
+                "struct P { float2 pos; float w[2]; };\n"
+                "kernel void k(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    P p;\n"
+                "    p.pos = float2(i, i * 2);\n"
+                "    p.w[0] = 1; p.w[1] = 2;\n"
+                "    out[i] = p.pos.x + p.pos.y + p.w[0] + p.w[1];\n"
+                "}\n",
+                "kernel: st.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n  out: {count: 32}\n");
+    char *out;
+    int status = debug(k.manifest, "", "break 8\ncontinue\nprint p.w\nprint p.pos.y\n", &out);
+    temp_kernel_remove(&k);
+    assert_int_equal(status, 0);
+    expect_in(out, "(lockstep) print p.w\np.w[0] (float, r", out);
+    expect_in(out, "  lanes 24-31: 1 1 1 1 1 1 1 1\np.w[1] (float, r", out);
+    expect_in(out, "  lanes  0-7 : 2 2 2 2 2 2 2 2\n", out);
+    expect_in(out, "(lockstep) print p.pos.y\np.pos.y (float, r", out);
+    expect_in(out, "  lanes  0-7 : 0 2 4 6 8 10 12 14\n", out);
+    free(out);
+}
+
 static void test_timed_stops(void **state)
 {
     (void)state;
@@ -999,6 +1027,7 @@ int main(void)
         cmocka_unit_test(test_loop_on_one_line),
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_matrix_print),
+        cmocka_unit_test(test_struct_paths),
         cmocka_unit_test(test_timed_stops),
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_groups),

@@ -224,6 +224,15 @@ static void test_format_number(void **state)
     assert_string_equal(ui_format_number(UI_FLOAT, &n, buf, sizeof buf), "nan");
     n = ui_number_from_double(-INFINITY);
     assert_string_equal(ui_format_number(UI_FLOAT, &n, buf, sizeof buf), "-inf");
+    /* whole numbers as digits, not %g's shortest exponent form ("1e+01"), up to 2^53 */
+    static const struct { double v; const char *text; } whole[] = {
+        {10.0, "10"}, {-20.0, "-20"}, {3e8, "300000000"}, {65504.0, "65504"}, {1e20, "1e+20"},
+        {12.5, "12.5"}, {1e-5, "1e-05"},
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        n = ui_number_from_double(whole[i].v);
+        assert_string_equal(ui_format_number(UI_FLOAT, &n, buf, sizeof buf), whole[i].text);
+    }
     n = ui_number_from_i64(-42);
     assert_string_equal(ui_format_number(UI_INT, &n, buf, sizeof buf), "-42");
     n = ui_number_from_u64(UINT64_MAX);
