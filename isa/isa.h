@@ -194,6 +194,11 @@ static inline unsigned isa_fmt_size(IsaMemFormat f)
 /* Bytes of a scalar type. */
 unsigned isa_type_size(IsaType t);
 
+/* The 8x8 matrix layout of mma32/mma16 (docs/ISA.md, "Matrices"): the row lane l (bits
+ * b4..b0) holds, and the first of its two columns. */
+static inline uint32_t isa_matrix_row(uint32_t l) { return ((l >> 2) & 4) | ((l >> 1) & 3); }
+static inline uint32_t isa_matrix_col(uint32_t l) { return ((l >> 1) & 4) | ((l << 1) & 2); }
+
 /* ---- decoded instructions ----------------------------------------------------------------- */
 
 typedef enum IsaOperandKind {

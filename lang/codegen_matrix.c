@@ -13,7 +13,8 @@
 static void lane_coords(LangCg *cg, IsaOperand *row, IsaOperand *col)
 {
     IsaOperand l = cg_lane_id(cg);
-    /* row = ((l >> 2) & 4) | ((l >> 1) & 3); col = ((l >> 1) & 4) | ((l << 1) & 2) */
+    /* isa_matrix_row(l) = ((l >> 2) & 4) | ((l >> 1) & 3);
+     * isa_matrix_col(l) = ((l >> 1) & 4) | ((l << 1) & 2) */
     IsaOperand r4 = cg_emit3(cg, ISA_OP_AND, 32, cg_emit3(cg, ISA_OP_LSR, 32, l, lang_cg_imm(2)),
                              lang_cg_imm(4));
     IsaOperand half = cg_emit3(cg, ISA_OP_LSR, 32, l, lang_cg_imm(1));

@@ -159,14 +159,23 @@ static FmaLanes fma_lanes(void)
     return chosen;
 }
 
+/* Asked once (every matrix op asks): 0 not yet, 1 no, 2 yes. Two threads may both ask
+ * and store the same answer. */
+static _Atomic int host_fma;
+
 bool sim_host_has_fma(void)
 {
+    int known = atomic_load_explicit(&host_fma, memory_order_relaxed);
+    if (UTIL_UNLIKELY(!known)) {
+        known = 1;
 #if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
-#else
-    return false;
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2"))
+            known = 2;
 #endif
+        atomic_store_explicit(&host_fma, known, memory_order_relaxed);
+    }
+    return known == 2;
 }
 
 /* ---- the interpreter ---------------------------------------------------------------------- */

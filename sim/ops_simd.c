@@ -206,16 +206,12 @@ void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in)
     }
 }
 
-/* The row and first column lane l holds of an 8x8 matrix (docs/ISA.md, "Matrices"). */
-static inline uint32_t matrix_row(uint32_t l) { return ((l >> 2) & 4) | ((l >> 1) & 3); }
-static inline uint32_t matrix_col(uint32_t l) { return ((l >> 1) & 4) | ((l << 1) & 2); }
-
 static void gather_matrix(const uint32_t *lo, float m[8][8])
 {
     const uint32_t *hi = lo + W;
     for (uint32_t l = 0; l < W; l++) {
-        m[matrix_row(l)][matrix_col(l)] = util_bits_f32(lo[l]);
-        m[matrix_row(l)][matrix_col(l) + 1] = util_bits_f32(hi[l]);
+        m[isa_matrix_row(l)][isa_matrix_col(l)] = util_bits_f32(lo[l]);
+        m[isa_matrix_row(l)][isa_matrix_col(l) + 1] = util_bits_f32(hi[l]);
     }
 }
 
@@ -258,7 +254,7 @@ void sim_exec_matrix(SimDispatch *d, SimGroup *g, const SimInst *in)
     bool half = in->op == ISA_OP_MMA16;
     uint32_t lo[W], hi[W];
     for (uint32_t l = 0; l < W; l++) {
-        uint32_t r = matrix_row(l), col = matrix_col(l);
+        uint32_t r = isa_matrix_row(l), col = isa_matrix_col(l);
         for (uint32_t e = 0; e < 2; e++) {
             float acc = c[r][col + e];
             if (half)

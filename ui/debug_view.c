@@ -241,7 +241,7 @@ static void print_matrix(const UiDbg *dbg, uint32_t index, UiDbgText *out)
     const SimGroupView *sg = dbg->sg;
     char cell[8][8][40];
     for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
-        uint32_t row = ((l >> 2) & 4) | ((l >> 1) & 3), col = ((l >> 1) & 4) | ((l << 1) & 2);
+        uint32_t row = isa_matrix_row(l), col = isa_matrix_col(l);
         for (uint32_t e = 0; e < 2; e++) {
             uint32_t bits = index + e < sg->num_regs ? sg->regs[(index + e) * SIM_SIMD_WIDTH + l]
                                                     : 0;
