@@ -276,8 +276,7 @@ static void retired(MemoryChecker *c, const SimGroupView *sg, const IsaInst *ins
     uint16_t op = inst->op;
     if (g->wait_pending[0] | g->wait_pending[1] | g->oob_pending) {
         /* Shuffles and matrix ops read other lanes' registers: every present lane is a reader. */
-        uint32_t readers = isa_ops[op].op_class == ISA_CLASS_SIMD ||
-                                   isa_ops[op].op_class == ISA_CLASS_MATRIX
+        uint32_t readers = isa_ops[op].op_class == ISA_CLASS_SIMD || isa_is_mma(op)
                                ? (sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1)
                                : exec;
         bool copy = g->oob_pending && is_copy(inst);

@@ -713,7 +713,7 @@ static uint32_t result_def(const RegdefChecker *c, const RegGroup *g, const SimG
         return !exec || (d >> __builtin_ctz(exec) & 1) ? 0xffffffffu : 0;
     }
     case ISA_OP_ICMP_BALLOT: case ISA_OP_FCMP_BALLOT: case ISA_OP_SIMD_RED:
-    case ISA_OP_MMA32: case ISA_OP_MMA16: /* each element of d reads a row and a column */
+    case ISA_OP_MMA32: case ISA_OP_MMA16: case ISA_OP_TMMA: /* each element of d reads a row and a column */
         return (exec & ~all) ? 0 : 0xffffffffu;
     case ISA_OP_QUAD_RED:
         return whole_quads(exec, all);
@@ -760,7 +760,7 @@ static void describe(RegdefChecker *c)
                 ri->undefs |= c->tracked[h];
         }
         bool plain = op != ISA_OP_ICMPSEL && op != ISA_OP_FCMPSEL32 && cls != ISA_CLASS_SIMD &&
-                     cls != ISA_CLASS_SIMD_REDUCE && cls != ISA_CLASS_MATRIX;
+                     cls != ISA_CLASS_SIMD_REDUCE && !isa_is_mma(op);
         bool writes = false;
         for (int k = 0; k < ISA_MAX_OPERANDS; k++) {
             const uint8_t role = c->roles.role[op][k];

@@ -257,7 +257,7 @@ static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 {
     SimdChecker *c = ctx;
-    if (inst->op == ISA_OP_MMA32 || inst->op == ISA_OP_MMA16) {
+    if (isa_is_mma(inst->op)) {
         check_matrix(c, sg, inst);
         return;
     }
@@ -321,7 +321,7 @@ CheckChecker *check_simd_new(CheckSession *s)
     c->s = s;
     c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
-        if (check_simd_name((uint16_t)op) || op == ISA_OP_MMA32 || op == ISA_OP_MMA16)
+        if (check_simd_name((uint16_t)op) || isa_is_mma((uint16_t)op))
             check_op_set(c->base.issue_ops, op);
     c->base.destroy = destroy;
     return &c->base;

@@ -48,6 +48,7 @@ static const char *const class_names[ISA_CLASS_COUNT] = {
     [ISA_CLASS_SIMD] = "simd",
     [ISA_CLASS_SIMD_REDUCE] = "simd-reduce",
     [ISA_CLASS_MATRIX] = "matrix",
+    [ISA_CLASS_TENSOR] = "tensor",
     [ISA_CLASS_MEM_DEVICE] = "mem-device",
     [ISA_CLASS_MEM_CONST] = "mem-constant",
     [ISA_CLASS_MEM_TG] = "mem-threadgroup",

@@ -39,6 +39,8 @@ typedef enum IsaClass {
     ISA_CLASS_SIMD,
     ISA_CLASS_SIMD_REDUCE,
     ISA_CLASS_MATRIX,     /* SIMD-group matrix multiply-accumulate; issues on the fp32 pipe */
+    ISA_CLASS_TENSOR,     /* tensor-op multiply-accumulate: the neural accelerator where a GPU
+                           * has one, else the fp32 pipe (docs/timing.md) */
     ISA_CLASS_MEM_DEVICE,
     ISA_CLASS_MEM_CONST,
     ISA_CLASS_MEM_TG,
@@ -84,6 +86,11 @@ typedef struct IsaOpInfo {
 
 extern const IsaOpInfo isa_ops[ISA_OP_COUNT];
 const char *isa_class_name(IsaClass c);
+/* A matrix multiply-accumulate (mma32, mma16, tmma): every lane's result reads other lanes. */
+static inline bool isa_is_mma(uint16_t op)
+{
+    return isa_ops[op].op_class == ISA_CLASS_MATRIX || isa_ops[op].op_class == ISA_CLASS_TENSOR;
+}
 /* Returns ISA_OP_COUNT when no op has that mnemonic. */
 IsaOpcode isa_lookup_op(const char *mnemonic, size_t len);
 
@@ -261,6 +268,8 @@ typedef struct IsaArg {
     char *type_name;      /* element type as written ("float", "half4", "Params"), or NULL */
     uint32_t elem_size;   /* bytes per element; 0 when unknown */
     bool is_const;        /* a `const` pointee: writes are a finding */
+    uint8_t tensor_rank;  /* a tensor (rank 2): its extents in u+2, u+3 (columns, rows) and
+                           * its row pitch in elements in u+4; 0: a plain buffer */
 } IsaArg;
 
 /* A uniform register with a value known when the program is built (.uniform directive). */

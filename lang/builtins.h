@@ -90,7 +90,12 @@
     B(SIMDGROUP_MULTIPLY, "simdgroup_multiply", 3, 3, "simdgroup_matrix") \
     B(SIMDGROUP_MULTIPLY_ACCUMULATE, "simdgroup_multiply_accumulate", 4, 4, "simdgroup_matrix") \
     B(SIMDGROUP_FILLED, "make_filled_simdgroup_matrix<>", 1, 1, "simdgroup_matrix") \
-    B(SIMDGROUP_DIAGONAL, "simdgroup_matrix<>", 1, 1, "simdgroup_matrix")
+    B(SIMDGROUP_DIAGONAL, "simdgroup_matrix<>", 1, 1, "simdgroup_matrix") \
+    /* Metal 4 tensor operations: member functions, made by parse_tensor.c */ \
+    B(TENSOR_SLICE, "tensor.slice", 3, 3, "MPP") \
+    B(TENSOR_RUN, "matmul2d.run", 4, 4, "MPP") \
+    B(TENSOR_LOAD, "cooperative_tensor.load", 2, 2, "MPP") \
+    B(TENSOR_STORE, "cooperative_tensor.store", 2, 2, "MPP")
 
 typedef enum LangBuiltin {
     LANG_BUILTIN_NONE = -1,
@@ -104,6 +109,12 @@ typedef enum LangBuiltin {
 static inline int lang_builtin_is_matrix(int id)
 {
     return id >= LANG_BI_SIMDGROUP_LOAD && id <= LANG_BI_SIMDGROUP_DIAGONAL;
+}
+
+/* The tensor operations (parse_tensor.c types them, codegen_tensor.c lowers them). */
+static inline int lang_builtin_is_tensor(int id)
+{
+    return id >= LANG_BI_TENSOR_SLICE && id <= LANG_BI_TENSOR_STORE;
 }
 
 #endif

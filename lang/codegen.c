@@ -381,6 +381,38 @@ static bool visit_consts(LangNode *n, void *ud)
     return false;
 }
 
+/* A tensor argument: a buffer whose address is in u, u+1, and its extents and row pitch in
+ * u+2..u+4 (the leaves of the tensor struct, in member order). */
+static void bind_tensor_param(LangCg *cg, LangVar *p, IsaArg *a, uint32_t *uniform)
+{
+    LangType *ty = p->type, *data = ty->members->type;
+    a->name = p->name;
+    a->binding = p->attr_index;
+    a->type_name = data->base->name;
+    a->elem_size = (uint32_t)data->base->size;
+    a->is_const = data->base->is_const || data->space == LAS_CONSTANT;
+    a->kind = data->space == LAS_CONSTANT ? ISA_ARG_CONSTANT : ISA_ARG_DEVICE;
+    a->uniform = (uint16_t)*uniform;
+    a->tensor_rank = 2;
+    if (*uniform + 5 > 256)
+        cg_error(cg, p->tok, "too many kernel arguments (uniforms u0..u255)");
+    CgVal v = cg_val_new(cg, ty, 4);
+    for (int k = 0; k < 4; k++) {
+        v.c[k].kind = k ? ISA_OPD_U32 : ISA_OPD_U64;
+        v.c[k].index = (uint16_t)(*uniform + (k ? k + 1 : 0));
+    }
+    *uniform += 5;
+    CgBind *b = cg_bind(cg, p);
+    if (cg_writes_var(cg->kernel->body, p)) {
+        b->kind = BIND_REG;
+        b->regs = cg_val_fresh(cg, ty).c;
+        cg_copy_into(cg, b->regs, ty, v);
+    } else {
+        b->kind = BIND_VALUE;
+        b->value = v;
+    }
+}
+
 static void bind_args(LangCg *cg, LangFunction *k)
 {
     LangIr *ir = cg->ir;
@@ -399,6 +431,10 @@ static void bind_args(LangCg *cg, LangFunction *k)
             continue;
         }
         LangType *ty = p->type;
+        if (ty->tensor) {
+            bind_tensor_param(cg, p, &ir->args[ir->num_args++], &uniform);
+            continue;
+        }
         if (ty->kind != LTY_POINTER)
             cg_error(cg, p->tok, "a buffer or threadgroup argument must be a pointer or a reference");
         IsaArg *a = &ir->args[ir->num_args++];

@@ -170,6 +170,15 @@ int64_t cg_const_int(LangCg *cg, LangNode *node, bool *ok);
 void cg_stmt(LangCg *cg, LangNode *node);
 CgVal cg_call(LangCg *cg, LangNode *node);
 void cg_bind_local(LangCg *cg, LangVar *var);
+/* A loop the compiler makes itself (tensor operations): `while (a cond b) { ... }` with
+ * 32-bit integer operands, which the body may reassign; lanes failing the compare wait at
+ * its end, as in any loop. */
+typedef struct CgLoop {
+    CgRegion r;
+    int head, end;
+} CgLoop;
+void cg_loop_begin(LangCg *cg, CgLoop *l, IsaCond cond, IsaOperand a, IsaOperand b);
+void cg_loop_end(LangCg *cg, CgLoop *l, IsaCond cond, IsaOperand a, IsaOperand b);
 /* Generates a small counted `for` loop unrolled (codegen_unroll.c); false: not such a loop,
  * nothing generated. */
 bool cg_try_unroll(LangCg *cg, LangNode *n);
@@ -188,5 +197,12 @@ CgVal cg_matrix_builtin(LangCg *cg, LangNode *node);
 /* A matrix's two elements in this lane as a vec<T, 2> value, and back (thread_elements()). */
 CgVal cg_matrix_elements(LangCg *cg, IsaOperand matrix, LangType *vec2);
 IsaOperand cg_matrix_of_elements(LangCg *cg, CgVal elements);
+/* The row and first column of an 8x8 matrix this lane holds (isa_matrix_row/col). */
+void cg_matrix_lane_coords(LangCg *cg, IsaOperand *row, IsaOperand *col);
+/* A float or half value as the f32 a matrix register holds. */
+IsaOperand cg_matrix_f32(LangCg *cg, IsaOperand v, const LangType *elem);
+
+/* codegen_tensor.c: Metal 4 tensor operations (slices, matmul2d's run, cooperative tensors) */
+CgVal cg_tensor_builtin(LangCg *cg, LangNode *node);
 
 #endif

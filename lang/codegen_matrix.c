@@ -10,7 +10,7 @@
 #include "codegen_internal.h"
 
 /* The row and first column this lane holds (32-bit registers). */
-static void lane_coords(LangCg *cg, IsaOperand *row, IsaOperand *col)
+void cg_matrix_lane_coords(LangCg *cg, IsaOperand *row, IsaOperand *col)
 {
     IsaOperand l = cg_lane_id(cg);
     /* isa_matrix_row(l) = ((l >> 2) & 4) | ((l >> 1) & 3);
@@ -26,7 +26,7 @@ static void lane_coords(LangCg *cg, IsaOperand *row, IsaOperand *col)
 }
 
 /* An element value of type `elem` (float or half) as the f32 a matrix register holds. */
-static IsaOperand to_f32(LangCg *cg, IsaOperand v, const LangType *elem)
+IsaOperand cg_matrix_f32(LangCg *cg, IsaOperand v, const LangType *elem)
 {
     if (elem->kind != LTY_HALF)
         return cg_to_reg(cg, v, 32);
@@ -109,18 +109,18 @@ static IsaOperand load(LangCg *cg, LangNode *ptr, const LangType *elem)
 {
     MatrixMem m = memory_operands(cg, ptr);
     IsaOperand row, col;
-    lane_coords(cg, &row, &col);
+    cg_matrix_lane_coords(cg, &row, &col);
     LangType *et = (LangType *)elem;
     if (!m.transpose) {
         CgAddr a = element_addr(cg, m.addr, row, col, m.epr, m.ox, m.oy, et->size);
         CgVal v = cg_load_addr(cg, &a, lang_vector_of(cg->ctx, et, 2, true));
-        return pair(cg, to_f32(cg, v.c[0], elem), to_f32(cg, v.c[1], elem));
+        return pair(cg, cg_matrix_f32(cg, v.c[0], elem), cg_matrix_f32(cg, v.c[1], elem));
     }
     IsaOperand e[2];
     for (int k = 0; k < 2; k++) {
         IsaOperand c = k ? cg_emit3(cg, ISA_OP_IADD, 32, col, lang_cg_imm(1)) : col;
         CgAddr a = element_addr(cg, m.addr, c, row, m.epr, m.ox, m.oy, et->size);
-        e[k] = to_f32(cg, cg_load_addr(cg, &a, et).c[0], elem);
+        e[k] = cg_matrix_f32(cg, cg_load_addr(cg, &a, et).c[0], elem);
     }
     return pair(cg, e[0], e[1]);
 }
@@ -142,14 +142,14 @@ CgVal cg_matrix_elements(LangCg *cg, IsaOperand matrix, LangType *vec2)
 IsaOperand cg_matrix_of_elements(LangCg *cg, CgVal elements)
 {
     const LangType *elem = lang_scalar_of(elements.type);
-    return pair(cg, to_f32(cg, elements.c[0], elem), to_f32(cg, elements.c[1], elem));
+    return pair(cg, cg_matrix_f32(cg, elements.c[0], elem), cg_matrix_f32(cg, elements.c[1], elem));
 }
 
 static void store(LangCg *cg, IsaOperand value, LangNode *ptr, const LangType *elem)
 {
     MatrixMem m = memory_operands(cg, ptr);
     IsaOperand row, col;
-    lane_coords(cg, &row, &col);
+    cg_matrix_lane_coords(cg, &row, &col);
     LangType *et = (LangType *)elem;
     CgVal e = cg_matrix_elements(cg, value, lang_vector_of(cg->ctx, et, 2, true));
     if (!m.transpose) {
@@ -171,12 +171,12 @@ CgVal cg_matrix_builtin(LangCg *cg, LangNode *node)
     LangNode *arg = node->args;
     switch (node->builtin) {
     case LANG_BI_SIMDGROUP_FILLED: case LANG_BI_SIMDGROUP_DIAGONAL: {
-        IsaOperand v = to_f32(cg, cg_scalar(cg, arg), node->type->base);
+        IsaOperand v = cg_matrix_f32(cg, cg_scalar(cg, arg), node->type->base);
         cg_set_loc(cg, node->tok);
         if (node->builtin == LANG_BI_SIMDGROUP_FILLED)
             return matrix_val(cg, node->type, pair(cg, v, v));
         IsaOperand row, col;
-        lane_coords(cg, &row, &col);
+        cg_matrix_lane_coords(cg, &row, &col);
         return matrix_val(cg, node->type, pair(cg, diagonal_element(cg, row, col, 0, v),
                                                diagonal_element(cg, row, col, 1, v)));
     }

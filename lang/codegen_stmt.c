@@ -176,6 +176,45 @@ static void loop_stmt(LangCg *cg, LangNode *n)
     add_loop(cg, head, end);
 }
 
+static void while_cmp(LangCg *cg, IsaCond cond, IsaOperand a, IsaOperand b)
+{
+    IsaInst *in = lang_cg_emit(cg, ISA_OP_WHILE_ICMP);
+    in->cond = (uint8_t)cond;
+    in->opd[0] = cg_num(2);
+    in->opd[1] = a;
+    in->opd[2] = b;
+}
+
+void cg_loop_begin(LangCg *cg, CgLoop *l, IsaCond cond, IsaOperand a, IsaOperand b)
+{
+    memset(l, 0, sizeof *l);
+    l->r.up = cg->region;
+    l->r.base_depth = cg->depth;
+    l->r.is_loop = true;
+    exec_op(cg, ISA_OP_PUSH_EXEC, 2);
+    cg->depth += 2;
+    cg->region = &l->r;
+    l->head = cg_new_label(cg);
+    l->end = cg_new_label(cg);
+    while_cmp(cg, cond, a, b);
+    IsaInst *j = lang_cg_emit(cg, ISA_OP_JMP_EXEC_NONE);
+    j->opd[0] = cg_label_opd(l->end);
+    j->flags = LANG_IR_OPTIONAL;
+    cg_label(cg, l->head);
+}
+
+void cg_loop_end(LangCg *cg, CgLoop *l, IsaCond cond, IsaOperand a, IsaOperand b)
+{
+    while_cmp(cg, cond, a, b);
+    IsaInst *j = lang_cg_emit(cg, ISA_OP_JMP_EXEC_ANY);
+    j->opd[0] = cg_label_opd(l->head);
+    cg_label(cg, l->end);
+    exec_op(cg, ISA_OP_POP_EXEC, 2);
+    cg->depth -= 2;
+    cg->region = l->r.up;
+    add_loop(cg, l->head, l->end);
+}
+
 /* A case value as the selector's immediate: all 64 bits for long/ulong selectors. */
 static IsaOperand case_imm(int64_t v, bool wide)
 {

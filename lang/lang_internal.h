@@ -143,6 +143,30 @@ struct LangMember {
     int offset;
 };
 
+/* Metal 4 tensor operations (parse_tensor.c): the types are structs (so locals, copies and
+ * helper parameters work as for any struct) that carry this description. */
+typedef enum LangTensorKind {
+    LTN_HANDLE,     /* tensor<device T, dextents<int, 2>> or a slice of one: members __data
+                     * (the element at the origin), __e0, __e1 (the extents in bounds: what
+                     * edge checks compare with) and __s1 (elements between rows) */
+    LTN_DESCRIPTOR, /* matmul2d_descriptor(...): compile-time values only, no members */
+    LTN_OP,         /* matmul2d<descriptor, scope>: no members */
+    LTN_COOP        /* a cooperative tensor: member __e, this thread's elements */
+} LangTensorKind;
+
+typedef struct LangTensor {
+    LangTensorKind kind;
+    LangType *elem;        /* HANDLE, COOP: the element type */
+    int64_t ext[2];        /* HANDLE: static extents (columns, rows); -1 dynamic */
+    bool unchecked;        /* HANDLE: a static_slice: no edge checks */
+    int m, n, k;           /* DESCRIPTOR, OP, COOP: the tile; k -1 = from the operands */
+    bool transpose_left, transpose_right, relaxed, accumulate;
+    int simdgroups;        /* OP, COOP: SIMD-groups in the execution scope */
+    int split_rows;        /* OP, COOP: the scope's SIMD-groups as split_rows x
+                            * (simdgroups / split_rows) blocks of the m x n tile */
+    int capacity;          /* COOP: elements a thread */
+} LangTensor;
+
 struct LangType {
     LangTypeKind kind;
     int size, align;        /* bytes, C/MSL layout (3-vectors: size and align of 4) */
@@ -157,6 +181,7 @@ struct LangType {
     LangType *ret;          /* functions */
     LangType **params;
     int num_params;
+    LangTensor *tensor;     /* Metal 4 tensor types (structs): what they are */
 };
 
 extern LangType *lang_ty_void, *lang_ty_bool, *lang_ty_char, *lang_ty_uchar, *lang_ty_short,

@@ -326,12 +326,9 @@ static void using_decl(LangParser *p)
 {
     if (lang_p_consume(p, "namespace")) {
         LangToken *ns = p->tok;
-        if (lang_p_is(ns, "mpp"))
-            lang_error_at(p->ctx, ns, "Metal Performance Primitives (namespace mpp, Metal 4 "
-                          "tensor operations) are not supported yet");
-        if (!lang_p_is(ns, "metal"))
-            lang_error_at(p->ctx, ns, "unknown namespace '%.*s' (only 'metal' is known)",
-                          ns->len, ns->loc);
+        if (!lang_p_is(ns, "metal") && !lang_p_is(ns, "mpp"))
+            lang_error_at(p->ctx, ns, "unknown namespace '%.*s' (only 'metal' and "
+                          "'mpp::tensor_ops' are known)", ns->len, ns->loc);
         lang_p_next(p);
         while (lang_p_consume(p, "::"))
             lang_p_next(p);

@@ -203,6 +203,16 @@ LangNode *lang_p_matrix_member(LangParser *p, LangNode *lhs, LangToken *name);
 /* Types the arguments of simdgroup_load/store/multiply/multiply_accumulate; void. */
 LangType *lang_p_matrix_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
 
+/* Metal 4 tensor operations (parse_tensor.c) */
+bool lang_p_skip_namespaces(LangParser *p);       /* metal::, mpp::, tensor_ops:: prefixes */
+LangType *lang_p_tensor_type(LangParser *p);      /* at tensor<...> or matmul2d<...> */
+/* matmul2d_descriptor(...) and its mode constants, dynamic_extent, dynamic_length_v<T>;
+ * NULL when the tokens start none of them */
+LangNode *lang_p_tensor_primary(LangParser *p);
+/* a member function of a tensor type, at the "(" or "<" after its name */
+LangNode *lang_p_tensor_member(LangParser *p, LangNode *lhs, LangToken *name);
+LangNode *lang_p_tensor_elements(LangParser *p, LangNode *lhs); /* ct[...]: its elements */
+
 /* builtin calls (parse.c): the LangBuiltin named by tok, or -1; a call after its name */
 int lang_p_builtin_id(const LangToken *tok);
 LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast);

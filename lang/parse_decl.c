@@ -98,10 +98,12 @@ static const char *unsupported_type(const LangToken *tok)
     if (STARTS("simdgroup_") && n > 3 && s[n - 2] == 'x' && isdigit((unsigned char)s[n - 1]))
         return "simdgroup matrices are 8x8 of float or half: simdgroup_float8x8, "
                "simdgroup_half8x8";
-    if (IS("tensor") || IS("tensor_inline") || IS("tensor_handle"))
-        return "Metal 4 tensor types (tensor<...>) are not supported yet";
+    if (IS("tensor_inline") || IS("tensor_handle") || IS("tensor_offset"))
+        return "write a tensor type as tensor<device T, dextents<int, 2>> (or take it with "
+               "auto)";
     if (IS("cooperative_tensor"))
-        return "Metal 4 tensor types are not supported yet";
+        return "write a cooperative tensor's type with auto (`auto ct = "
+               "op.get_destination_cooperative_tensor<...>();`)";
     if (IS("double"))
         return "double is not supported by Metal";
     if (STARTS("bfloat"))
@@ -139,8 +141,11 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (lang_p_is(tok, words[i]))
             return true;
-    if (lang_p_is(tok, "metal") && lang_p_is(tok->next, "::"))
+    if ((lang_p_is(tok, "metal") || lang_p_is(tok, "mpp") || lang_p_is(tok, "tensor_ops")) &&
+        lang_p_is(tok->next, "::"))
         return lang_p_is_typename(p, tok->next->next);
+    if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
+        return true;
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym)
         return sym->type != NULL && !sym->is_enum_const;
@@ -310,9 +315,11 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
         }
         if (ty)
             break;
-        if (lang_p_is(tok, "metal") && lang_p_is(tok->next, "::")) {
-            lang_p_next(p);
-            lang_p_next(p);
+        if (lang_p_skip_namespaces(p))
+            continue;
+        if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) &&
+            lang_p_is(tok->next, "<")) {
+            ty = lang_p_tensor_type(p);
             continue;
         }
         if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
@@ -586,6 +593,19 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
 {
     LangType *ty = v->type;
     bool ptr = ty->kind == LTY_POINTER;
+    if (ty->tensor) { /* a tensor: bound to a buffer with its extents (codegen.c) */
+        if (ty->tensor->kind != LTN_HANDLE || ty->tensor->ext[0] != -1 ||
+            ty->tensor->ext[1] != -1)
+            lang_error_soft(p->ctx, v->tok, "kernel parameter '%s' of type '%s': a kernel "
+                            "takes tensors as tensor<device T, dextents<int, 2>>", v->name,
+                            lang_type_name(p->ctx, ty));
+        else if (va->attr != LATTR_NONE && va->attr != LATTR_BUFFER)
+            lang_error_soft(p->ctx, v->tok, "tensor parameter '%s' takes [[buffer(n)]] or no "
+                            "attribute", v->name);
+        v->attr = LATTR_BUFFER;
+        v->attr_index = va->attr == LATTR_NONE ? -1 : va->index;
+        return;
+    }
     if (va->attr == LATTR_NONE) {
         if (ptr && ty->space == LAS_THREADGROUP)
             va->attr = LATTR_THREADGROUP, va->index = -1;

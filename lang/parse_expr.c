@@ -509,6 +509,8 @@ static LangNode *member(LangParser *p, LangNode *lhs, LangToken *name)
         return swizzle(p, lhs, name);
     if (ty->kind == LTY_SGMATRIX)
         return lang_p_matrix_member(p, lhs, name);
+    if (ty->tensor)
+        return lang_p_tensor_member(p, lhs, name);
     if (ty->kind != LTY_STRUCT)
         lang_error_at(p->ctx, name, "member reference base type '%s' is not a structure",
                       lang_type_name(p->ctx, ty));
@@ -531,6 +533,8 @@ static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
     LangToken *at = p->tok;
     LangNode *idx = lang_p_expr(p);
     lang_p_skip(p, "]");
+    if (lhs->type->tensor && lhs->type->tensor->kind == LTN_COOP)
+        lhs = lang_p_tensor_elements(p, lhs); /* ct[i]: this thread's element i */
     LangType *ty = lhs->type;
     LangNode *node = lang_p_new_node(p, LND_INDEX, tok);
     node->lhs = lhs;
@@ -584,7 +588,8 @@ static LangNode *postfix(LangParser *p)
             if (!lang_p_is_name(name))
                 lang_error_at(p->ctx, name, "expected a member name");
             lang_p_next(p);
-            if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX)
+            if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
+                !node->type->tensor)
                 lang_error_at(p->ctx, name, "member functions are not supported");
             node = member(p, node, name);
         } else if (lang_p_consume(p, "++")) {
@@ -816,8 +821,9 @@ static LangNode *primary(LangParser *p)
     bool fast = p->ctx->opts && p->ctx->opts->fast_math, ns = false;
     while (lang_p_is_name(p->tok) && lang_p_is(p->tok->next, "::") &&
            (lang_p_is(p->tok, "metal") || lang_p_is(p->tok, "fast") ||
-            lang_p_is(p->tok, "precise"))) {
-        if (!lang_p_is(p->tok, "metal"))
+            lang_p_is(p->tok, "precise") || lang_p_is(p->tok, "mpp") ||
+            lang_p_is(p->tok, "tensor_ops"))) {
+        if (lang_p_is(p->tok, "fast") || lang_p_is(p->tok, "precise"))
             fast = lang_p_is(p->tok, "fast"), ns = true;
         lang_p_next(p);
         lang_p_next(p);
@@ -882,6 +888,9 @@ static LangNode *primary(LangParser *p)
         lang_error_at(p->ctx, tok, "expected expression");
     if (lang_p_is(tok, "make_filled_simdgroup_matrix") && lang_p_is(tok->next, "<"))
         return lang_p_matrix_filled(p);
+    LangNode *tensor = lang_p_tensor_primary(p);
+    if (tensor)
+        return tensor;
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym && sym->type && !sym->is_enum_const && lang_p_is(tok->next, "::")) {
         lang_p_next(p); /* EnumName::enumerator */

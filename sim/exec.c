@@ -556,7 +556,7 @@ static inline __attribute__((always_inline)) uint32_t exec_inst(SimDispatch *d, 
     case ISA_OP_QUAD_PREFIX:
         sim_exec_reduce(d, g, in);
         goto written;
-    case ISA_OP_MMA32: case ISA_OP_MMA16:
+    case ISA_OP_MMA32: case ISA_OP_MMA16: case ISA_OP_TMMA:
         sim_exec_matrix(d, g, in);
         goto written;
     case ISA_OP_MKPAIR: {

@@ -47,6 +47,7 @@ static SimGpuConfig build_m1(void)
     c.op_class[ISA_CLASS_SIMD] = (SimOpTiming){4, 2};        /* [M] shuffle, broadcast 2 / 3.7 */
     c.op_class[ISA_CLASS_SIMD_REDUCE] = (SimOpTiming){28, 15}; /* [M] simd_sum f32 14.5 / 27.6 */
     c.op_class[ISA_CLASS_MATRIX] = (SimOpTiming){22, 16};    /* [E] 512 FMAs on 32 fp32 lanes; +ffma32's 6 */
+    c.op_class[ISA_CLASS_TENSOR] = c.op_class[ISA_CLASS_MATRIX]; /* no neural accelerator */
     /* Memory: issue cost only; the data latency comes from the hierarchy (device, constant)
      * or tg_latency + bank cycles (threadgroup). */
     c.op_class[ISA_CLASS_MEM_DEVICE] = (SimOpTiming){4, 1};  /* [E] */
@@ -135,6 +136,18 @@ const SimGpuConfig *sim_gpu_default(void)
      * initializer for ~200 ops would be unreadable. Callers only read it. */
     pthread_once(&default_once, build_default);
     return &default_m1;
+}
+
+SimOpTiming sim_gpu_tensor_timing(const SimGpuConfig *cfg)
+{
+    double per_scheduler = cfg->neural_fp16_flops_per_cycle_per_core /
+                           (cfg->schedulers_per_core ? cfg->schedulers_per_core : 1);
+    if (!(per_scheduler > 0))
+        return cfg->op_class[ISA_CLASS_MATRIX];
+    double cycles = 1024.0 / per_scheduler;
+    uint16_t interval = cycles >= 65535 ? 65535 : cycles <= 1 ? 1 : (uint16_t)(cycles + 0.999);
+    uint32_t latency = interval + cfg->op[ISA_OP_FFMA32].latency;
+    return (SimOpTiming){(uint16_t)(latency > 65535 ? 65535 : latency), interval};
 }
 
 void sim_gpu_resolve_ops(SimGpuConfig *cfg, const uint8_t *override_mask)

@@ -36,10 +36,18 @@ typedef struct SimGpuConfig {
     uint32_t barrier_latency;          /* cycles from the last arrival to release */
     double fp32_flops_per_cycle_per_core; /* peak, for achieved-vs-peak (256 on M1) */
     double dram_bytes_per_second;      /* peak, for achieved-vs-peak */
+    /* The neural accelerator (M5): FP16 FLOPs per cycle per core; 0 = none, and tensor ops
+     * (class tensor) run on the fp32 pipe as matrix ops do. With one, they issue to a tensor
+     * pipe of their own in each scheduler. */
+    double neural_fp16_flops_per_cycle_per_core;
 } SimGpuConfig;
 
 /* The built-in M1 configuration (the same numbers as sim/gpus/m1.yaml). */
 const SimGpuConfig *sim_gpu_default(void);
+/* The tensor class's timing when a config gives none: the matrix class's on a GPU without a
+ * neural accelerator; with one, an 8x8x8 step (1024 FLOPs) every 1024 / (its FLOPs per cycle
+ * per scheduler) cycles, and that interval plus the fp32 pipe's FFMA latency as latency. */
+SimOpTiming sim_gpu_tensor_timing(const SimGpuConfig *cfg);
 /* Fills op[] from op_class[] for ops without an explicit override (override_mask[op] == 0). */
 void sim_gpu_resolve_ops(SimGpuConfig *cfg, const uint8_t *override_mask);
 /* Resident threads per core for a kernel using `regs` registers per thread (Mesa's table for

@@ -32,6 +32,7 @@ typedef enum SimMode { SIM_MODE_FUNCTIONAL, SIM_MODE_TIMED } SimMode;
 typedef struct SimArgBinding {
     uint32_t buffer;    /* ISA_ARG_DEVICE / ISA_ARG_CONSTANT: index in the MemDevice */
     uint32_t tg_bytes;  /* ISA_ARG_THREADGROUP: size of its block of threadgroup memory */
+    uint32_t tensor[3]; /* a tensor argument: extents (columns, rows), row pitch (elements) */
 } SimArgBinding;
 
 /* ---- observer API ------------------------------------------------------------------------- */

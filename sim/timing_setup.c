@@ -80,7 +80,7 @@ static uint8_t flops_of(IsaOpcode op)
     switch (op) {
     case ISA_OP_FFMA32: case ISA_OP_FFMA16:
         return 2;
-    case ISA_OP_MMA32: case ISA_OP_MMA16:
+    case ISA_OP_MMA32: case ISA_OP_MMA16: case ISA_OP_TMMA:
         return 32; /* 8 x 8 x 8 multiply-adds a SIMD-group: 1024 flops, 32 a lane */
     case ISA_OP_FADD32: case ISA_OP_FMUL32: case ISA_OP_FMIN32: case ISA_OP_FMAX32:
     case ISA_OP_FADD16: case ISA_OP_FMUL16: case ISA_OP_FMIN16: case ISA_OP_FMAX16:
@@ -110,8 +110,13 @@ void timing_precompute(TimedRun *t)
         TInst *ti = &t->tinst[i];
         ti->latency = cfg->op[op].latency;
         ti->interval = cfg->op[op].interval;
-        /* matrix multiply-accumulate runs on the fp32 pipe, as the ALUs of M1-M4 do it */
-        ti->pipe = (uint8_t)(info->op_class == ISA_CLASS_MATRIX ? ISA_CLASS_FP32 : info->op_class);
+        /* matrix multiply-accumulate runs on the fp32 pipe, as the ALUs of M1-M4 do it; tensor
+         * ops too, unless the GPU has a neural accelerator */
+        IsaClass pipe = info->op_class;
+        if (pipe == ISA_CLASS_MATRIX ||
+            (pipe == ISA_CLASS_TENSOR && !(cfg->neural_fp16_flops_per_cycle_per_core > 0)))
+            pipe = ISA_CLASS_FP32;
+        ti->pipe = (uint8_t)pipe;
         ti->kind = (uint8_t)kind_of(op);
         ti->flops = flops_of(op);
         ti->get_sr = op == ISA_OP_GET_SR;

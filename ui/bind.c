@@ -400,6 +400,39 @@ static bool bind_buffer(Binder *b, const UiArgSpec *s, UiBoundArg *a, MemDevice 
     return a->want || !a->typed || load_expect(b, s, a);
 }
 
+/* A tensor: a buffer of row_pitch x rows elements (or count:, if it is at least what the
+ * extents reach), and the extents and pitch the kernel reads. */
+static bool bind_tensor(Binder *b, const UiArgSpec *s, UiBoundArg *a, MemDevice *dev,
+                        SimArgBinding *out)
+{
+    if (!s->has_extents)
+        return ui_yaml_fail(b->doc, s->key, b->err, "expected extents: [columns, rows] for "
+                            "tensor argument '%s'", s->name);
+    uint64_t pitch = s->row_pitch ? s->row_pitch : s->extents[0];
+    uint64_t need = pitch * (s->extents[1] - 1) + s->extents[0];
+    UiArgSpec sized = *s;
+    if (!s->has_count) {
+        sized.has_count = true;
+        sized.count = pitch * s->extents[1];
+        sized.count_node = s->extents_node;
+    } else if (s->count < need) {
+        return ui_yaml_fail(b->doc, s->count_node, b->err, "expected a count of at least %llu "
+                            "for a tensor of %u x %u elements with a row pitch of %llu",
+                            (unsigned long long)need, s->extents[0], s->extents[1],
+                            (unsigned long long)pitch);
+    }
+    if (sized.count > UI_MAX_BUFFER_BYTES / ui_elem_size(a->type))
+        return ui_yaml_fail(b->doc, s->extents_node, b->err, "expected at most 1 GiB per "
+                            "tensor; %llu elements is more", (unsigned long long)sized.count);
+    if (!bind_buffer(b, &sized, a, dev))
+        return false;
+    out->buffer = (uint32_t)a->buffer;
+    out->tensor[0] = s->extents[0];
+    out->tensor[1] = s->extents[1];
+    out->tensor[2] = (uint32_t)pitch;
+    return true;
+}
+
 /* ---- the whole launch ---------------------------------------------------------------------- */
 
 static void param_list(const IsaProgram *p, char *buf, size_t size)
@@ -493,7 +526,14 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
             if (!bind_struct(&b, a->spec, a, &layouts[i], out->device))
                 return false;
             out->bindings[i].buffer = (uint32_t)a->buffer;
+        } else if (param->tensor_rank) {
+            if (!bind_tensor(&b, a->spec, a, out->device, &out->bindings[i]))
+                return false;
         } else {
+            if (a->spec->has_extents)
+                return ui_yaml_fail(m->doc, a->spec->extents_node, err, "extents: belongs to "
+                                    "tensor arguments; '%s' is a %s buffer (give count:)",
+                                    param->name, kind_name(param->kind));
             if (!bind_buffer(&b, a->spec, a, out->device))
                 return false;
             out->bindings[i].buffer = (uint32_t)a->buffer;

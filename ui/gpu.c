@@ -158,10 +158,13 @@ static bool parse_op_classes(const Loader *l, const UiYamlNode *map, SimGpuConfi
         if (!parse_timing(l, map->items[i], whose, &cfg->op_class[c]))
             return false;
     }
+    /* Every class but tensor is required; tensor defaults to the matrix class's timing, or
+     * to the neural accelerator's when the config has one (sim_gpu_tensor_timing). */
     for (int c = 0; c < ISA_CLASS_COUNT; c++)
-        if (!ui_yaml_get(map, isa_class_name((IsaClass)c)))
+        if (c != ISA_CLASS_TENSOR && !ui_yaml_get(map, isa_class_name((IsaClass)c)))
             return fail(l, map, "expected a timing for op class %s in op_classes: (every class "
-                                "is required: %s)", isa_class_name((IsaClass)c), names);
+                                "but tensor is required: %s)", isa_class_name((IsaClass)c),
+                        names);
     return true;
 }
 
@@ -345,26 +348,31 @@ static bool parse_config(const Loader *l, UiGpu *out)
         return fail(l, ui_yaml_get(tg, "bank_bytes"), "expected bank_bytes: a power of two, "
                                                       "not %u", cfg->tg_bank_bytes);
 
-    const UiYamlNode *v = need(l, root, "op_classes", "latency and interval of every op class");
+    const UiYamlNode *v = ui_yaml_get(root, "neural_accelerator");
+    if (v) { /* before op_classes: the tensor class's default timing follows from it */
+        static const char *const na_keys[] = {"fp16_flops_per_cycle_per_core", NULL};
+        if (!expect_map(l, v, "neural_accelerator: a map {fp16_flops_per_cycle_per_core}") ||
+            !ui_yaml_check_keys(l->doc, v, "neural_accelerator", na_keys, l->err) ||
+            !get_positive(l, v, "fp16_flops_per_cycle_per_core", "FP16 FLOPs per cycle per "
+                          "core", &cfg->neural_fp16_flops_per_cycle_per_core))
+            return false;
+    }
+    v = need(l, root, "op_classes", "latency and interval of every op class");
     if (!v || !parse_op_classes(l, v, cfg))
         return false;
     uint8_t mask[ISA_OP_COUNT] = {0};
     if ((v = ui_yaml_get(root, "ops")) && !parse_ops(l, v, cfg, mask))
         return false;
     sim_gpu_resolve_ops(cfg, mask);
+    if (!ui_yaml_get(ui_yaml_get(root, "op_classes"), isa_class_name(ISA_CLASS_TENSOR))) {
+        cfg->op_class[ISA_CLASS_TENSOR] = sim_gpu_tensor_timing(cfg); /* reads ffma32's */
+        sim_gpu_resolve_ops(cfg, mask);
+    }
 
     v = need(l, root, "memory", "l1, l2, slc and dram");
     if (!v || !parse_memory(l, v, cfg))
         return false;
 
-    if ((v = ui_yaml_get(root, "neural_accelerator"))) {
-        static const char *const na_keys[] = {"fp16_flops_per_cycle_per_core", NULL};
-        if (!expect_map(l, v, "neural_accelerator: a map {fp16_flops_per_cycle_per_core}") ||
-            !ui_yaml_check_keys(l->doc, v, "neural_accelerator", na_keys, l->err) ||
-            !get_positive(l, v, "fp16_flops_per_cycle_per_core", "FP16 FLOPs per cycle per "
-                          "core", &out->neural_fp16_flops_per_cycle_per_core))
-            return false;
-    }
     return true;
 }
 

@@ -236,21 +236,55 @@ static bool parse_dump(Parser *p, const UiYamlNode *n, UiDump *d)
     return true;
 }
 
-/* arg = "{" [type: T] [count: N] [value: V] [bytes: B] [init: I] [expect: E] [dump: D] "}" */
+/* extents: [columns, rows] and row_pitch: N of a tensor argument */
+static bool parse_extents(Parser *p, const UiYamlNode *n, UiArgSpec *a)
+{
+    const UiYamlNode *v = ui_yaml_get(n, "extents");
+    if (v) {
+        a->extents_node = v;
+        a->has_extents = true;
+        if (v->kind != UI_YAML_LIST || v->count != 2)
+            return fail(p, v, "expected extents: [columns, rows], a tensor's two extents");
+        for (int d = 0; d < 2; d++) {
+            uint64_t e;
+            if (!ui_yaml_uint(p->doc, v->items[d], "an extent from 1 to 2^24", 1, 1u << 24, &e,
+                              p->err))
+                return false;
+            a->extents[d] = (uint32_t)e;
+        }
+    }
+    if ((v = ui_yaml_get(n, "row_pitch"))) {
+        uint64_t e;
+        a->row_pitch_node = v;
+        if (!a->has_extents)
+            return fail(p, v, "row_pitch: belongs to a tensor argument, with extents: "
+                              "[columns, rows]");
+        if (!ui_yaml_uint(p->doc, v, "row_pitch: elements from one row to the next, at least "
+                          "the columns and at most 2^24", a->extents[0], 1u << 24, &e, p->err))
+            return false;
+        a->row_pitch = (uint32_t)e;
+    }
+    return true;
+}
+
+/* arg = "{" [type: T] [count: N] [value: V] [bytes: B] [init: I] [expect: E] [dump: D]
+ *           [extents: [C, R]] [row_pitch: P] "}" */
 static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiArgSpec *a)
 {
     static const char *const keys[] = {"type", "count", "value", "bytes", "init", "expect",
-                                       "dump", NULL};
+                                       "dump", "extents", "row_pitch", NULL};
     a->name = util_strdup(key->text);
     a->key = key;
     a->map = n;
     char what[300];
     snprintf(what, sizeof what, "arg '%s' to be a map of its settings (type, count, value, "
-                                "bytes, init, expect, dump)", a->name);
+                                "bytes, init, expect, dump; extents, row_pitch for tensors)", a->name);
     if (!expect_map(p, n, what))
         return false;
     snprintf(what, sizeof what, "arg '%s'", a->name);
     if (!ui_yaml_check_keys(p->doc, n, what, keys, p->err))
+        return false;
+    if (!parse_extents(p, n, a))
         return false;
     const UiYamlNode *v;
     if ((v = ui_yaml_get(n, "type"))) {

@@ -74,6 +74,12 @@ typedef struct UiArgSpec {
     UiInit init;
     UiExpect expect;
     UiDump dump;
+    /* a tensor argument: its extents (columns, rows) and row pitch in elements */
+    bool has_extents;
+    uint32_t extents[2];
+    const UiYamlNode *extents_node;
+    uint32_t row_pitch;        /* 0: not given (the columns) */
+    const UiYamlNode *row_pitch_node;
 } UiArgSpec;
 
 typedef struct UiManifest {

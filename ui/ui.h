@@ -161,9 +161,6 @@ typedef struct UiGpu {
     SimGpuConfig config;
     char path[1024];          /* the file; "" for the built-in M1 */
     char sources[512];        /* the config's `sources:` line */
-    /* M5's neural accelerator (FP16 FLOPs per cycle per core; 0 = none). Kept for the issue
-     * that models it; nothing uses it yet. */
-    double neural_fp16_flops_per_cycle_per_core;
 } UiGpu;
 
 /* Loads and checks a config file; errors are "file:line:col: error: ...". */

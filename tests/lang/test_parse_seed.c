@@ -185,9 +185,6 @@ static void test_refused_seeds(void **state)
                    "'device int*'|"
                    SEED "spec_reduce.metal:37:1: error: expected '}' (to match the '{' at line "
                    "13)");
-    expect_refused("tensor_matmul_relu", SEED "tensor_matmul_relu.metal:7:17: error: Metal "
-                   "Performance Primitives (namespace mpp, Metal 4 tensor operations) are not "
-                   "supported yet");
 }
 
 /* Every prefix of every seed file, cut at each line end: parsed or refused, never a crash. */

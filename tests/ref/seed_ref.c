@@ -565,6 +565,46 @@ static void gen_mlx_grid_sample_grad(void)
     write_f32("mlx_grid_sample_grad.grid_grad.npy", grid_grad, GS_GN);
 }
 
+/* ---- tensor_matmul_relu: D = relu(half(A * B)), A M x K, B K x N, D M x N, all half ------
+ * MPP's matmul2d multiplies half by half into a half destination; the order and precision of
+ * its sum are the implementation's. Expected: a float sum of exact products in k order, each
+ * step one rounding (a fused multiply-add chain), rounded to half; allowed too: a separately
+ * rounded multiply and add, and the exact sum, within the manifest's tolerance. */
+
+enum { TM_M = 96, TM_N = 128, TM_K = 76 };
+#define TM_RTOL 2e-3
+#define TM_ATOL 1e-3
+
+static double tm_relu(double v) { return v > 0 ? v : 0; }
+
+static void gen_tensor_matmul_relu(void)
+{
+    static double tmp[TM_M * TM_K > TM_K * TM_N ? TM_M * TM_K : TM_K * TM_N];
+    static uint16_t a[TM_M * TM_K], b[TM_K * TM_N], d[TM_M * TM_N];
+    random_doubles(201, -1, 1, tmp, TM_M * TM_K);
+    halves_from(tmp, a, TM_M * TM_K);
+    random_doubles(202, -1, 1, tmp, TM_K * TM_N);
+    halves_from(tmp, b, TM_K * TM_N);
+    for (int i = 0; i < TM_M; i++)
+        for (int j = 0; j < TM_N; j++) {
+            float fused = 0, separate = 0;
+            double exact = 0;
+            for (int k = 0; k < TM_K; k++) {
+                float x = (float)h2d(a[i * TM_K + k]), y = (float)h2d(b[k * TM_N + j]);
+                fused = fmaf(x, y, fused);
+                separate = separate + x * y;
+                exact += (double)x * y;
+            }
+            d[i * TM_N + j] = d2h(tm_relu(fused));
+            double want = h2d(d[i * TM_N + j]);
+            check_tolerance("tensor_matmul_relu (mul, add)", (size_t)(i * TM_N + j), want,
+                            h2d(d2h(tm_relu(separate))), TM_RTOL, TM_ATOL);
+            check_tolerance("tensor_matmul_relu (exact)", (size_t)(i * TM_N + j), want,
+                            h2d(d2h(tm_relu(exact))), TM_RTOL, TM_ATOL);
+        }
+    write_f16("tensor_matmul_relu.destination.npy", d, TM_M * TM_N);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -598,5 +638,6 @@ int main(int argc, char **argv)
     gen_mlx_myexp();
     gen_mlx_grid_sample();
     gen_mlx_grid_sample_grad();
+    gen_tensor_matmul_relu();
     return 0;
 }

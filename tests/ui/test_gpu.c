@@ -115,9 +115,9 @@ static void test_m5_keeps_neural_accelerator(void **state)
     UiGpu g;
     UtilError err;
     assert_true(ui_gpu_load("sim/gpus/m5.yaml", &g, &err));
-    assert_true(g.neural_fp16_flops_per_cycle_per_core == 1024);
+    assert_true(g.config.neural_fp16_flops_per_cycle_per_core == 1024);
     assert_true(ui_gpu_load("sim/gpus/m1.yaml", &g, &err));
-    assert_true(g.neural_fp16_flops_per_cycle_per_core == 0);
+    assert_true(g.config.neural_fp16_flops_per_cycle_per_core == 0);
 }
 
 /* ---- errors ----------------------------------------------------------------------------------- */
