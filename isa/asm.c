@@ -805,8 +805,22 @@ static bool parse_directive(Asm *a, const char *p, const char *end)
         else
             return fail_at(a, pos_at(a, s, (size_t)(e - s)), "unknown argument kind '%.*s'; expected "
                            "device, constant or threadgroup", (int)UTIL_MIN(e - s, ASM_SHOW_TOKEN), s);
-        if (!directive_uniform(a, ".arg", &q, end, arg.kind != ISA_ARG_THREADGROUP, &arg.uniform) ||
-            !directive_end(a, ".arg", q, end))
+        if (!directive_uniform(a, ".arg", &q, end, arg.kind != ISA_ARG_THREADGROUP, &arg.uniform))
+            return false;
+        const char *before = q;
+        if (next_field(&q, end, &s, &e)) { /* ", tensor": extents and pitch in u+2..u+4 */
+            if (!token_is(s, (size_t)(e - s), "tensor") || arg.kind == ISA_ARG_THREADGROUP)
+                return fail_at(a, pos_at(a, s, (size_t)(e - s)), ".arg takes 'tensor' after "
+                               "the uniform of a device or constant argument, or nothing");
+            if (arg.uniform + 5u > 256u)
+                return fail_at(a, pos_at(a, s, (size_t)(e - s)), "a tensor argument takes "
+                               "five uniforms (address, extents, pitch): u%u..u%u is past u255",
+                               arg.uniform, arg.uniform + 4u);
+            arg.tensor_rank = 2;
+        } else {
+            q = before;
+        }
+        if (!directive_end(a, ".arg", q, end))
             return false;
         arg.name = util_strndup(name, name_len);
         UTIL_PUSH(prog->args, prog->num_args, a->cap_args, arg);

@@ -316,6 +316,8 @@ char *isa_disassemble(const IsaProgram *p, bool with_source)
         const IsaArg *arg = &p->args[i];
         text_add(&t, ".arg %s, %s, u%u", arg->name ? arg->name : "?",
                  name_or(arg_kind_names, ISA_ARG_COUNT, arg->kind), arg->uniform);
+        if (arg->tensor_rank)
+            text_add(&t, ", tensor");
         if (arg->type_name)
             text_add(&t, "    ; %s%s", arg->is_const ? "const " : "", arg->type_name);
         text_add(&t, "\n");

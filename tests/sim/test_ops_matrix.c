@@ -139,6 +139,10 @@ static void test_mma32_random(void **state)
                 chain = fmaf(m.a[r][k], m.b[k][col], chain);
             assert_int_equal(out[2 * l + e], h_fbits(chain));
         }
+    /* tmma (the tensor unit's op) computes the same bits */
+    uint32_t t_out[2 * N];
+    run_mma("tmma r8, r2, r4, r6", "", m.la, m.lb, m.lc, t_out);
+    assert_memory_equal(t_out, out, sizeof out);
     /* the destination may be a source: d = a * b + d */
     run_mma("mma32 r6, r2, r4, r6\n    mov64 r8, r6", "", m.la, m.lb, m.lc, out);
     for (uint32_t l = 0; l < N; l++)

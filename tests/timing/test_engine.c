@@ -186,6 +186,49 @@ static void test_matrix_on_fp32_pipe(void **state)
     free(t);
 }
 
+/* Tensor ops (tmma, class tensor): without a neural accelerator they share the fp32 pipe as
+ * matrix ops do; with one they have a pipe of their own, so an FFMA or an mma32 issues in
+ * their shadow; and the config's default timing follows from the accelerator's FLOPs. */
+static void test_tensor_pipe(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        uint64_t alu, neural; /* cycles per repetition without and with an accelerator */
+    } cases[] = {
+        {"tmma r4, r2, r2, r4", 20, 10},                                /* the latency */
+        /* four accumulators, so no write waits for the one before it: the interval */
+        {"tmma r4, r2, r2, r6;tmma r8, r2, r2, r6;tmma r10, r2, r2, r6;tmma r12, r2, r2, r6",
+         4 * 16, 4 * 4},
+        {"tmma r4, r2, r2, r6;ffma32 r14, r1, 1.5, 0.5;tmma r8, r2, r2, r6;"
+         "ffma32 r15, r1, 1.5, 0.5;tmma r10, r2, r2, r6;ffma32 r14, r1, 1.5, 0.5;"
+         "tmma r12, r2, r2, r6;ffma32 r15, r1, 1.5, 0.5", 4 * 17, 4 * 4}, /* FFMAs: shadow */
+        /* mma32 keeps the fp32 pipe: only the accelerator's tmma leaves it */
+        {"tmma r4, r2, r2, r6;mma32 r8, r2, r2, r6;tmma r10, r2, r2, r6;mma32 r12, r2, r2, r6",
+         4 * 16, 2 * 16},
+    };
+    for (int neural = 0; neural < 2; neural++) {
+        SimGpuConfig gpu = simple_gpu();
+        gpu.op[ISA_OP_MMA32] = (SimOpTiming){20, 16};
+        gpu.op[ISA_OP_FFMA32] = (SimOpTiming){6, 1};
+        gpu.op_class[ISA_CLASS_MATRIX] = (SimOpTiming){20, 16};
+        if (neural) /* 1024 FP16 FLOPs a cycle a core: 256 a scheduler, 4 cycles a tmma */
+            gpu.neural_fp16_flops_per_cycle_per_core = 256.0 * gpu.schedulers_per_core;
+        gpu.op[ISA_OP_TMMA] = sim_gpu_tensor_timing(&gpu);
+        assert_int_equal(gpu.op[ISA_OP_TMMA].latency, neural ? 10 : 20);
+        assert_int_equal(gpu.op[ISA_OP_TMMA].interval, neural ? 4 : 16);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            uint64_t want = neural ? cases[i].neural : cases[i].alu;
+            uint64_t d = body_cycles(&gpu, cases[i].body, 50) -
+                         body_cycles(&gpu, cases[i].body, 25);
+            if (d != 25 * want)
+                fail_msg("%s (%s): %llu cycles for 25 more, want %llu", cases[i].body,
+                         neural ? "neural accelerator" : "ALUs", (unsigned long long)d,
+                         (unsigned long long)(25 * want));
+        }
+    }
+}
+
 /* ---- independent work: one issue per cycle per scheduler ---------------------------------- */
 
 static void test_throughput(void **state)
@@ -922,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_dependent_chain),
         cmocka_unit_test(test_dependence_in_every_place),
         cmocka_unit_test(test_matrix_on_fp32_pipe),
+        cmocka_unit_test(test_tensor_pipe),
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_wait_and_idle_skip),
         cmocka_unit_test(test_tg_port_without_lanes),

@@ -109,6 +109,8 @@ static void test_m1_equals_builtin(void **state)
     assert_true(a->dram_bytes_per_second == b->dram_bytes_per_second);
 }
 
+static char *edit(const char *from, const char *to, size_t mark, uint32_t *line, uint32_t *col);
+
 static void test_m5_keeps_neural_accelerator(void **state)
 {
     (void)state;
@@ -116,8 +118,23 @@ static void test_m5_keeps_neural_accelerator(void **state)
     UtilError err;
     assert_true(ui_gpu_load("sim/gpus/m5.yaml", &g, &err));
     assert_true(g.config.neural_fp16_flops_per_cycle_per_core == 1024);
+    /* the tensor class follows from it: 1024 FLOPs a tmma at 256 a scheduler, 4 cycles;
+     * latency those 4 and ffma32's 6 */
+    assert_int_equal(g.config.op[ISA_OP_TMMA].interval, 4);
+    assert_int_equal(g.config.op[ISA_OP_TMMA].latency, 10);
     assert_true(ui_gpu_load("sim/gpus/m1.yaml", &g, &err));
     assert_true(g.config.neural_fp16_flops_per_cycle_per_core == 0);
+    /* without one, tensor ops take the matrix class's timing (on the ALUs) */
+    assert_int_equal(g.config.op[ISA_OP_TMMA].interval, g.config.op[ISA_OP_MMA32].interval);
+    assert_int_equal(g.config.op[ISA_OP_TMMA].latency, g.config.op[ISA_OP_MMA32].latency);
+    /* a config may give the tensor class itself */
+    uint32_t line, col;
+    char *text = edit("  barrier:", "  tensor: {latency: 7, interval: 3}\n  barrier:", 0, &line,
+                      &col);
+    assert_true(ui_gpu_parse(text, strlen(text), "t.yaml", &g, &err));
+    assert_int_equal(g.config.op[ISA_OP_TMMA].latency, 7);
+    assert_int_equal(g.config.op[ISA_OP_TMMA].interval, 3);
+    free(text);
 }
 
 /* ---- errors ----------------------------------------------------------------------------------- */

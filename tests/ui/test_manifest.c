@@ -582,6 +582,89 @@ static void test_bad_bindings(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Tensor arguments: extents (columns, rows) and row_pitch size the buffer and reach the
+ * kernel with it; what is wrong with them names the line. */
+static void test_bind_tensors(void **state)
+{
+    Fixture *f = *state;
+    UtilError err;
+    IsaProgram *tensor_kernel = isa_assemble(".kernel k\n.regs 4\n.arg t, device, u0, tensor\n"
+                                             ".arg b, device, u5\n    stop\n", "k.s", &err);
+    assert_non_null(tensor_kernel);
+    assert_int_equal(tensor_kernel->args[0].tensor_rank, 2);
+    IsaProgram *plain = f->program;
+    f->program = tensor_kernel;
+    static const char *const head = "kernel: k.s\ngrid: [8]\nthreadgroup: [8]\nargs:\n"
+                                    "  b: {type: int, count: 1}\n";
+    char text[512];
+    UiManifest *m;
+    UiBound b;
+    snprintf(text, sizeof text, "%s  t: {type: half, extents: [3, 2], row_pitch: 4}\n", head);
+    if (!bind_text(f, text, &m, &b, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(b.device->buffers[b.bindings[0].buffer].size, 4 * 2 * 2);
+    assert_int_equal(b.bindings[0].tensor[0], 3);
+    assert_int_equal(b.bindings[0].tensor[1], 2);
+    assert_int_equal(b.bindings[0].tensor[2], 4);
+    ui_bound_free(&b);
+    ui_manifest_free(m);
+    snprintf(text, sizeof text, "%s  t: {type: float, extents: [3, 2], count: 7}\n", head);
+    if (!bind_text(f, text, &m, &b, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(b.device->buffers[b.bindings[0].buffer].size, 7 * 4);
+    assert_int_equal(b.bindings[0].tensor[2], 3); /* the pitch defaults to the columns */
+    ui_bound_free(&b);
+    ui_manifest_free(m);
+    static const struct {
+        const char *arg, *where, *what;
+    } bad[] = {
+        {"  t: {type: float, count: 6}\n", "t.yaml:6:3: error: ",
+         "expected extents: [columns, rows] for tensor argument 't'"},
+        {"  t: {type: float, extents: [3, 2], count: 5}\n", "t.yaml:6:44: error: ",
+         "expected a count of at least 6 for a tensor of 3 x 2 elements"},
+        {"  t: {type: float, extents: [3, 2], row_pitch: 2}\n", "t.yaml:6:48: error: ",
+         "row_pitch: elements from one row to the next, at least the columns"},
+        {"  t: {type: float, extents: [3]}\n", "t.yaml:6:29: error: ",
+         "expected extents: [columns, rows]"},
+        {"  t: {type: float, extents: [3, 0]}\n", "t.yaml:6:33: error: ",
+         "an extent from 1 to 2^24"},
+        {"  t: {type: float, row_pitch: 4}\n", "t.yaml:6:31: error: ",
+         "row_pitch: belongs to a tensor argument"},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", head, bad[i].arg);
+        UiBound bb = {0};
+        m = NULL;
+        bool ok = bind_text(f, text, &m, &bb, &err);
+        ui_bound_free(&bb);
+        ui_manifest_free(m);
+        if (ok)
+            fail_msg("case %zu was accepted:\n%s", i, text);
+        if (!strstr(err.message, bad[i].where) || !strstr(err.message, bad[i].what)) {
+            print_message("case %zu: expected '%s...%s', got:\n%s\n", i, bad[i].where,
+                          bad[i].what, err.message);
+            failures++;
+        }
+    }
+    /* extents on a plain buffer */
+    f->program = plain;
+    snprintf(text, sizeof text, "kernel: k.s\ngrid: [8]\nthreadgroup: [8]\nargs:\n"
+             "  a: {type: int, count: 4, extents: [2, 2]}\n  v: {type: float, count: 4}\n"
+             "  n: {type: uint, value: 1}\n  s: {bytes: 64}\n");
+    UiBound bb = {0};
+    m = NULL;
+    assert_false(bind_text(f, text, &m, &bb, &err));
+    ui_bound_free(&bb);
+    ui_manifest_free(m);
+    if (!strstr(err.message, "t.yaml:5:37: error: extents: belongs to tensor arguments")) {
+        print_message("plain buffer: got %s\n", err.message);
+        failures++;
+    }
+    isa_program_free(tensor_kernel);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_caret),
         cmocka_unit_test_setup_teardown(test_bind_buffers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bindings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bind_tensors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
