@@ -8,9 +8,10 @@
  * type, and whose increment is ++, -- or += / -= a constant; whose body does not write the
  * counter or take its address, holds no loop but loops that qualify themselves (a nest of
  * small loops unrolls whole, the inner ones as the outer one's body is generated), no
- * break, continue or return, no call of a user function (inlined, so copied per step) and no
- * local that would live in memory (a stack slot per step); and which runs 1 to MAX_TRIPS
- * times, MAX_NODES syntax nodes in all once unrolled. `#pragma nounroll` (or unroll(1), or
+ * break, continue or return, no local that would live in memory (a stack slot per step),
+ * and calls only of small functions without loops (inlined: a copy per step, counted in);
+ * and which runs 1 to MAX_TRIPS times, MAX_NODES syntax nodes in all once unrolled. The
+ * bound may be a local never written after a constant initializer. `#pragma nounroll` (or unroll(1), or
  * clang loop unroll(disable)) before a loop keeps it as written (the preprocessor marks its
  * token).
  *
@@ -47,6 +48,10 @@ static bool small_const(LangNode *n, int64_t *out)
         n = n->lhs;
     if (n && n->kind == LND_VAR && n->var->kind == LVAR_CONSTANT && n->var->init)
         return small_const(n->var->init, out);
+    /* a local never written after a constant initializer (`auto n = ct.get_capacity();`) */
+    if (n && n->kind == LND_VAR && n->var->kind == LVAR_LOCAL && !n->var->written &&
+        n->var->decl_init && n->var->decl_init != n)
+        return small_const(n->var->decl_init, out);
     if (!n || n->kind != LND_NUM || n->is_float || n->ival >= (1ull << 31))
         return false;
     *out = (int64_t)n->ival;
@@ -60,6 +65,8 @@ static bool is_var(const LangNode *n, const LangVar *v)
 
 /* Counts the nodes of the statements or expressions from n on (through next); false when
  * one writes v, takes its address, or leaves the loop early. */
+static bool callee_ok(const LangFunction *f, const LangVar *v, int *nodes, int depth);
+
 static bool body_ok(const LangNode *n, const LangVar *v, int *nodes)
 {
     for (; n; n = n->next) {
@@ -67,9 +74,12 @@ static bool body_ok(const LangNode *n, const LangVar *v, int *nodes)
             return false;
         switch (n->kind) {
         case LND_BREAK: case LND_CONTINUE: case LND_RETURN:
-        case LND_CALL: /* inlined: a copy of the callee per step, uncounted here */
         case LND_DO:
             return false;
+        case LND_CALL: /* inlined: a copy of the callee per step, counted as such */
+            if (!callee_ok(n->func, v, nodes, 0))
+                return false;
+            break;
         case LND_FOR: { /* only a loop that unrolls itself, its body counted once a step */
             UnrollPlan inner;
             int own = 0; /* and that leaves this loop's counter alone */
@@ -102,6 +112,42 @@ static bool body_ok(const LangNode *n, const LangVar *v, int *nodes)
             return false;
     }
     return true;
+}
+
+/* A function a body calls, inlined once a step: small, and without loops of its own or
+ * locals in memory; returns are its own. Calls inside it are counted the same way. */
+static bool callee_stmts_ok(const LangNode *n, const LangVar *v, int *nodes, int depth)
+{
+    for (; n; n = n->next) {
+        if (++*nodes > MAX_NODES)
+            return false;
+        switch (n->kind) {
+        case LND_FOR: case LND_DO: case LND_SWITCH: case LND_BREAK: case LND_CONTINUE:
+            return false;
+        case LND_CALL:
+            if (!callee_ok(n->func, v, nodes, depth + 1))
+                return false;
+            break;
+        case LND_DECL:
+            if (n->var && (n->var->address_taken || n->var->kind == LVAR_THREADGROUP ||
+                           cg_leaf_count(n->var->type) > 64))
+                return false;
+            break;
+        default:
+            break;
+        }
+        const LangNode *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->body,
+                                  n->args};
+        for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+            if (!callee_stmts_ok(kids[i], v, nodes, depth))
+                return false;
+    }
+    return true;
+}
+
+static bool callee_ok(const LangFunction *f, const LangVar *v, int *nodes, int depth)
+{
+    return f && f->body && depth < 8 && callee_stmts_ok(f->body, v, nodes, depth);
 }
 
 /* The counter's value after `trips` steps, in its type (32 bits, signed or not). */

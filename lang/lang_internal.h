@@ -322,6 +322,10 @@ struct LangVar {
     bool address_taken;     /* &x used, or an array indexed by a non-constant that is no
                              * unrolled loop's counter (codegen_unroll.c decides): in memory */
     bool dyn_indexed;       /* an array indexed by a non-constant somewhere */
+    LangNode *decl_init;    /* a local's initializer as declared, or NULL */
+    bool written;           /* assigned, incremented or its address taken after its
+                             * declaration (so a local with a constant decl_init and not
+                             * written holds that constant: codegen_unroll.c) */
     int tg_offset;          /* LVAR_THREADGROUP: byte offset in static threadgroup memory */
     int id;                 /* unique per unit */
 };

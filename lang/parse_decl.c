@@ -643,6 +643,31 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
     v->attr_index = va->index;
 }
 
+/* Marks every variable the statements or expressions from n on (through next) assign,
+ * increment or take the address of (LangVar.written). */
+static void mark_written(LangNode *n, int depth)
+{
+    if (depth > 2 * LANG_P_MAX_DEPTH)
+        return; /* deeper than the parser allows: nothing to find */
+    for (; n; n = n->next) {
+        switch (n->kind) {
+        case LND_ASSIGN: case LND_PRE_INC: case LND_PRE_DEC: case LND_POST_INC:
+        case LND_POST_DEC: case LND_ADDR: {
+            LangVar *v = lang_p_root_var(n->lhs);
+            if (v)
+                v->written = true;
+            break;
+        }
+        default:
+            break;
+        }
+        LangNode *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
+                            n->args, n->kind == LND_SWITCH ? n->case_next : NULL};
+        for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+            mark_written(kids[i], depth + 1);
+    }
+}
+
 /* Two arguments on one buffer or threadgroup index are an error; arguments without an
  * index get the next free one, as Metal assigns them. */
 static void assign_indices(LangParser *p, LangFunction *f)
@@ -793,6 +818,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     p->loop_depth = p->switch_depth = 0;
     long nodes_before = p->num_nodes;
     f->body = lang_p_compound(p, open);
+    mark_written(f->body, 0);
     LangFnSize *size = lang_alloc(ctx, sizeof *size);
     *size = (LangFnSize){.next = p->sizes, .fn = f, .nodes = p->num_nodes - nodes_before,
                          .inlined = -1};

@@ -324,6 +324,7 @@ LangNode *lang_p_local_decl(LangParser *p)
         v->space = is_tg ? LAS_THREADGROUP : LAS_THREAD;
         if (ty->is_const && init)
             v->init = init;
+        v->decl_init = init;
         if (is_tg) {
             int align = ty->align ? ty->align : 1;
             p->tg_bytes = (p->tg_bytes + align - 1) / align * align;

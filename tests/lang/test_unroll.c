@@ -74,6 +74,8 @@ static void expect_loops(const char *body, int loops)
     char src[2048];
     snprintf(src, sizeof src,
              "uint twice(uint x) { return 2 * x; }\n"
+             "uint sum_to(uint x) { uint s = 0; for (uint j = 0; j < x; j++) s += j; "
+             "return s; }\n"
              "kernel void k(device uint *out [[buffer(0)]], constant uint &n [[buffer(1)]],\n"
              "              uint i [[thread_position_in_grid]]) {\n"
              "    uint a = i;\n"
@@ -106,8 +108,15 @@ static void test_loops_left_alone(void **state)
     expect_loops("    for (uint k = 0; k < 8; k++) { thread uint *p = &k; a += *p; }", 1);
     /* a counter declared outside the loop is still live after it */
     expect_loops("    uint k;\n    for (k = 0; k < 8; k++) a += k;\n    a += k;", 1);
-    /* a call (inlined) and a local that lives in memory would be copied per step */
-    expect_loops("    for (uint k = 0; k < 8; k++) a += twice(k);", 1);
+    /* a call of a function with a loop (inlined, the loop copied per step) and a local that
+     * lives in memory would be copied per step; a small function without loops is fine */
+    expect_loops("    for (uint k = 0; k < 8; k++) a += sum_to(k);", 2);
+    expect_loops("    for (uint k = 0; k < 8; k++) a += twice(k);", 0);
+    /* the bound: a local never written after a constant initializer, but not one that is */
+    expect_loops("    uint m = 8;\n    for (uint k = 0; k < m; k++) a += k;", 0);
+    expect_loops("    uint m = 8;\n    m += a & 1;\n    for (uint k = 0; k < m; k++) a += k;", 1);
+    expect_loops("    uint m = 8;\n    thread uint *pm = &m;\n    *pm = a;\n"
+                 "    for (uint k = 0; k < m; k++) a += k;", 1);
     expect_loops("    for (uint k = 0; k < 8; k++) { uint t[80]; t[a % 80] = k; a += t[k]; }", 1);
     /* a condition not on the counter itself, and a loop that never runs */
     expect_loops("    for (uint k = 0; k + 1 < 8; k++) a += k;", 1);
@@ -157,6 +166,52 @@ static uint32_t arrays_ref(const uint32_t *in, uint32_t i, bool dyn)
         for (uint32_t c = 0; c < 3; c++)
             a = a * 7u + acc[r][c];
     return a + (dyn ? v[i % 4] : 0);
+}
+
+/* A helper called in an unrolled loop (its returns its own, inlined per step), with the
+ * bound in a local, and an array the helper's result indexes into: computed as C does. */
+static uint32_t bump(uint32_t x, uint32_t k)
+{
+    if (x > 100u)
+        return x - k;
+    return x + k * 3u;
+}
+
+static void test_calls_in_unrolled_loops(void **state)
+{
+    (void)state;
+    const char *src =
+        "uint bump(uint x, uint k) { if (x > 100u) return x - k; return x + k * 3u; }\n"
+        "kernel void k(device const uint *in [[buffer(0)]], device uint *out [[buffer(1)]],\n"
+        "              uint i [[thread_position_in_grid]]) {\n"
+        "    uint a = in[i];\n"
+        "    uint v[6];\n"
+        "    auto m = 6;\n"
+        "    for (int k = 0; k < m; k++) {\n"
+        "        a = bump(a, (uint)k);\n"
+        "        v[k] = a;\n"
+        "    }\n"
+        "    for (int k = 0; k < 6; k++) a += v[k] * (uint)k;\n"
+        "    out[i] = a;\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    CH_EXPECT(h.prog, ch_count(h.prog, ISA_OP_JMP_EXEC_ANY) == 0);
+    CH_EXPECT(h.prog, h.prog->stack_bytes == 0); /* v stays in registers */
+    uint32_t *in = ch_buf(&h, 0, N * 4);
+    uint32_t *out = ch_buf(&h, 1, N * 4);
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = input(i) % 200u;
+    ch_run(&h, N, 32);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t a = in[i], v[6];
+        for (uint32_t k = 0; k < 6; k++)
+            v[k] = a = bump(a, k);
+        for (uint32_t k = 0; k < 6; k++)
+            a += v[k] * k;
+        CH_IEQ(out[i], a, i);
+    }
+    h_free(&h);
 }
 
 static void test_arrays_in_registers(void **state)
@@ -329,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_counting_shape),
         cmocka_unit_test(test_loops_left_alone),
+        cmocka_unit_test(test_calls_in_unrolled_loops),
         cmocka_unit_test(test_arrays_in_registers),
         cmocka_unit_test(test_nounroll_pragmas),
         cmocka_unit_test(test_unrolled_in_divergent_code),
