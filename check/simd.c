@@ -236,21 +236,25 @@ static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *
     uint32_t lane = (uint32_t)__builtin_ctz(~exec);
     CheckFinding f;
     uint32_t line = divergence(c, sg, inst, (uint32_t)__builtin_ctz(exec), lane, &f);
+    /* tmma is what a tensor operation (matmul2d's run) compiles to */
+    const bool tensor = isa_ops[inst->op].op_class == ISA_CLASS_TENSOR;
+    const char *what = tensor ? "tensor operation (matmul2d run)" : "simdgroup matrix multiply";
     if (lane < sg->lanes) {
         snprintf(f.message, sizeof f.message,
-                 "simdgroup matrix multiply with %u of 32 lanes active: it reads every lane's "
-                 "elements, and lane %u is inactive (its elements are undefined)",
-                 util_popcount32(exec), lane);
+                 "%s with %u of 32 lanes active: it reads every lane's elements, and lane %u "
+                 "is inactive (its elements are undefined)",
+                 what, util_popcount32(exec), lane);
     } else {
         snprintf(f.message, sizeof f.message,
-                 "simdgroup matrix multiply in a SIMD-group of %u threads: it reads every "
-                 "lane's elements, and lane %u does not exist",
-                 sg->lanes, lane);
+                 "%s in a SIMD-group of %u threads: it reads every lane's elements, and lane "
+                 "%u does not exist",
+                 what, sg->lanes, lane);
     }
     snprintf(f.fix, sizeof f.fix,
-             "every thread of the SIMD-group must reach the simdgroup matrix call at line %u "
-             "together: move it outside the if, and launch whole SIMD-groups of 32 threads",
-             line);
+             "every thread of the %s must reach the %s at line %u together: move it outside "
+             "the if, and launch whole SIMD-groups of 32 threads",
+             tensor ? "execution scope" : "SIMD-group",
+             tensor ? "tensor operation" : "simdgroup matrix call", line);
     check_report(c->s, &f);
 }
 

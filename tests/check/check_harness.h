@@ -22,10 +22,19 @@ typedef struct Checked {
 /* Buffers named after their arguments, `bytes` each. */
 static inline void bind_all(Checked *c, uint64_t bytes)
 {
-    for (uint32_t i = 0; i < c->h.prog->num_args; i++)
-        if (c->h.prog->args[i].kind != ISA_ARG_THREADGROUP)
-            h_buffer(&c->h, i, c->h.prog->args[i].name, bytes,
-                     c->h.prog->args[i].kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE);
+    for (uint32_t i = 0; i < c->h.prog->num_args; i++) {
+        const IsaArg *a = &c->h.prog->args[i];
+        if (a->kind == ISA_ARG_THREADGROUP)
+            continue;
+        h_buffer(&c->h, i, a->name, bytes,
+                 a->kind == ISA_ARG_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_DEVICE);
+        if (a->tensor_rank) { /* 32 columns, as many rows as the buffer holds */
+            uint32_t elems = (uint32_t)(bytes / (a->elem_size ? a->elem_size : 4));
+            c->h.bind[i].tensor[0] = 32;
+            c->h.bind[i].tensor[1] = elems / 32;
+            c->h.bind[i].tensor[2] = 32;
+        }
+    }
 }
 
 static inline void run_checked_opts(Checked *c, uint32_t threads, uint32_t tg, const CheckOptions *o)

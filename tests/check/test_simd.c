@@ -149,6 +149,41 @@ static void test_matrix_multiply_in_partial_simdgroup(void **state)
     done(&c);
 }
 
+/* A tensor operation compiles to tmma, which reads every lane as mma32 does: run() in
+ * divergent code is reported as the tensor operation it is. */
+static void test_tensor_run_in_divergent_code(void **state)
+{
+    (void)state;
+    static const char *const src =
+        "using namespace metal; using namespace mpp::tensor_ops;\n"           /* 1 */
+        "kernel void k(tensor<device float, dextents<int, 2>> A,\n"           /* 2 */
+        "              tensor<device float, dextents<int, 2>> D,\n"           /* 3 */
+        "              uint lane [[thread_index_in_simdgroup]]) {\n"          /* 4 */
+        "    matmul2d<matmul2d_descriptor(16, 16, 8), execution_simdgroup> op;\n" /* 5 */
+        "    if (lane != 5)\n"                                                /* 6 */
+        "        op.run(A, A, D);\n"                                          /* 7 */
+        "}\n";
+    Checked c;
+    metal(&c, src, 32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE,
+                                 "tensor operation (matmul2d run) with 31 of 32 lanes active: it "
+                                 "reads every lane's elements, and lane 5 is inactive");
+    assert_int_equal(line_of(&c, &f->first), 7);
+    assert_int_equal(f->second.thread.lane, 5);
+    assert_non_null(strstr(f->fix, "every thread of the execution scope must reach the tensor "
+                                   "operation at line 7 together"));
+    done(&c);
+    /* all lanes: silent */
+    metal(&c, "using namespace metal; using namespace mpp::tensor_ops;\n"
+              "kernel void k(tensor<device float, dextents<int, 2>> A,\n"
+              "              tensor<device float, dextents<int, 2>> D) {\n"
+              "    matmul2d<matmul2d_descriptor(16, 16, 8), execution_simdgroup> op;\n"
+              "    op.run(A, A, D);\n"
+              "}\n", 32, 32);
+    expect_silent(&c);
+    done(&c);
+}
+
 static void test_matrix_multiply_all_lanes_is_silent(void **state)
 {
     (void)state;
@@ -336,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_matrix_multiply_in_divergent_code),
         cmocka_unit_test(test_matrix_multiply_in_partial_simdgroup),
         cmocka_unit_test(test_matrix_multiply_all_lanes_is_silent),
+        cmocka_unit_test(test_tensor_run_in_divergent_code),
         cmocka_unit_test(test_shuffle_down_reads_inactive_lane),
         cmocka_unit_test(test_broadcast_from_inactive_lane),
         cmocka_unit_test(test_quad_broadcast_from_inactive_lane),
