@@ -176,9 +176,11 @@ typedef struct SimStats {
     uint64_t stall_cycles[SIM_STALL_COUNT]; /* scheduler-cycles without an issue, by reason */
     MemLevelStats memory[MEM_LEVEL_COUNT];
     uint64_t tg_memory_accesses, tg_bank_conflict_cycles;
-    uint64_t flops;              /* float operations (fma = 2 per lane) */
+    uint64_t flops;              /* float operations on the ALUs (fma = 2 per lane) */
+    uint64_t tensor_flops;       /* on the neural accelerator (tmma where the GPU has one) */
     uint64_t dram_bytes;
     double flops_per_second, peak_flops_per_second;
+    double tensor_flops_per_second, peak_tensor_flops_per_second; /* 0 without one */
     double dram_bytes_per_second, peak_dram_bytes_per_second;
 } SimStats;
 

@@ -461,7 +461,7 @@ static inline __attribute__((always_inline)) void issue_tail(TimedRun *t, TCore 
             tg->sb[h[i]] = landed;
     }
     if (ti->flops)
-        t->flops += (uint64_t)ti->flops * (uint64_t)util_popcount32(mask);
+        t->flops[ti->flops_unit] += (uint64_t)ti->flops * (uint64_t)util_popcount32(mask);
     t->end = max64(t->end, max64(done, now + 1));
 
     if (UTIL_LIKELY(g->state == SIM_GROUP_RUNNING)) {

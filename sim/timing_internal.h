@@ -43,6 +43,7 @@ typedef struct TInst {
     uint8_t nwrite;      /* halves written */
     uint8_t ncheck;      /* halves written or read: all must be ready to issue */
     uint8_t flops;       /* float operations per active lane */
+    uint8_t flops_unit;  /* whose: 0 the ALUs, 1 the neural accelerator (TimedRun.flops) */
     uint8_t slot;        /* wait slot (ld_dev, wait) */
     uint8_t elems, esize;/* memory: elements per lane and bytes per element */
     uint8_t get_sr;      /* reads d->tg: that must be this SIMD-group's threadgroup */
@@ -177,7 +178,8 @@ typedef struct TimedRun {
     uint64_t end;                  /* last completion seen */
     SimGroup *stopped_group;       /* the one that met the budget */
     uint64_t iterations;
-    uint64_t flops, tg_accesses, tg_conflicts;
+    uint64_t flops[2];             /* float operations: ALUs, neural accelerator */
+    uint64_t tg_accesses, tg_conflicts;
     uint64_t stall[SIM_STALL_COUNT];
 } TimedRun;
 

@@ -117,6 +117,7 @@ void timing_precompute(TimedRun *t)
             (pipe == ISA_CLASS_TENSOR && !(cfg->neural_fp16_flops_per_cycle_per_core > 0)))
             pipe = ISA_CLASS_FP32;
         ti->pipe = (uint8_t)pipe;
+        ti->flops_unit = pipe == ISA_CLASS_TENSOR; /* on the neural accelerator */
         ti->kind = (uint8_t)kind_of(op);
         ti->flops = flops_of(op);
         ti->get_sr = op == ISA_OP_GET_SR;
@@ -423,10 +424,13 @@ void timing_fill_stats(TimedRun *t)
     memcpy(st->memory, mem_hierarchy_stats(t->mem), sizeof st->memory);
     st->tg_memory_accesses = t->tg_accesses;
     st->tg_bank_conflict_cycles = t->tg_conflicts;
-    st->flops = t->flops;
+    st->flops = t->flops[0];
+    st->tensor_flops = t->flops[1];
     st->dram_bytes = st->memory[MEM_LEVEL_DRAM].bytes;
     st->flops_per_second = st->seconds > 0 ? (double)st->flops / st->seconds : 0;
     st->peak_flops_per_second = cfg->fp32_flops_per_cycle_per_core * cfg->cores * hz;
+    st->tensor_flops_per_second = st->seconds > 0 ? (double)st->tensor_flops / st->seconds : 0;
+    st->peak_tensor_flops_per_second = cfg->neural_fp16_flops_per_cycle_per_core * cfg->cores * hz;
     st->dram_bytes_per_second = st->seconds > 0 ? (double)st->dram_bytes / st->seconds : 0;
     st->peak_dram_bytes_per_second = cfg->dram_bytes_per_second;
 }

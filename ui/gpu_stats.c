@@ -202,6 +202,14 @@ static void text_timed(FILE *out, const SimResult *r, const UiGpu *gpu)
     fprintf(out, "%s of %s peak (%.1f%%), %s FLOPs\n",
             scaled(s->flops_per_second, "FLOP/s", a, sizeof a), scaled(pf, "FLOP/s", b, sizeof b),
             100.0 * ratio(s->flops_per_second, pf), grouped(s->flops, d, sizeof d));
+    if (s->peak_tensor_flops_per_second > 0) {
+        label(out, "tensor");
+        fprintf(out, "%s of %s peak (%.1f%%), %s FLOPs on the neural accelerator\n",
+                scaled(s->tensor_flops_per_second, "FLOP/s", a, sizeof a),
+                scaled(s->peak_tensor_flops_per_second, "FLOP/s", b, sizeof b),
+                100.0 * ratio(s->tensor_flops_per_second, s->peak_tensor_flops_per_second),
+                grouped(s->tensor_flops, d, sizeof d));
+    }
     label(out, "DRAM");
     fprintf(out, "%s of %s peak (%.1f%%), %s bytes\n",
             scaled(s->dram_bytes_per_second, "B/s", a, sizeof a), scaled(pd, "B/s", b, sizeof b),
@@ -290,6 +298,9 @@ static void json_timed(FILE *out, const SimResult *r, const UiGpu *gpu)
     json_double(out, "flops_per_second", s->flops_per_second);
     json_double(out, "peak_flops_per_second", pf);
     json_double(out, "flops_percent_of_peak", 100.0 * ratio(s->flops_per_second, pf));
+    json_u64(out, "tensor_flops", s->tensor_flops);
+    json_double(out, "tensor_flops_per_second", s->tensor_flops_per_second);
+    json_double(out, "peak_tensor_flops_per_second", s->peak_tensor_flops_per_second);
     json_u64(out, "dram_bytes", s->dram_bytes);
     json_double(out, "dram_bytes_per_second", s->dram_bytes_per_second);
     json_double(out, "peak_dram_bytes_per_second", pd);

@@ -226,6 +226,15 @@ static void test_tensor_pipe(void **state)
                          neural ? "neural accelerator" : "ALUs", (unsigned long long)d,
                          (unsigned long long)(25 * want));
         }
+        /* 1024 flops a tmma: the neural accelerator's where there is one, else the ALUs' */
+        Run r;
+        char *t = alternating_chain("tmma r4, r2, r2, r6", "tmma r8, r2, r2, r6", 10);
+        run_kernel(&r, t, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
+        assert_int_equal(r.res.stats.tensor_flops, neural ? 10 * 1024 : 0);
+        assert_int_equal(r.res.stats.flops, neural ? 0 : 10 * 1024);
+        assert_true((r.res.stats.peak_tensor_flops_per_second > 0) == (neural != 0));
+        run_free(&r);
+        free(t);
     }
 }
 
