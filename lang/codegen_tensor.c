@@ -72,16 +72,17 @@ static IsaOperand load(LangCg *cg, const Tensor *t, IsaOperand x, IsaOperand y, 
         IsaOperand e = cg_load_addr(cg, &a, t->elem).c[0];
         return as_f32 ? cg_matrix_f32(cg, e, t->elem) : e;
     }
-    int width = as_f32 ? 32 : cg_width_of(t->elem);
+    /* 0, then the load in the lanes inside: the value is not read in the guard, so the loads
+     * of a k-step all issue before the first wait */
+    int width = cg_width_of(t->elem);
     IsaOperand v = lang_cg_new_vreg(cg, width);
     cg_mov(cg, v, lang_cg_imm(0), width);
     int skip;
     cg_if_cmp_begin(cg, ISA_OP_IF_ICMP, ISA_COND_NE, in_bounds(cg, t, x, y), lang_cg_imm(0),
                     &skip);
-    IsaOperand e = cg_load_addr(cg, &a, t->elem).c[0];
-    cg_mov(cg, v, as_f32 ? cg_matrix_f32(cg, e, t->elem) : e, width);
+    cg_load_into(cg, &a, t->elem, v);
     cg_if_end(cg, skip);
-    return v;
+    return as_f32 ? cg_matrix_f32(cg, v, t->elem) : v;
 }
 
 /* Stores value (of t's element type) at (x, y) when inside the extents. */
