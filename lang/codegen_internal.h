@@ -133,9 +133,10 @@ CgLval *cg_lval(LangCg *cg, LangNode *node);
 CgVal cg_load(LangCg *cg, CgLval *lv);
 void cg_store(LangCg *cg, CgLval *lv, CgVal v);
 CgVal cg_load_addr(LangCg *cg, CgAddr *a, LangType *ty);
-/* Loads one scalar into the register dst, which keeps its value in lanes that do not run
- * the load (a guarded load: the wait comes before dst's first use, after the guard). */
-void cg_load_into(LangCg *cg, CgAddr *a, LangType *scalar, IsaOperand dst);
+/* Loads n consecutive scalars into dst and the vregs after it (consecutive ids), which keep
+ * their values in lanes that do not run the load (a guarded load: the wait comes before
+ * their first use, after the guard). */
+void cg_load_into(LangCg *cg, CgAddr *a, LangType *scalar, int n, IsaOperand dst);
 void cg_store_addr(LangCg *cg, CgAddr *a, LangType *ty, CgVal v);
 void cg_copy_into(LangCg *cg, IsaOperand *dst, LangType *ty, CgVal v);
 IsaOperand cg_mov(LangCg *cg, IsaOperand dst, IsaOperand src, int width);

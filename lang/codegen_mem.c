@@ -219,9 +219,9 @@ CgVal cg_load_addr(LangCg *cg, CgAddr *a, LangType *ty)
     return v;
 }
 
-void cg_load_into(LangCg *cg, CgAddr *a, LangType *scalar, IsaOperand dst)
+void cg_load_into(LangCg *cg, CgAddr *a, LangType *scalar, int n, IsaOperand dst)
 {
-    mem_op(cg, false, a, 0, fmt_of(scalar), 1, dst);
+    mem_op(cg, false, a, 0, fmt_of(scalar), n, dst);
 }
 
 void cg_store_addr(LangCg *cg, CgAddr *a, LangType *ty, CgVal v)

@@ -80,9 +80,39 @@ static IsaOperand load(LangCg *cg, const Tensor *t, IsaOperand x, IsaOperand y, 
     int skip;
     cg_if_cmp_begin(cg, ISA_OP_IF_ICMP, ISA_COND_NE, in_bounds(cg, t, x, y), lang_cg_imm(0),
                     &skip);
-    cg_load_into(cg, &a, t->elem, v);
+    cg_load_into(cg, &a, t->elem, 1, v);
     cg_if_end(cg, skip);
     return as_f32 ? cg_matrix_f32(cg, v, t->elem) : v;
+}
+
+/* Elements (x, y) and (x + 1, y), neighbours in memory, into v[0], v[1] (raw, 0 outside the
+ * extents): one two-element load where both are inside, one for x alone where only it is. */
+static void load_neighbours(LangCg *cg, const Tensor *t, IsaOperand x, IsaOperand y,
+                            IsaOperand v[2])
+{
+    CgAddr a = element_addr(cg, t, x, y);
+    int width = cg_width_of(t->elem);
+    v[0] = lang_cg_new_vreg(cg, width);
+    v[1] = lang_cg_new_vreg(cg, width); /* consecutive: the two-element load's registers */
+    if (t->unchecked) {
+        cg_load_into(cg, &a, t->elem, 2, v[0]);
+        return;
+    }
+    cg_mov(cg, v[0], lang_cg_imm(0), width);
+    cg_mov(cg, v[1], lang_cg_imm(0), width);
+    IsaOperand row_ok = icmpsel(cg, ISA_COND_ULT, y, t->e[1], lang_cg_imm(1), lang_cg_imm(0));
+    IsaOperand x1 = add(cg, x, 1);
+    int skip;
+    cg_if_cmp_begin(cg, ISA_OP_IF_ICMP, ISA_COND_NE,
+                    icmpsel(cg, ISA_COND_ULT, x1, t->e[0], row_ok, lang_cg_imm(0)),
+                    lang_cg_imm(0), &skip);
+    cg_load_into(cg, &a, t->elem, 2, v[0]);
+    cg_if_end(cg, skip);
+    cg_if_cmp_begin(cg, ISA_OP_IF_ICMP, ISA_COND_NE,
+                    icmpsel(cg, ISA_COND_EQ, x1, t->e[0], row_ok, lang_cg_imm(0)),
+                    lang_cg_imm(0), &skip);
+    cg_load_into(cg, &a, t->elem, 1, v[0]);
+    cg_if_end(cg, skip);
 }
 
 /* Stores value (of t's element type) at (x, y) when inside the extents. */
@@ -218,17 +248,25 @@ static void start(LangCg *cg, const LangTensor *op, const Layout *L, IsaOperand 
     }
 }
 
-/* This lane's pair of an 8x8 block of A (rows i.., columns k..) or B (rows k.., columns
- * j..), reading the tensor transposed when its descriptor says so. */
-static IsaOperand operand_pair(LangCg *cg, const Tensor *t, IsaOperand row, IsaOperand col,
-                               bool transposed)
+/* This lane's two elements of an 8x8 block of A (row `row`, columns col and col + 1) or B
+ * (the same of B), raw: neighbours in memory, or in two rows when the tensor holds the
+ * operand transposed. */
+static void operand_elements(LangCg *cg, const Tensor *t, IsaOperand row, IsaOperand col,
+                             bool transposed, IsaOperand h[2])
 {
-    IsaOperand h[2];
-    for (int k = 0; k < 2; k++) {
-        IsaOperand c = add(cg, col, k);
-        h[k] = transposed ? load(cg, t, row, c, true) : load(cg, t, c, row, true);
+    if (!transposed) {
+        load_neighbours(cg, t, col, row, h);
+        return;
     }
-    return cg_emit3(cg, ISA_OP_MKPAIR, 64, h[0], h[1]);
+    for (int k = 0; k < 2; k++)
+        h[k] = load(cg, t, row, add(cg, col, k), false);
+}
+
+/* The pair register of two raw elements, as f32. */
+static IsaOperand pair_of(LangCg *cg, const Tensor *t, const IsaOperand h[2])
+{
+    return cg_emit3(cg, ISA_OP_MKPAIR, 64, cg_matrix_f32(cg, h[0], t->elem),
+                    cg_matrix_f32(cg, h[1], t->elem));
 }
 
 static void run(LangCg *cg, LangNode *node)
@@ -253,6 +291,7 @@ static void run(LangCg *cg, LangNode *node)
     int blocks = L.bm * L.bn;
     IsaOperand *acc = lang_alloc(cg->ctx, (size_t)blocks * sizeof *acc);
     IsaOperand *a = lang_alloc(cg->ctx, (size_t)(L.bm + L.bn) * sizeof *a), *b = a + L.bm;
+    IsaOperand *raw = lang_alloc(cg->ctx, (size_t)(L.bm + L.bn) * 2 * sizeof *raw);
     start(cg, &op, &L, acc, to_coop ? &coop : NULL, &D);
     /* k: the descriptor's, or the left operand's extent along it */
     IsaOperand K = op.k >= 0 ? lang_cg_imm((uint32_t)op.k)
@@ -263,13 +302,18 @@ static void run(LangCg *cg, LangNode *node)
     cg_loop_begin(cg, &loop, ISA_COND_SLT, k0, K);
     IsaOperand kc = cg_emit3(cg, ISA_OP_IADD, 32, k0, L.c), kr = cg_emit3(cg, ISA_OP_IADD, 32,
                                                                          k0, L.r);
+    /* every load of the step first, then the pairs: one wait for them all */
     for (int i = 0; i < L.bm; i++) /* A: row i*8 + r of the part, columns k0 + c, + 1 */
-        a[i] = operand_pair(cg, &A, cg_emit3(cg, ISA_OP_IADD, 32, L.row0, add(cg, L.r, i * 8)),
-                            kc, op.transpose_left);
+        operand_elements(cg, &A, cg_emit3(cg, ISA_OP_IADD, 32, L.row0, add(cg, L.r, i * 8)),
+                         kc, op.transpose_left, raw + 2 * i);
     for (int j = 0; j < L.bn; j++) /* B: row k0 + r, columns j*8 + c of the part, + 1 */
-        b[j] = operand_pair(cg, &B, kr, cg_emit3(cg, ISA_OP_IADD, 32, L.col0,
-                                                 add(cg, L.c, j * 8)),
-                            op.transpose_right);
+        operand_elements(cg, &B, kr, cg_emit3(cg, ISA_OP_IADD, 32, L.col0,
+                                              add(cg, L.c, j * 8)),
+                         op.transpose_right, raw + 2 * (L.bm + j));
+    for (int i = 0; i < L.bm; i++)
+        a[i] = pair_of(cg, &A, raw + 2 * i);
+    for (int j = 0; j < L.bn; j++)
+        b[j] = pair_of(cg, &B, raw + 2 * (L.bm + j));
     for (int i = 0; i < L.bm; i++)
         for (int j = 0; j < L.bn; j++) {
             IsaInst *in = lang_cg_emit(cg, ISA_OP_TMMA);
