@@ -516,6 +516,21 @@ static uint32_t pc_at(const IsaProgram *p, uint32_t index)
 
 /* How leaf k of a value of type ty is written in source: `.y`, `[2]`, `.pos.x`; "" for a
  * scalar (leaves in cg_leaf_count's order). */
+/* How the debugger names a tensor type's hidden members (parse_tensor.c): a cooperative
+ * tensor's elements as the kernel indexes them (`ct[3]`), a tensor's parts by what they are. */
+static const char *member_label(const LangType *st, const LangMember *m)
+{
+    static const char *const hidden[][2] = {
+        {"__e", ""}, {"__data", ".data"}, {"__e0", ".columns"}, {"__e1", ".rows"},
+        {"__s1", ".row_pitch"},
+    };
+    if (st->tensor && m->name)
+        for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
+            if (!strcmp(m->name, hidden[i][0]))
+                return hidden[i][1];
+    return NULL;
+}
+
 static void leaf_path(const LangType *ty, uint32_t k, char *out, size_t size)
 {
     out[0] = 0;
@@ -539,8 +554,10 @@ static void leaf_path(const LangType *ty, uint32_t k, char *out, size_t size)
                 k -= each;
                 continue;
             }
-            int n = snprintf(out, size, ".%s", m->name ? m->name : "?");
-            if (n > 0 && (size_t)n < size)
+            const char *label = member_label(ty, m);
+            int n = label ? snprintf(out, size, "%s", label)
+                          : snprintf(out, size, ".%s", m->name ? m->name : "?");
+            if (n >= 0 && (size_t)n < size)
                 leaf_path(m->type, k, out + n, size - (size_t)n);
             return;
         }
@@ -620,7 +637,8 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
         loc->kind = w == 16 ? ISA_OPD_R16 : w == 64 ? ISA_OPD_R64 : ISA_OPD_R32;
         loc->index = (uint16_t)(w == 16 ? ra->half[v] : ra->half[v] / 2);
         loc->name = util_strdup(name);
-        loc->type_name = util_strdup(elem && elem->name ? elem->name : "?");
+        loc->type_name = util_strdup(!elem ? "?" : elem->name ? elem->name
+                                               : lang_type_name(ctx, elem)); /* pointers */
         prog->num_vars++;
     }
 }

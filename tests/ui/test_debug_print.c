@@ -173,12 +173,34 @@ static void test_struct_paths(void **state)
     free(out);
 }
 
+/* Tensor types' parts by what they are: a slice's extents and pitch, a cooperative
+ * tensor's elements as the kernel indexes them (the seed's 96 x 76 A: the first tile's slice
+ * of it has 76 columns and 64 rows). */
+static void test_tensor_paths(void **state)
+{
+    (void)state;
+    char *out;
+    int status = debug("tests/seed/tensor_matmul_relu.yaml", "",
+                       "break 35\ncontinue\nprint sliceA.rows\nprint sliceA\nbreak 41\n"
+                       "continue\nprint cooperativeTensor[3]\n", &out);
+    assert_int_equal(status, 0);
+    expect_in(out, "(lockstep) print sliceA.rows\nsliceA.rows (int, r", out);
+    expect_in(out, "  lanes  0-7 : 64 64 64 64 64 64 64 64\n", out);
+    expect_in(out, "sliceA.data (device half*, r", out);
+    expect_in(out, "sliceA.columns (int, r", out);
+    expect_in(out, "  lanes 24-31: 76 76 76 76 76 76 76 76\nsliceA.rows (int, r", out);
+    expect_in(out, "  lanes 24-31: 64 64 64 64 64 64 64 64\nsliceA.row_pitch (int, r", out);
+    expect_in(out, "(lockstep) print cooperativeTensor[3]\ncooperativeTensor[3] (half, r", out);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_matrix_print),
         cmocka_unit_test(test_struct_paths),
+        cmocka_unit_test(test_tensor_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
