@@ -92,6 +92,7 @@
     B(SIMDGROUP_FILLED, "make_filled_simdgroup_matrix<>", 1, 1, "simdgroup_matrix") \
     B(SIMDGROUP_DIAGONAL, "simdgroup_matrix<>", 1, 1, "simdgroup_matrix") \
     /* Metal 4 tensor operations: member functions, made by parse_tensor.c */ \
+    B(TENSOR_MAKE, "tensor<>", 3, 3, "MPP") \
     B(TENSOR_SLICE, "tensor.slice", 3, 3, "MPP") \
     B(TENSOR_RUN, "matmul2d.run", 4, 4, "MPP") \
     B(TENSOR_LOAD, "cooperative_tensor.load", 2, 2, "MPP") \
@@ -114,7 +115,7 @@ static inline int lang_builtin_is_matrix(int id)
 /* The tensor operations (parse_tensor.c types them, codegen_tensor.c lowers them). */
 static inline int lang_builtin_is_tensor(int id)
 {
-    return id >= LANG_BI_TENSOR_SLICE && id <= LANG_BI_TENSOR_STORE;
+    return id >= LANG_BI_TENSOR_MAKE && id <= LANG_BI_TENSOR_STORE;
 }
 
 #endif

@@ -341,9 +341,23 @@ static void run(LangCg *cg, LangNode *node)
         cg_store(cg, lv, out);
 }
 
+/* T(pointer, extents): dense, the row pitch its columns */
+static CgVal make(LangCg *cg, LangNode *node)
+{
+    LangNode *a = node->args;
+    CgVal r = cg_val_new(cg, node->type, 4);
+    r.c[0] = cg_expr(cg, a).c[0];
+    r.c[1] = cg_scalar(cg, a->next);
+    r.c[2] = cg_scalar(cg, a->next->next);
+    r.c[3] = r.c[1];
+    return r;
+}
+
 CgVal cg_tensor_builtin(LangCg *cg, LangNode *node)
 {
     switch (node->builtin) {
+    case LANG_BI_TENSOR_MAKE:
+        return make(cg, node);
     case LANG_BI_TENSOR_SLICE:
         return slice(cg, node);
     case LANG_BI_TENSOR_RUN:

@@ -212,6 +212,9 @@ LangNode *lang_p_tensor_primary(LangParser *p);
 /* a member function of a tensor type, at the "(" or "<" after its name */
 LangNode *lang_p_tensor_member(LangParser *p, LangNode *lhs, LangToken *name);
 LangNode *lang_p_tensor_elements(LangParser *p, LangNode *lhs); /* ct[...]: its elements */
+/* T(pointer, dextents<int, 2>(columns, rows)) or T(pointer, extents<int, W, H>()): a tensor
+ * over memory the kernel has, at the "(" */
+LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok);
 
 /* builtin calls (parse.c): the LangBuiltin named by tok, or -1; a call after its name */
 int lang_p_builtin_id(const LangToken *tok);

@@ -595,9 +595,10 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
     bool ptr = ty->kind == LTY_POINTER;
     if (ty->tensor) { /* a tensor: bound to a buffer with its extents (codegen.c) */
         if (ty->tensor->kind != LTN_HANDLE || ty->tensor->ext[0] != -1 ||
-            ty->tensor->ext[1] != -1)
+            ty->tensor->ext[1] != -1 || ty->members->type->space == LAS_THREADGROUP)
             lang_error_soft(p->ctx, v->tok, "kernel parameter '%s' of type '%s': a kernel "
-                            "takes tensors as tensor<device T, dextents<int, 2>>", v->name,
+                            "takes tensors as tensor<device T, dextents<int, 2>> (or constant)",
+                            v->name,
                             lang_type_name(p->ctx, ty));
         else if (va->attr != LATTR_NONE && va->attr != LATTR_BUFFER)
             lang_error_soft(p->ctx, v->tok, "tensor parameter '%s' takes [[buffer(n)]] or no "

@@ -608,6 +608,8 @@ static LangNode *postfix(LangParser *p)
  * construct = typename ("(" (assign ("," assign)*)? ")" | "{" (assign ("," assign)*)? "}") */
 static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
 {
+    if (ty->tensor)
+        return lang_p_tensor_construct(p, ty, tok);
     ty = unqual(p, ty);
     if (lang_p_is(p->tok, "{") && (ty->kind == LTY_STRUCT || ty->kind == LTY_ARRAY))
         return lang_p_initializer(p, ty);

@@ -20,6 +20,9 @@
 
 enum { DYNAMIC = -1 };
 
+static LangNode *tensor_call(LangParser *p, LangToken *name, LangBuiltin id, LangType *ty,
+                             LangNode **args, int n);
+
 static bool is_namespace(const LangToken *t)
 {
     return lang_p_is(t, "metal") || lang_p_is(t, "mpp") || lang_p_is(t, "tensor_ops");
@@ -160,9 +163,9 @@ static LangType *tensor_type(LangParser *p)
     bool has_space = false;
     LangToken *at = p->tok;
     LangType *elem = lang_p_declspec(p, &space, &has_space);
-    if (!has_space || (space != LAS_DEVICE && space != LAS_CONSTANT))
-        lang_error_at(p->ctx, at, "lockstep's tensors are in device or constant memory: "
-                      "write tensor<device T, dextents<int, 2>>");
+    if (!has_space || space == LAS_THREAD)
+        lang_error_at(p->ctx, at, "lockstep's tensors are in device, constant or threadgroup "
+                      "memory: write tensor<device T, dextents<int, 2>>");
     if (!handle_elem_ok(elem))
         lang_error_at(p->ctx, at, "tensors of '%s' are not supported yet (half and float are)",
                       lang_type_name(p->ctx, elem));
@@ -369,6 +372,78 @@ LangNode *lang_p_tensor_primary(LangParser *p)
         return lang_p_num(p, tok, t, ~0ull, 0);
     }
     return NULL;
+}
+
+/* ---- tensors over the kernel's own memory ------------------------------------------------ */
+
+// make = T "(" pointer "," ("dextents" "<" int "," "2" ">" "(" cols "," rows ")"
+//                           | "extents" "<" int "," W "," H ">" "(" ")") ")"
+LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok)
+{
+    const LangTensor *t = ty->tensor;
+    if (t->kind != LTN_HANDLE)
+        lang_error_at(p->ctx, tok, "'%s' is not constructed this way", ty->name);
+    lang_p_skip(p, "(");
+    LangNode *args[3];
+    LangToken *at = p->tok;
+    args[0] = lang_p_assign(p);
+    LangType *data = ty->members->type, *pt = args[0]->type;
+    if (pt->kind == LTY_ARRAY && lang_p_is_lvalue(args[0]))
+        args[0] = lang_p_convert(p, args[0], lang_pointer_to(p->ctx, pt->base,
+                                                             lang_p_lvalue_space(args[0])), at);
+    pt = args[0]->type;
+    if (pt->kind != LTY_POINTER || pt->space != data->space ||
+        !lang_same_type(pt->base, data->base) || (pt->base->is_const && !data->base->is_const))
+        lang_error_at(p->ctx, at, "a %s is made from a pointer to its elements ('%s'), not "
+                      "'%s'", ty->name, lang_type_name(p->ctx, data),
+                      lang_type_name(p->ctx, pt));
+    args[0] = lang_p_convert(p, args[0], data, at);
+    lang_p_skip(p, ",");
+    lang_p_skip_namespaces(p);
+    LangToken *et = p->tok;
+    bool dynamic = lang_p_consume(p, "dextents");
+    if (!dynamic && !lang_p_consume(p, "extents"))
+        lang_error_at(p->ctx, et, "expected the extents: dextents<int, 2>(columns, rows) or "
+                      "extents<int, W, H>()");
+    lang_p_skip(p, "<");
+    lang_p_typename(p);
+    lang_p_skip(p, ",");
+    int64_t ext[2] = {-1, -1};
+    if (dynamic) {
+        LangToken *rt = p->tok;
+        if (const_arg(p, "the rank") != 2)
+            lang_error_at(p->ctx, rt, "lockstep's tensors have rank 2 (matrices)");
+    } else {
+        ext[0] = extent_arg(p);
+        lang_p_skip(p, ",");
+        ext[1] = extent_arg(p);
+        if (ext[0] == DYNAMIC || ext[1] == DYNAMIC)
+            lang_error_at(p->ctx, et, "write dextents<int, 2>(columns, rows) for extents known "
+                          "at run time");
+    }
+    close_angle(p);
+    lang_p_skip(p, "(");
+    for (int d = 0; d < 2; d++) {
+        if (dynamic) {
+            if (d)
+                lang_p_skip(p, ",");
+            LangToken *xt = p->tok;
+            args[1 + d] = lang_p_assign(p);
+            if (!lang_is_integer(args[1 + d]->type))
+                lang_error_at(p->ctx, xt, "an extent is an integer");
+            args[1 + d] = lang_p_convert(p, args[1 + d], lang_ty_int, xt);
+        } else {
+            args[1 + d] = lang_p_num(p, et, lang_ty_int, (uint64_t)ext[d], 0);
+        }
+    }
+    lang_p_skip(p, ")");
+    if (lang_p_is(p->tok, ","))
+        lang_error_at(p->ctx, p->tok, "strides are not supported yet: lockstep's tensors made "
+                      "in a kernel are dense (rows one after another)");
+    lang_p_skip(p, ")");
+    LangType *made = t->ext[0] == ext[0] && t->ext[1] == ext[1]
+                         ? ty : handle_type(p, t->elem, data->space, ext, false);
+    return tensor_call(p, tok, LANG_BI_TENSOR_MAKE, made, args, 3);
 }
 
 /* ---- member functions --------------------------------------------------------------------- */

@@ -264,6 +264,48 @@ static void test_slices_and_scopes(void **state)
     h_free(&h);
 }
 
+/* Tensors a kernel makes over its own memory: a device buffer (dextents at run time, and the
+ * tensor_inline form), and a tile staged in threadgroup memory (static extents). */
+static void test_tensors_made_in_the_kernel(void **state)
+{
+    (void)state;
+    enum { M = 16, N = 16, K = 8 };
+    const char *src =
+        "using namespace metal;\nusing namespace mpp::tensor_ops;\n"
+        "kernel void k(device const float *a [[buffer(0)]], device const float *b [[buffer(1)]],\n"
+        "              device float *d [[buffer(2)]], constant uint &n [[buffer(3)]],\n"
+        "              uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float as[16 * 8];\n"
+        "    for (uint i = tid; i < 128; i += 32) as[i] = a[i];\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    auto A = tensor<threadgroup float, extents<int, 8, 16>>(as, extents<int, 8, 16>());\n"
+        "    auto B = tensor<device const float, dextents<int, 2>, tensor_inline>(\n"
+        "        b, dextents<int, 2>(16, 8));\n"
+        "    auto D = tensor<device float, dextents<int32_t, 2>>(d, dextents<int32_t, 2>(n, 16));\n"
+        "    matmul2d<matmul2d_descriptor(16, 16), execution_simdgroup> op;\n"
+        "    op.run(A, B, D);\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *a = ch_buf(&h, 0, M * K * 4), *b = ch_buf(&h, 1, K * N * 4);
+    float *d = ch_buf(&h, 2, M * N * 4);
+    uint32_t *n = ch_buf(&h, 3, 4);
+    *n = N;
+    for (int i = 0; i < M * K; i++)
+        a[i] = value_of(i, 9);
+    for (int i = 0; i < K * N; i++)
+        b[i] = value_of(i, 10);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = 0;
+            for (int kk = 0; kk < K; kk++)
+                acc = fmaf(a[i * K + kk], b[kk * N + j], acc);
+            CH_FEQ(d[i * N + j], acc, i * N + j);
+        }
+    h_free(&h);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -304,7 +346,19 @@ static void test_errors(void **state)
     ch_expect_error(HEAD "kernel void k(tensor<device int, dextents<int, 2>> A) {}\n", NULL,
                     "tensors of 'int' are not supported yet (half and float are)");
     ch_expect_error(HEAD "kernel void k(tensor<thread float, dextents<int, 2>> A) {}\n", NULL,
-                    "lockstep's tensors are in device or constant memory");
+                    "lockstep's tensors are in device, constant or threadgroup memory");
+    ch_expect_error(HEAD "kernel void k(tensor<threadgroup float, dextents<int, 2>> A) {}\n",
+                    NULL, "a kernel takes tensors as tensor<device T, dextents<int, 2>>");
+    ch_expect_error(HEAD "kernel void k(device int *p) {\n"
+                    "auto t = tensor<device float, dextents<int, 2>>(p, dextents<int, 2>(4, 4));\n"
+                    "}\n", NULL, "is made from a pointer to its elements ('device float*'), "
+                    "not 'device int*'");
+    ch_expect_error(HEAD "kernel void k(device float *p) {\n"
+                    "auto t = tensor<device float, dextents<int, 2>>(p, dextents<int, 3>(4, 4));\n"
+                    "}\n", NULL, "lockstep's tensors have rank 2");
+    ch_expect_error(HEAD "kernel void k(device float *p) {\n"
+                    "auto t = tensor<device float, dextents<int, 2>>(p, dextents<int, 2>(4, 4), 1);\n"
+                    "}\n", NULL, "strides are not supported yet");
     ch_expect_error(HEAD "kernel void k(tensor<device float, extents<int, 4, 4>> A) {}\n", NULL,
                     "a kernel takes tensors as tensor<device T, dextents<int, 2>>");
     ch_expect_error(HEAD "kernel void k(" T2 " A [[thread_position_in_grid]]) {}\n", NULL,
@@ -326,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_matmul_into_tensor),
         cmocka_unit_test(test_cooperative_tensors),
         cmocka_unit_test(test_slices_and_scopes),
+        cmocka_unit_test(test_tensors_made_in_the_kernel),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
