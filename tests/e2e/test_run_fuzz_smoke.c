@@ -454,6 +454,10 @@ static void bind_buffers(Run *r, const IsaProgram *p, uint64_t fill)
         if (idx < 0)
             fail_msg("mem_device_add: %s", err.message);
         r->bind[i].buffer = (uint32_t)idx;
+        if (a->tensor_rank) { /* 16 columns, as many rows as the buffer holds */
+            r->bind[i].tensor[0] = r->bind[i].tensor[2] = 16;
+            r->bind[i].tensor[1] = (uint32_t)(bytes / (a->elem_size ? a->elem_size : 4) / 16);
+        }
         uint32_t *w = (uint32_t *)r->dev->buffers[idx].data;
         uint64_t s = fill + i;
         for (uint64_t k = 0; k < bytes / 4; k++)
