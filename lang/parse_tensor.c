@@ -84,6 +84,36 @@ static int64_t extent_arg(LangParser *p)
     return v;
 }
 
+/* The extents of a tensor type or constructor, from "dextents" or "extents" through its
+ * closing '>': static extents into ext (DYNAMIC where dynamic_extent); true for dextents. */
+static bool extents_type(LangParser *p, int64_t ext[2], const char *expected)
+{
+    LangToken *et = p->tok;
+    bool dynamic = lang_p_consume(p, "dextents");
+    if (!dynamic && !lang_p_consume(p, "extents"))
+        lang_error_at(p->ctx, et, "%s", expected);
+    lang_p_skip(p, "<");
+    LangToken *it = p->tok;
+    LangType *index = lang_p_typename(p);
+    if (!lang_is_integer(index))
+        lang_error_at(p->ctx, it, "a tensor's extents are of an integer type");
+    lang_p_skip(p, ",");
+    ext[0] = ext[1] = DYNAMIC;
+    if (dynamic) {
+        LangToken *rt = p->tok;
+        if (const_arg(p, "the rank") != 2)
+            lang_error_at(p->ctx, rt, "lockstep's tensors have rank 2 (matrices)");
+    } else {
+        ext[0] = extent_arg(p);
+        lang_p_skip(p, ",");
+        ext[1] = extent_arg(p);
+        if (lang_p_is(p->tok, ","))
+            lang_error_at(p->ctx, p->tok, "lockstep's tensors have rank 2 (matrices)");
+    }
+    close_angle(p);
+    return dynamic;
+}
+
 static LangMember *add_member(LangParser *p, LangType *st, LangMember **tail, const char *name,
                               LangType *ty)
 {
@@ -172,30 +202,9 @@ static LangType *tensor_type(LangParser *p)
     elem = lang_qualified(p->ctx, elem, elem->is_const || space == LAS_CONSTANT);
     lang_p_skip(p, ",");
     lang_p_skip_namespaces(p);
-    int64_t ext[2] = {DYNAMIC, DYNAMIC};
-    LangToken *et = p->tok;
-    bool dynamic = lang_p_consume(p, "dextents");
-    if (!dynamic && !lang_p_consume(p, "extents"))
-        lang_error_at(p->ctx, et, "expected dextents<int, 2> or extents<int, W, H> for the "
-                      "tensor's extents");
-    lang_p_skip(p, "<");
-    LangToken *it = p->tok;
-    LangType *index = lang_p_typename(p);
-    if (!lang_is_integer(index))
-        lang_error_at(p->ctx, it, "a tensor's extents are of an integer type");
-    lang_p_skip(p, ",");
-    if (dynamic) {
-        LangToken *rt = p->tok;
-        if (const_arg(p, "the rank") != 2)
-            lang_error_at(p->ctx, rt, "lockstep's tensors have rank 2 (matrices)");
-    } else {
-        ext[0] = extent_arg(p);
-        lang_p_skip(p, ",");
-        ext[1] = extent_arg(p);
-        if (lang_p_is(p->tok, ","))
-            lang_error_at(p->ctx, p->tok, "lockstep's tensors have rank 2 (matrices)");
-    }
-    close_angle(p);
+    int64_t ext[2];
+    extents_type(p, ext, "expected dextents<int, 2> or extents<int, W, H> for the tensor's "
+                 "extents");
     if (lang_p_consume(p, ",")) { /* tensor_handle, tensor_offset, tensor_inline: the same */
         lang_p_skip_namespaces(p);
         if (!lang_p_is(p->tok, "tensor_handle") && !lang_p_is(p->tok, "tensor_offset") &&
@@ -401,27 +410,12 @@ LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok)
     lang_p_skip(p, ",");
     lang_p_skip_namespaces(p);
     LangToken *et = p->tok;
-    bool dynamic = lang_p_consume(p, "dextents");
-    if (!dynamic && !lang_p_consume(p, "extents"))
-        lang_error_at(p->ctx, et, "expected the extents: dextents<int, 2>(columns, rows) or "
-                      "extents<int, W, H>()");
-    lang_p_skip(p, "<");
-    lang_p_typename(p);
-    lang_p_skip(p, ",");
-    int64_t ext[2] = {-1, -1};
-    if (dynamic) {
-        LangToken *rt = p->tok;
-        if (const_arg(p, "the rank") != 2)
-            lang_error_at(p->ctx, rt, "lockstep's tensors have rank 2 (matrices)");
-    } else {
-        ext[0] = extent_arg(p);
-        lang_p_skip(p, ",");
-        ext[1] = extent_arg(p);
-        if (ext[0] == DYNAMIC || ext[1] == DYNAMIC)
-            lang_error_at(p->ctx, et, "write dextents<int, 2>(columns, rows) for extents known "
-                          "at run time");
-    }
-    close_angle(p);
+    int64_t ext[2];
+    bool dynamic = extents_type(p, ext, "expected the extents: dextents<int, 2>(columns, "
+                                "rows) or extents<int, W, H>()");
+    if (!dynamic && (ext[0] == DYNAMIC || ext[1] == DYNAMIC))
+        lang_error_at(p->ctx, et, "write dextents<int, 2>(columns, rows) for extents known at "
+                      "run time");
     lang_p_skip(p, "(");
     for (int d = 0; d < 2; d++) {
         if (dynamic) {

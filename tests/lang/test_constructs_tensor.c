@@ -359,6 +359,16 @@ static void test_errors(void **state)
     ch_expect_error(HEAD "kernel void k(device float *p) {\n"
                     "auto t = tensor<device float, dextents<int, 2>>(p, dextents<int, 2>(4, 4), 1);\n"
                     "}\n", NULL, "strides are not supported yet");
+    ch_expect_error(HEAD "kernel void k(device float *p) {\n"
+                    "auto t = tensor<device float, dextents<int, 2>>(p, "
+                    "extents<int, dynamic_extent, 4>());\n}\n", NULL,
+                    "write dextents<int, 2>(columns, rows) for extents known at run time");
+    ch_expect_error(HEAD "kernel void k(device float *p) {\n"
+                    "auto t = tensor<device float, dextents<int, 2>>(p, dextents<float, 2>(4, 4));"
+                    "\n}\n", NULL, "a tensor's extents are of an integer type");
+    ch_expect_error(HEAD "kernel void k(device float *p) {\n"
+                    "auto t = tensor<device float, dextents<int, 2>>(p, 4);\n}\n", NULL,
+                    "expected the extents: dextents<int, 2>(columns, rows)");
     ch_expect_error(HEAD "kernel void k(tensor<device float, extents<int, 4, 4>> A) {}\n", NULL,
                     "a kernel takes tensors as tensor<device T, dextents<int, 2>>");
     ch_expect_error(HEAD "kernel void k(" T2 " A [[thread_position_in_grid]]) {}\n", NULL,
