@@ -408,6 +408,9 @@ static bool bind_tensor(Binder *b, const UiArgSpec *s, UiBoundArg *a, MemDevice 
     if (!s->has_extents)
         return ui_yaml_fail(b->doc, s->key, b->err, "expected extents: [columns, rows] for "
                             "tensor argument '%s'", s->name);
+    if (!a->typed) /* an assembly kernel's tensor: its element type is the manifest's */
+        return ui_yaml_fail(b->doc, s->key, b->err, "expected a type: for tensor argument '%s' "
+                            "(assembly kernels do not declare one)", s->name);
     uint64_t pitch = s->row_pitch ? s->row_pitch : s->extents[0];
     uint64_t need = pitch * (s->extents[1] - 1) + s->extents[0];
     UiArgSpec sized = *s;

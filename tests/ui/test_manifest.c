@@ -630,6 +630,10 @@ static void test_bind_tensors(void **state)
          "an extent from 1 to 2^24"},
         {"  t: {type: float, row_pitch: 4}\n", "t.yaml:6:31: error: ",
          "row_pitch: belongs to a tensor argument"},
+        {"  t: {extents: [3, 2]}\n", "t.yaml:6:3: error: ",
+         "expected a type: for tensor argument 't'"},
+        {"  t: {extents: [3, 2], bytes: 24}\n", "t.yaml:6:3: error: ",
+         "expected a type: for tensor argument 't'"},
     };
     int failures = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
