@@ -745,6 +745,13 @@ static bool directive_end(Asm *a, const char *name, const char *q, const char *e
     return true;
 }
 
+/* How many uniforms an argument's binding fills: a threadgroup block's offset, a buffer's
+ * 64-bit address, or a tensor's address, extents and pitch. */
+static uint32_t arg_uniforms(const IsaArg *arg)
+{
+    return arg->kind == ISA_ARG_THREADGROUP ? 1 : arg->tensor_rank ? 5 : 2;
+}
+
 /* directive = ".kernel" name | ".regs" N | ".arg" name "," kind "," uK | ".tgmem" N
  *           | ".stack" N | ".uniform" uK "," value */
 static bool parse_directive(Asm *a, const char *p, const char *end)
@@ -822,6 +829,14 @@ static bool parse_directive(Asm *a, const char *p, const char *end)
         }
         if (!directive_end(a, ".arg", q, end))
             return false;
+        uint32_t lo = arg.uniform, hi = lo + arg_uniforms(&arg) - 1;
+        for (uint32_t i = 0; i < prog->num_args; i++) {
+            const IsaArg *o = &prog->args[i];
+            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
+            if (lo <= ohi && olo <= hi)
+                return fail_at(a, dpos, "'%.*s' takes u%u..u%u, and '%s' already holds "
+                               "u%u..u%u", (int)name_len, name, lo, hi, o->name, olo, ohi);
+        }
         arg.name = util_strndup(name, name_len);
         UTIL_PUSH(prog->args, prog->num_args, a->cap_args, arg);
         return true;

@@ -145,8 +145,9 @@ static CgVal slice(LangCg *cg, LangNode *node)
     CgAddr a = element_addr(cg, &t, o[0], o[1]);
     r.c[0] = cg_pointer_of_addr(cg, &a, node->type->members->type).c[0];
     for (int d = 0; d < 2; d++) {
-        /* what is left of the parent from the origin on: 0 past its end */
-        IsaOperand left = icmpsel(cg, ISA_COND_SLT, o[d], t.e[d],
+        /* what is left of the parent from the origin on: 0 past its end or before it (an
+         * unsigned compare: a negative origin is out) */
+        IsaOperand left = icmpsel(cg, ISA_COND_ULT, o[d], t.e[d],
                                   cg_emit3(cg, ISA_OP_ISUB, 32, t.e[d], o[d]), lang_cg_imm(0));
         if (to->ext[d] < 0)
             r.c[1 + d] = left;
@@ -274,6 +275,14 @@ static void run(LangCg *cg, LangNode *node)
     LangNode *opn = node->args, *an = opn->next, *bn = an->next, *dn = bn->next;
     LangTensor op = *opn->type->tensor;
     Tensor A = tensor_of(cg, an), B = tensor_of(cg, bn), D = {0};
+    if (op.k >= 0) { /* the descriptor's k: an operand's elements past it are not summed */
+        int ka = op.transpose_left ? 1 : 0, kb = op.transpose_right ? 0 : 1;
+        IsaOperand K = lang_cg_imm((uint32_t)op.k);
+        A.e[ka] = icmpsel(cg, ISA_COND_SLT, A.e[ka], K, A.e[ka], K);
+        B.e[kb] = icmpsel(cg, ISA_COND_SLT, B.e[kb], K, B.e[kb], K);
+        if (op.k % 8) /* the last step of 8 passes k: check even a static slice's loads */
+            A.unchecked = B.unchecked = false;
+    }
     const bool to_coop = dn->type->tensor->kind == LTN_COOP;
     CgLval *lv = NULL;
     CgVal coop = {0};

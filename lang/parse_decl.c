@@ -144,11 +144,11 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     if ((lang_p_is(tok, "metal") || lang_p_is(tok, "mpp") || lang_p_is(tok, "tensor_ops")) &&
         lang_p_is(tok->next, "::"))
         return lang_p_is_typename(p, tok->next->next);
+    LangSym *sym = lang_p_lookup(p, tok);
+    if (sym) /* a variable may be called tensor: 'tensor < 5' is then a compare */
+        return sym->type != NULL && !sym->is_enum_const;
     if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
         return true;
-    LangSym *sym = lang_p_lookup(p, tok);
-    if (sym)
-        return sym->type != NULL && !sym->is_enum_const;
     return builtin_type(p, tok) || unsupported_type(tok);
 }
 

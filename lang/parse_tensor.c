@@ -273,9 +273,8 @@ static LangType *op_type(LangParser *p)
         lang_error_at(p->ctx, tok, "lockstep runs a matmul2d whose %d x %d tile splits into "
                       "%d equal blocks with sides that are multiples of 8 (one a SIMD-group); "
                       "this one does not", desc->m, desc->n, n_sg);
-    LangType *ty = tensor_struct(p, LTN_OP, lang_format(p->ctx, "matmul2d<matmul2d_descriptor"
-                                 "(%d, %d, %d), execution_simdgroups<%d>>", desc->m, desc->n,
-                                 desc->k, n_sg));
+    LangType *ty = tensor_struct(p, LTN_OP, lang_format(p->ctx, "matmul2d<%s, "
+                                 "execution_simdgroups<%d>>", d->type->name, n_sg));
     *ty->tensor = *desc;
     ty->tensor->kind = LTN_OP;
     ty->tensor->simdgroups = n_sg;
@@ -336,7 +335,14 @@ static LangNode *descriptor(LangParser *p, LangToken *tok)
     if (v[6] != 0 && v[6] != 1)
         lang_error_at(p->ctx, args[6]->tok, "expected matmul2d_descriptor::mode::multiply or "
                       "::multiply_accumulate");
-    LangType *ty = tensor_struct(p, LTN_DESCRIPTOR, "matmul2d_descriptor");
+    /* named by its values: a descriptor's type is its value (lang_same_type) */
+    char k[16];
+    snprintf(k, sizeof k, "%lld", (long long)v[2]);
+    LangType *ty = tensor_struct(p, LTN_DESCRIPTOR, lang_format(
+        p->ctx, "matmul2d_descriptor(%d, %d, %s, %s, %s, %s, %s)", (int)v[0], (int)v[1],
+        v[2] == DYNAMIC ? "dynamic_length_v<int>" : k, v[3] ? "true" : "false",
+        v[4] ? "true" : "false", v[5] ? "true" : "false",
+        v[6] ? "multiply_accumulate" : "multiply"));
     LangTensor *t = ty->tensor;
     t->m = (int)v[0], t->n = (int)v[1], t->k = (int)v[2];
     t->transpose_left = v[3], t->transpose_right = v[4], t->relaxed = v[5];
@@ -435,9 +441,10 @@ LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok)
         lang_error_at(p->ctx, p->tok, "strides are not supported yet: lockstep's tensors made "
                       "in a kernel are dense (rows one after another)");
     lang_p_skip(p, ")");
-    LangType *made = t->ext[0] == ext[0] && t->ext[1] == ext[1]
-                         ? ty : handle_type(p, t->elem, data->space, ext, false);
-    return tensor_call(p, tok, LANG_BI_TENSOR_MAKE, made, args, 3);
+    if ((t->ext[0] != DYNAMIC || t->ext[1] != DYNAMIC) &&
+        (t->ext[0] != ext[0] || t->ext[1] != ext[1]))
+        lang_error_at(p->ctx, et, "these extents differ from the type's (%s)", ty->name);
+    return tensor_call(p, tok, LANG_BI_TENSOR_MAKE, ty, args, 3);
 }
 
 /* ---- member functions --------------------------------------------------------------------- */

@@ -127,6 +127,24 @@ int lang_components(const LangType *ty)
     return ty->kind == LTY_VECTOR ? ty->len : 1;
 }
 
+/* Tensor types are made afresh where they are spelled (each its own member list), so they
+ * compare by what they are: a descriptor's or an operation's type is its whole value. */
+static bool same_tensor(const LangType *a, const LangType *b)
+{
+    const LangTensor *x = a->tensor, *y = b->tensor;
+    if (!x || !y || x->kind != y->kind)
+        return false;
+    if (x->kind == LTN_HANDLE) /* the data pointer: element type, const and address space */
+        return lang_same_type(a->members->type, b->members->type) &&
+               x->ext[0] == y->ext[0] && x->ext[1] == y->ext[1] && x->unchecked == y->unchecked;
+    return (x->kind != LTN_COOP || lang_same_type(x->elem, y->elem)) &&
+           x->m == y->m && x->n == y->n && x->k == y->k &&
+           x->transpose_left == y->transpose_left && x->transpose_right == y->transpose_right &&
+           x->relaxed == y->relaxed && x->accumulate == y->accumulate &&
+           x->simdgroups == y->simdgroups && x->split_rows == y->split_rows &&
+           x->capacity == y->capacity;
+}
+
 bool lang_same_type(const LangType *a, const LangType *b)
 {
     if (a == b)
@@ -144,6 +162,8 @@ bool lang_same_type(const LangType *a, const LangType *b)
     case LTY_ATOMIC: case LTY_SGMATRIX:
         return lang_same_type(a->base, b->base);
     case LTY_STRUCT:
+        if (a->tensor || b->tensor)
+            return same_tensor(a, b);
         /* const copies share the member list */
         return a->members == b->members && a->size == b->size;
     case LTY_FUNC:

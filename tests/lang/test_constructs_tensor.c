@@ -109,6 +109,11 @@ static void test_matmul_into_tensor(void **state)
     check_gemm(&(Gemm){64, 64, 32, 32, 32, 4, false, false, false, "dynamic_length_v<int>"});
     /* k given (the operands are only read up to it) and static_cast<int>(dynamic_extent) */
     check_gemm(&(Gemm){32, 32, 24, 32, 32, 4, false, false, false, "16"});
+    /* a k that is not a multiple of 8, in operands that reach past it (the last step of 8
+     * must not sum their elements past k), plain and transposed */
+    check_gemm(&(Gemm){32, 32, 24, 32, 32, 4, false, false, false, "12"});
+    check_gemm(&(Gemm){24, 16, 24, 8, 8, 1, true, true, true, "3"});
+    check_gemm(&(Gemm){16, 24, 32, 16, 8, 2, false, true, false, "20"});
     check_gemm(&(Gemm){32, 40, 20, 32, 32, 4, false, false, false,
                        "static_cast<int>(dynamic_extent)"});
     /* transposed operands, and accumulating into D */
@@ -264,6 +269,96 @@ static void test_slices_and_scopes(void **state)
     h_free(&h);
 }
 
+/* A slice whose origin is before its parent (a negative coordinate) or past its end has no
+ * elements: run() reads nothing of it (no fault) and multiplies zeros. */
+static void test_slices_outside(void **state)
+{
+    (void)state;
+    const char *src =
+        "using namespace metal;\nusing namespace mpp::tensor_ops;\n"
+        "kernel void k(tensor<device float, dextents<int, 2>> A,\n"
+        "              tensor<device float, dextents<int, 2>> B,\n"
+        "              tensor<device float, dextents<int, 2>> D,\n"
+        "              uint2 tg [[threadgroup_position_in_grid]]) {\n"
+        "    constexpr auto desc = matmul2d_descriptor(8, 8);\n"
+        "    matmul2d<desc, execution_simdgroup> op;\n"
+        "    auto a = tg.x == 0 ? A.slice(0, -4) : A.slice(-8, 0);\n"
+        "    auto b = tg.x == 2 ? B.slice(8, 0) : B.slice(0, 0);\n"
+        "    op.run(a, b, D.slice(tg.x * 8, 0));\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *a = tensor_buf(&h, 0, 8, 8, 8, 4), *b = tensor_buf(&h, 1, 8, 8, 8, 4);
+    float *d = tensor_buf(&h, 2, 24, 8, 24, 4);
+    for (int i = 0; i < 64; i++)
+        a[i] = b[i] = 1.0f;
+    for (int i = 0; i < 8 * 24; i++)
+        d[i] = -100;
+    h_grid(&h, true, 3, 1, 1, 32, 1, 1);
+    h_run(&h);
+    h_expect_no_faults(&h);
+    for (int i = 0; i < 8 * 24; i++)
+        CH_FEQ(d[i], 0.0f, i);
+    h_free(&h);
+}
+
+/* Tensor values as values: copies, assignment, a slice of a slice in a loop, a tensor made
+ * with the type written out, a template helper taking two tensors of one type; and names
+ * that are tensor words used as variables. */
+static void test_tensor_values(void **state)
+{
+    (void)state;
+    const char *src =
+        "using namespace metal;\nusing namespace mpp::tensor_ops;\n"
+        "template <typename T>\n"
+        "void mul(T a, T b, tensor<device float, dextents<int, 2>> d) {\n"
+        "    constexpr auto desc = matmul2d_descriptor(8, 8);\n"
+        "    matmul2d<desc, execution_simdgroup> op;\n"
+        "    op.run(a, b, d);\n"
+        "}\n"
+        "kernel void k(tensor<device float, dextents<int, 2>> A,\n"
+        "              tensor<device float, dextents<int, 2>> B,\n"
+        "              tensor<device float, dextents<int, 2>> D,\n"
+        "              device float *p [[buffer(3)]], device int *out [[buffer(4)]]) {\n"
+        "    tensor<device float, dextents<int, 2>> t =\n"
+        "        tensor<device float, dextents<int, 2>>(p, extents<int, 8, 8>());\n"
+        "    auto u = A;\n"
+        "    u = B;\n"
+        "    auto s = A.slice(0, 0);\n"
+        "    for (int i = 0; i < 2; i++)\n"
+        "        s = s.slice(1, 1);\n" /* A from (2, 2) on: a 6 x 6 corner */
+        "    mul(s, u, D);\n"
+        "    mul(A, B, t);\n"
+        "    int matmul2d = 3, tensor = 4;\n"
+        "    out[0] = matmul2d < 5;\n"
+        "    out[1] = tensor > 5;\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *a = tensor_buf(&h, 0, 8, 8, 8, 4), *b = tensor_buf(&h, 1, 8, 8, 8, 4);
+    float *d = tensor_buf(&h, 2, 8, 8, 8, 4);
+    float *t = ch_buf(&h, 3, 64 * 4);
+    int32_t *out = ch_buf(&h, 4, 8);
+    for (int i = 0; i < 64; i++)
+        a[i] = value_of(i, 1), b[i] = value_of(i, 2);
+    h_grid(&h, true, 1, 1, 1, 32, 1, 1);
+    h_run(&h);
+    h_expect_no_faults(&h);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            float whole = 0, corner = 0;
+            for (int kk = 0; kk < 8; kk++)
+                whole = fmaf(a[i * 8 + kk], b[kk * 8 + j], whole);
+            for (int kk = 0; kk < 6 && i < 6; kk++)
+                corner = fmaf(a[(i + 2) * 8 + kk + 2], b[kk * 8 + j], corner);
+            CH_FEQ(t[i * 8 + j], whole, i * 8 + j);
+            CH_FEQ(d[i * 8 + j], corner, i * 8 + j);
+        }
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 0);
+    h_free(&h);
+}
+
 /* Tensors a kernel makes over its own memory: a device buffer (dextents at run time, and the
  * tensor_inline form), and a tile staged in threadgroup memory (static extents). */
 static void test_tensors_made_in_the_kernel(void **state)
@@ -377,6 +472,17 @@ static void test_errors(void **state)
                     " B) {\nconstexpr auto d = matmul2d_descriptor(32, 32);\n"
                     "matmul2d<d, execution_simdgroups<4>> op;\nop.run(B, B, A);\n}\n", NULL,
                     "run() cannot write a tensor of const elements");
+    ch_expect_error(HEAD "kernel void k(threadgroup float *p) {\n"
+                    "auto t = tensor<threadgroup float, extents<int, 8, 8>>(p, "
+                    "extents<int, 16, 16>());\n}\n", NULL, "these extents differ from the "
+                    "type's (tensor<threadgroup float, extents<int, 8, 8>>)");
+    ch_expect_error(HEAD K1 "auto d = matmul2d_descriptor(8, 8);\n"
+                    "d = matmul2d_descriptor(16, 16);\n}\n", NULL,
+                    "cannot convert 'matmul2d_descriptor(16, 16, dynamic_length_v<int>, false, "
+                    "false, false, multiply)' to 'matmul2d_descriptor(8, 8, ");
+    ch_expect_error(HEAD K1 "matmul2d<matmul2d_descriptor(8, 8), execution_simdgroup> op;\n"
+                    "matmul2d<matmul2d_descriptor(8, 16), execution_simdgroup> op2;\n"
+                    "op = op2;\n}\n", NULL, "cannot convert 'matmul2d<matmul2d_descriptor(8, 16");
     ch_expect_error(HEAD K1 "cooperative_tensor<float> c;\n}\n", NULL,
                     "write a cooperative tensor's type with auto");
 #undef K1
@@ -390,6 +496,8 @@ int main(void)
         cmocka_unit_test(test_matmul_into_tensor),
         cmocka_unit_test(test_cooperative_tensors),
         cmocka_unit_test(test_slices_and_scopes),
+        cmocka_unit_test(test_slices_outside),
+        cmocka_unit_test(test_tensor_values),
         cmocka_unit_test(test_tensors_made_in_the_kernel),
         cmocka_unit_test(test_errors),
     };
