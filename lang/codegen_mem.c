@@ -477,8 +477,12 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
         CgLval *base = cg_lval(cg, node->lhs);
         bool ok;
         int64_t k = cg_const_int(cg, node->rhs, &ok);
-        if (!ok && (lt->kind == LTY_VECTOR || base->kind == LV_REG))
-            ok = cg_fold_index(cg, node->rhs, &k); /* a counter of an unrolled loop */
+        if (!ok && (lt->kind == LTY_VECTOR || base->kind == LV_REG)) {
+            /* a counter of an unrolled loop, or a local known constant: out of range, it is
+             * in code that no lane may run (`if (m < 4) v[m]`), indexed as a variable */
+            ok = cg_fold_index(cg, node->rhs, &k) &&
+                 ((k >= 0 && k < lt->len) || lt->kind == LTY_ARRAY);
+        }
         if (lt->kind == LTY_VECTOR) {
             if (ok) {
                 if (k < 0 || k >= lt->len)

@@ -40,17 +40,25 @@ typedef struct UnrollPlan {
 
 static bool plan(const LangNode *n, UnrollPlan *out);
 
+/* An integer type that holds every value below 2^31 as is: not bool, char or short. */
+static bool holds_small(const LangType *t)
+{
+    return lang_is_integer(t) && t->kind != LTY_BOOL && t->size >= 4;
+}
+
 /* A non-negative integer constant below 2^31 (a literal, or a `constant` global with a
- * literal initializer, through integer casts), so every 32-bit type holds it as is. */
+ * literal initializer, through casts to 32- and 64-bit integer types), so every 32-bit type
+ * holds it as is. */
 static bool small_const(LangNode *n, int64_t *out)
 {
-    while (n && n->kind == LND_CAST && lang_is_integer(n->type))
+    while (n && n->kind == LND_CAST && holds_small(n->type))
         n = n->lhs;
     if (n && n->kind == LND_VAR && n->var->kind == LVAR_CONSTANT && n->var->init)
         return small_const(n->var->init, out);
-    /* a local never written after a constant initializer (`auto n = ct.get_capacity();`) */
+    /* a local never written after a constant initializer (`auto n = ct.get_capacity();`);
+     * a narrower one's initializer is converted (`uchar n = c;`), so it is not followed */
     if (n && n->kind == LND_VAR && n->var->kind == LVAR_LOCAL && !n->var->written &&
-        n->var->decl_init && n->var->decl_init != n)
+        n->var->decl_init && n->var->decl_init != n && holds_small(n->var->type))
         return small_const(n->var->decl_init, out);
     if (!n || n->kind != LND_NUM || n->is_float || n->ival >= (1ull << 31))
         return false;
@@ -338,7 +346,8 @@ static void place(Placement *pl, LangNode *n)
             int budget = MAX_STEPS;
             /* an index out of range even at one step (in code no lane may run, such as
              * `if (k > 0) v[k - 1]`) keeps the array in memory, where it is checked */
-            if (var && var->dyn_indexed && !var->address_taken && !small_const(n->rhs, &k) &&
+            if (var && var->dyn_indexed && !var->address_taken &&
+                !(small_const(n->rhs, &k) && k < n->lhs->type->len) &&
                 !in_range_every_step(pl, n->rhs, n->lhs->type->len, 0, &budget)) {
                 var->address_taken = true;
                 pl->changed = true;

@@ -214,6 +214,40 @@ static void test_calls_in_unrolled_loops(void **state)
     h_free(&h);
 }
 
+/* Locals known constant through conversions that change their value (bool, uchar): the
+ * converted value bounds the loop and indexes the vector; and a constant local index out
+ * of range in code no lane runs compiles (review of d973bf5). */
+static void test_constant_locals_converted(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device const uint *in [[buffer(0)]], device int *out [[buffer(1)]],\n"
+        "              uint i [[thread_position_in_grid]]) {\n"
+        "    int d = 2;   bool m = d;\n"              /* m is 1 */
+        "    int a = 0;   for (int k = 0; k < m; k++) a += 1;\n"
+        "    int c = 290; uchar n = c;\n"             /* n is 34 */
+        "    int b = 0;   for (int k = 300; k > n; k--) b += 1;\n"
+        "    int idx = m;\n"
+        "    int4 v = int4(10, 11, 12, 13) + int(in[i]);\n"
+        "    int w[4] = {20, 21, 22, 23};\n"
+        "    w[0] += int(in[i]);\n"
+        "    int four = 4, r = 0;\n"
+        "    if (four < 4) r = v[four] + w[four];\n"  /* never runs */
+        "    int e = 257; uchar one = e;\n"
+        "    out[i] = a * 100000 + b * 100 + v[idx] + v[one] + w[one] + r;\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    uint32_t *in = ch_buf(&h, 0, N * 4);
+    int32_t *out = ch_buf(&h, 1, N * 4);
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = input(i) % 50u;
+    ch_run(&h, N, 32);
+    for (uint32_t i = 0; i < N; i++)
+        CH_IEQ(out[i], 1 * 100000 + 266 * 100 + (11 + (int)in[i]) * 2 + 21, i);
+    h_free(&h);
+}
+
 static void test_arrays_in_registers(void **state)
 {
     (void)state;
@@ -386,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_loops_left_alone),
         cmocka_unit_test(test_calls_in_unrolled_loops),
         cmocka_unit_test(test_arrays_in_registers),
+        cmocka_unit_test(test_constant_locals_converted),
         cmocka_unit_test(test_nounroll_pragmas),
         cmocka_unit_test(test_unrolled_in_divergent_code),
         cmocka_unit_test(test_barriers_in_unrolled_body),
