@@ -17,12 +17,20 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_internal.h"
 
 typedef struct SimdChecker {
     CheckChecker base;
     CheckSession *s;
+    /* Tensor operations' execution scopes: each tmma of the program has a slot, and each
+     * SIMD-group of the current threadgroup counts the times it ran it. */
+    uint32_t *slot_of;        /* per instruction index: its slot + 1; 0 for other ops */
+    uint32_t *slot_inst;      /* per slot: the instruction index */
+    uint32_t num_slots;
+    uint64_t *runs;           /* [slot * num_groups + simdgroup] */
+    uint32_t num_groups, cap_runs;
 } SimdChecker;
 
 const char *check_simd_name(uint16_t op)
@@ -250,18 +258,141 @@ static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *
                  "%u does not exist",
                  what, sg->lanes, lane);
     }
-    snprintf(f.fix, sizeof f.fix,
-             "every thread of the %s must reach the %s at line %u together: move it outside "
-             "the if, and launch whole SIMD-groups of 32 threads",
-             tensor ? "execution scope" : "SIMD-group",
-             tensor ? "tensor operation" : "simdgroup matrix call", line);
+    if (lane < sg->lanes)
+        snprintf(f.fix, sizeof f.fix,
+                 "every thread of the %s must reach the %s at line %u together: move it out "
+                 "of the if, or an early return after it",
+                 tensor ? "execution scope" : "SIMD-group",
+                 tensor ? "tensor operation" : "simdgroup matrix call", line);
+    else
+        snprintf(f.fix, sizeof f.fix,
+                 "the %s at line %u needs whole SIMD-groups: launch threadgroups whose size is "
+                 "a multiple of 32 (at the grid's edge too: dispatch whole threadgroups and "
+                 "check the bounds in the kernel)",
+                 tensor ? "tensor operation" : "simdgroup matrix call", line);
     check_report(c->s, &f);
+}
+
+static void on_tg_begin(void *ctx, const SimThreadgroupView *tg)
+{
+    SimdChecker *c = ctx;
+    c->num_groups = tg->num_simdgroups;
+    uint32_t n = c->num_slots * c->num_groups;
+    if (n > c->cap_runs) {
+        c->runs = util_realloc(c->runs, n * sizeof *c->runs);
+        c->cap_runs = n;
+    }
+    if (n)
+        memset(c->runs, 0, n * sizeof *c->runs);
+}
+
+static uint32_t scope_of(const IsaInst *inst)
+{
+    return inst->opd[4].kind == ISA_OPD_NUM && inst->opd[4].imm ? (uint32_t)inst->opd[4].imm : 1;
+}
+
+/* "SIMD-groups 2 and 3" / "SIMD-groups 2 to 5" / "SIMD-group 2" */
+static void group_range(char *buf, size_t size, uint32_t first, uint32_t last)
+{
+    if (first == last)
+        snprintf(buf, size, "SIMD-group %u", first);
+    else
+        snprintf(buf, size, "SIMD-groups %u %s %u", first, last == first + 1 ? "and" : "to", last);
+}
+
+/* One tensor operation (all its tmma share a line) in one threadgroup: every SIMD-group of
+ * its execution scope, SIMD-groups 0 to N - 1, must run it as often as the others; one past
+ * the scope computes a block outside the tile (undefined in MPP). */
+static void check_scope(SimdChecker *c, const SimThreadgroupView *tg, uint32_t slot)
+{
+    const IsaProgram *p = c->s->program;
+    const IsaInst *inst = &p->code[c->slot_inst[slot]];
+    const uint32_t n = scope_of(inst), ng = c->num_groups, line = check_line_of(p, inst->pc);
+    const uint64_t *runs = c->runs + (size_t)slot * ng;
+    uint32_t ran = ng, short_of = ng, beyond = ng;
+    for (uint32_t g = 0; g < ng; g++) {
+        if (runs[g] && ran == ng)
+            ran = g;
+        if (g >= n && runs[g] && beyond == ng)
+            beyond = g;
+    }
+    if (ran == ng)
+        return;
+    uint64_t most = 0;
+    for (uint32_t g = 0; g < n && g < ng; g++)
+        most = runs[g] > most ? runs[g] : most;
+    for (uint32_t g = 0; g < n && g < ng && short_of == ng; g++)
+        if (runs[g] < most)
+            short_of = g;
+    CheckFinding f = {.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR};
+    SimGroupView v = {.threadgroup = tg, .lanes = 32};
+    char who[48];
+    if (n > ng || short_of < ng) {
+        uint32_t busiest = 0; /* a SIMD-group of the scope that ran it the most */
+        while (runs[busiest] != most)
+            busiest++;
+        v.simdgroup = busiest;
+        check_site_thread(&f.first, &v, 0, inst->pc);
+        if (short_of < ng) {
+            v.simdgroup = short_of;
+            check_site_thread(&f.second, &v, 0, inst->pc);
+            snprintf(f.message, sizeof f.message,
+                     "tensor operation (matmul2d run) with execution_simdgroups<%u>: SIMD-group "
+                     "%u of its scope ran it %llu times, SIMD-group %u %llu times (the blocks of "
+                     "the tile it holds are left uncomputed)", n, short_of,
+                     (unsigned long long)runs[short_of], busiest, (unsigned long long)most);
+        } else {
+            group_range(who, sizeof who, ng, n - 1);
+            snprintf(f.message, sizeof f.message,
+                     "tensor operation (matmul2d run) with execution_simdgroups<%u> in a "
+                     "threadgroup of %u SIMD-groups: %s of its scope do%s not exist, and their "
+                     "blocks of the tile are never computed", n, ng, who, ng == n - 1 ? "es" : "");
+        }
+        snprintf(f.fix, sizeof f.fix,
+                 "SIMD-groups 0 to %u of the threadgroup are the execution scope: all of them "
+                 "must call the run() at line %u together (outside any if that splits them), "
+                 "in threadgroups of %u threads", n - 1, line, n * 32);
+        check_report(c->s, &f);
+        return;
+    }
+    if (beyond < ng) {
+        v.simdgroup = beyond;
+        check_site_thread(&f.first, &v, 0, inst->pc);
+        f.severity = CHECK_WARNING;
+        snprintf(f.message, sizeof f.message,
+                 "tensor operation (matmul2d run) with execution_simdgroups<%u> run by "
+                 "SIMD-group %u of a threadgroup of %u SIMD-groups: the scope is SIMD-groups 0 "
+                 "to %u; MPP leaves a run by more undefined (lockstep computes blocks past the "
+                 "tile)", n, beyond, ng, n - 1);
+        snprintf(f.fix, sizeof f.fix,
+                 "launch threadgroups of %u threads for the run() at line %u, or make the "
+                 "scope execution_simdgroups<%u>", n * 32, line, ng);
+        check_report(c->s, &f);
+    }
+}
+
+static void on_tg_end(void *ctx, const SimThreadgroupView *tg)
+{
+    SimdChecker *c = ctx;
+    const IsaProgram *p = c->s->program;
+    for (uint32_t slot = 0; slot < c->num_slots; slot++) {
+        /* one check per operation: its tmma share a line; the first stands for them */
+        uint32_t line = check_line_of(p, p->code[c->slot_inst[slot]].pc);
+        bool seen = false;
+        for (uint32_t o = 0; o < slot && !seen; o++)
+            seen = check_line_of(p, p->code[c->slot_inst[o]].pc) == line;
+        if (!seen)
+            check_scope(c, tg, slot);
+    }
 }
 
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
 {
     SimdChecker *c = ctx;
     if (isa_is_mma(inst->op)) {
+        uint32_t slot = c->slot_of[inst - c->s->program->code];
+        if (slot && sg->simdgroup < c->num_groups)
+            c->runs[(size_t)(slot - 1) * c->num_groups + sg->simdgroup]++;
         check_matrix(c, sg, inst);
         return;
     }
@@ -315,7 +446,14 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     check_report(c->s, &f);
 }
 
-static void destroy(CheckChecker *base) { free(base); }
+static void destroy(CheckChecker *base)
+{
+    SimdChecker *c = (SimdChecker *)base;
+    free(c->slot_of);
+    free(c->slot_inst);
+    free(c->runs);
+    free(c);
+}
 
 CheckChecker *check_simd_new(CheckSession *s)
 {
@@ -323,7 +461,19 @@ CheckChecker *check_simd_new(CheckSession *s)
         return NULL;
     SimdChecker *c = util_calloc(1, sizeof *c);
     c->s = s;
+    const IsaProgram *p = s->program;
+    c->slot_of = util_calloc(p->count ? p->count : 1, sizeof *c->slot_of);
+    c->slot_inst = util_calloc(p->count ? p->count : 1, sizeof *c->slot_inst);
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->code[i].op == ISA_OP_TMMA && scope_of(&p->code[i]) > 1) {
+            c->slot_inst[c->num_slots] = i;
+            c->slot_of[i] = ++c->num_slots;
+        }
     c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
+    if (c->num_slots) {
+        c->base.observer.threadgroup_begin = on_tg_begin;
+        c->base.observer.threadgroup_end = on_tg_end;
+    }
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
         if (check_simd_name((uint16_t)op) || isa_is_mma((uint16_t)op))
             check_op_set(c->base.issue_ops, op);

@@ -257,6 +257,7 @@ static const char *letter_what(char shape)
     case 'a': return "a 32-bit byte address (rN, uN or an immediate)";
     case 'n': return "an exec count 0..3";
     case 'k': return "a wait slot 0 or 1";
+    case 'g': return "the SIMD-groups of the execution scope, 1..32";
     case 'l': return "a label";
     case 'r': return "a special register name (e.g. thread_position_in_grid.x)";
     default: return "an operand";
@@ -304,10 +305,10 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
     IsaOperand *o = &in->opd[k];
     AsmPos whole = pos_at(a, s, (size_t)(e - s));
     int tok_len = (int)UTIL_MIN(e - s, ASM_SHOW_TOKEN);
-    if (shape == 'n' || shape == 'k') {
+    if (shape == 'n' || shape == 'k' || shape == 'g') {
         uint32_t v;
-        uint32_t max = shape == 'n' ? 3 : 1;
-        if (!scan_small_uint(s, e, &v) || v > max)
+        uint32_t max = shape == 'n' ? 3 : shape == 'k' ? 1 : 32;
+        if (!scan_small_uint(s, e, &v) || v > max || (shape == 'g' && v == 0))
             return fail_at(a, whole, "expected %s, got '%.*s'", letter_what(shape), tok_len, s);
         o->kind = ISA_OPD_NUM;
         o->imm = v;

@@ -199,6 +199,8 @@ static void doc_operands(Doc *d, IsaOpcode op)
             doc_add(d, "n:0..3");
         else if (c == 'k')
             doc_add(d, "k:0..1");
+        else if (c == 'g')
+            doc_add(d, "g:1..32");
         else if (c == 'l')
             doc_add(d, "label");
         else if (c == 'r')

@@ -73,7 +73,8 @@ enum {
  *   y  source whose width follows the type     b  64-bit base address: pair rN or pair uN
  *   a  32-bit byte address (threadgroup/stack): rN, uN or immediate
  *   m  memory data registers (first of .xN consecutive; a half for f16 formats)
- *   n  exec count 0..3      k  wait slot 0..1      l  label      r  special register name */
+ *   n  exec count 0..3      k  wait slot 0..1      l  label      r  special register name
+ *   g  SIMD-groups of an execution scope, 1..32 */
 
 typedef struct IsaOpInfo {
     const char *name;

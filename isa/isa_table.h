@@ -158,7 +158,7 @@
     /* ---- SIMD-group matrices: 8x8, two f32 elements a lane in a register pair ---------- */ \
     OP(MMA32,  "mma32",  "P,p,p,p", 0, ISA_CLASS_MATRIX, 8, "8x8 matrices spread over the SIMD-group (see Matrices): d = a * b + c, each element an f32 fma chain over k = 0..7 from c") \
     OP(MMA16,  "mma16",  "P,p,p,p", 0, ISA_CLASS_MATRIX, 8, "as mma32, each element of d then rounded to binary16 (a half matrix, still held as f32)") \
-    OP(TMMA,   "tmma",   "P,p,p,p", 0, ISA_CLASS_TENSOR, 8, "as mma32, issued to the tensor unit (the neural accelerator): what Metal 4 tensor ops (matmul2d) compile to") \
+    OP(TMMA,   "tmma",   "P,p,p,p,g", 0, ISA_CLASS_TENSOR, 8, "as mma32, issued to the tensor unit (the neural accelerator): what Metal 4 tensor ops (matmul2d) compile to; g: the SIMD-groups of the operation's execution scope (for the checks)") \
     OP(MKPAIR, "mkpair", "P,s,s",   0, ISA_CLASS_MOVE, 8, "d = the pair (a, b): a in the low register, b in the high") \
     OP(LO32,   "lo32",   "D,p",     0, ISA_CLASS_MOVE, 6, "d = the low 32 bits of a") \
     OP(HI32,   "hi32",   "D,p",     0, ISA_CLASS_MOVE, 6, "d = the high 32 bits of a")

@@ -328,6 +328,7 @@ static void run(LangCg *cg, LangNode *node)
             IsaInst *in = lang_cg_emit(cg, ISA_OP_TMMA);
             IsaOperand *d = &acc[i * L.bn + j];
             in->opd[0] = *d, in->opd[1] = a[i], in->opd[2] = b[j], in->opd[3] = *d;
+            in->opd[4] = (IsaOperand){.kind = ISA_OPD_NUM, .imm = (uint64_t)op.simdgroups};
         }
     cg_mov(cg, k0, add(cg, k0, 8), 32);
     cg_loop_end(cg, &loop, ISA_COND_SLT, k0, K);

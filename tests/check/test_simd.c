@@ -184,6 +184,54 @@ static void test_tensor_run_in_divergent_code(void **state)
     done(&c);
 }
 
+/* A tensor operation's execution scope is SIMD-groups 0 to N - 1 of the threadgroup: one of
+ * them skipping run(), a threadgroup too small for the scope, and SIMD-groups past it. */
+#define SCOPE_KERNEL(n, cond)                                                                \
+    "using namespace metal; using namespace mpp::tensor_ops;\n"           /* 1 */           \
+    "kernel void k(tensor<device float, dextents<int, 2>> A,\n"           /* 2 */           \
+    "              tensor<device float, dextents<int, 2>> D,\n"           /* 3 */           \
+    "              uint sg [[simdgroup_index_in_threadgroup]]) {\n"       /* 4 */           \
+    "    matmul2d<matmul2d_descriptor(32, 32, 8), execution_simdgroups<" n ">> op;\n"      \
+    "    if (" cond ")\n"                                                 /* 6 */           \
+    "        op.run(A, A, D);\n"                                          /* 7 */           \
+    "}\n"
+
+static void test_tensor_scope(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c, SCOPE_KERNEL("4", "sg < 2"), 256, 128);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE,
+                                 "tensor operation (matmul2d run) with execution_simdgroups<4>: "
+                                 "SIMD-group 2 of its scope ran it 0 times, SIMD-group 0 1 times");
+    assert_int_equal(line_of(&c, &f->first), 7);
+    assert_int_equal(f->first.thread.simdgroup, 0);
+    assert_int_equal(f->second.thread.simdgroup, 2);
+    assert_int_equal(f->count, 2); /* once a threadgroup */
+    assert_non_null(strstr(f->fix, "SIMD-groups 0 to 3 of the threadgroup are the execution "
+                                   "scope: all of them must call the run() at line 7"));
+    done(&c);
+    metal(&c, SCOPE_KERNEL("4", "true"), 64, 64);
+    f = find(&c, CHECK_SIMD_DIVERGENCE, "with execution_simdgroups<4> in a threadgroup of 2 "
+                                        "SIMD-groups: SIMD-groups 2 and 3 of its scope do not "
+                                        "exist");
+    assert_int_equal(f->severity, CHECK_ERROR);
+    done(&c);
+    metal(&c, SCOPE_KERNEL("2", "true"), 128, 128);
+    f = find(&c, CHECK_SIMD_DIVERGENCE, "with execution_simdgroups<2> run by SIMD-group 2 of a "
+                                        "threadgroup of 4 SIMD-groups: the scope is SIMD-groups 0 "
+                                        "to 1; MPP leaves a run by more undefined");
+    assert_int_equal(f->severity, CHECK_WARNING);
+    done(&c);
+    /* the whole scope, or only SIMD-groups past it skipping (silent: the scope ran it) */
+    metal(&c, SCOPE_KERNEL("4", "true"), 256, 128);
+    expect_silent(&c);
+    done(&c);
+    metal(&c, SCOPE_KERNEL("2", "sg < 2"), 128, 128);
+    expect_silent(&c);
+    done(&c);
+}
+
 static void test_matrix_multiply_all_lanes_is_silent(void **state)
 {
     (void)state;
@@ -372,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_matrix_multiply_in_partial_simdgroup),
         cmocka_unit_test(test_matrix_multiply_all_lanes_is_silent),
         cmocka_unit_test(test_tensor_run_in_divergent_code),
+        cmocka_unit_test(test_tensor_scope),
         cmocka_unit_test(test_shuffle_down_reads_inactive_lane),
         cmocka_unit_test(test_broadcast_from_inactive_lane),
         cmocka_unit_test(test_quad_broadcast_from_inactive_lane),

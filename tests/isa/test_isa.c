@@ -153,9 +153,9 @@ static void gen_operand(IsaOpcode op, unsigned v, int k, char shape, Sample *s)
         o->kind = ISA_OPD_R16;
         o->index = (uint16_t)(reg * 2 + half);
         return;
-    case 'n': case 'k':
+    case 'n': case 'k': case 'g':
         o->kind = ISA_OPD_NUM;
-        o->imm = shape == 'n' ? v % 4 : v % 2;
+        o->imm = shape == 'n' ? v % 4 : shape == 'k' ? v % 2 : 1 + v % 32;
         add(s->text, "%u", (unsigned)o->imm);
         return;
     case 'l':

@@ -141,7 +141,7 @@ static void test_mma32_random(void **state)
         }
     /* tmma (the tensor unit's op) computes the same bits */
     uint32_t t_out[2 * N];
-    run_mma("tmma r8, r2, r4, r6", "", m.la, m.lb, m.lc, t_out);
+    run_mma("tmma r8, r2, r4, r6, 1", "", m.la, m.lb, m.lc, t_out);
     assert_memory_equal(t_out, out, sizeof out);
     /* the destination may be a source: d = a * b + d */
     run_mma("mma32 r6, r2, r4, r6\n    mov64 r8, r6", "", m.la, m.lb, m.lc, out);

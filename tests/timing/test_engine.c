@@ -196,15 +196,15 @@ static void test_tensor_pipe(void **state)
         const char *body;
         uint64_t alu, neural; /* cycles per repetition without and with an accelerator */
     } cases[] = {
-        {"tmma r4, r2, r2, r4", 20, 10},                                /* the latency */
+        {"tmma r4, r2, r2, r4, 1", 20, 10},                                /* the latency */
         /* four accumulators, so no write waits for the one before it: the interval */
-        {"tmma r4, r2, r2, r6;tmma r8, r2, r2, r6;tmma r10, r2, r2, r6;tmma r12, r2, r2, r6",
+        {"tmma r4, r2, r2, r6, 1;tmma r8, r2, r2, r6, 1;tmma r10, r2, r2, r6, 1;tmma r12, r2, r2, r6, 1",
          4 * 16, 4 * 4},
-        {"tmma r4, r2, r2, r6;ffma32 r14, r1, 1.5, 0.5;tmma r8, r2, r2, r6;"
-         "ffma32 r15, r1, 1.5, 0.5;tmma r10, r2, r2, r6;ffma32 r14, r1, 1.5, 0.5;"
-         "tmma r12, r2, r2, r6;ffma32 r15, r1, 1.5, 0.5", 4 * 17, 4 * 4}, /* FFMAs: shadow */
+        {"tmma r4, r2, r2, r6, 1;ffma32 r14, r1, 1.5, 0.5;tmma r8, r2, r2, r6, 1;"
+         "ffma32 r15, r1, 1.5, 0.5;tmma r10, r2, r2, r6, 1;ffma32 r14, r1, 1.5, 0.5;"
+         "tmma r12, r2, r2, r6, 1;ffma32 r15, r1, 1.5, 0.5", 4 * 17, 4 * 4}, /* FFMAs: shadow */
         /* mma32 keeps the fp32 pipe: only the accelerator's tmma leaves it */
-        {"tmma r4, r2, r2, r6;mma32 r8, r2, r2, r6;tmma r10, r2, r2, r6;mma32 r12, r2, r2, r6",
+        {"tmma r4, r2, r2, r6, 1;mma32 r8, r2, r2, r6;tmma r10, r2, r2, r6, 1;mma32 r12, r2, r2, r6",
          4 * 16, 2 * 16},
     };
     for (int neural = 0; neural < 2; neural++) {
@@ -228,7 +228,7 @@ static void test_tensor_pipe(void **state)
         }
         /* 1024 flops a tmma: the neural accelerator's where there is one, else the ALUs' */
         Run r;
-        char *t = alternating_chain("tmma r4, r2, r2, r6", "tmma r8, r2, r2, r6", 10);
+        char *t = alternating_chain("tmma r4, r2, r2, r6, 1", "tmma r8, r2, r2, r6, 1", 10);
         run_kernel(&r, t, &gpu, SIM_MODE_TIMED, 32, 32, 4096);
         assert_int_equal(r.res.stats.tensor_flops, neural ? 10 * 1024 : 0);
         assert_int_equal(r.res.stats.flops, neural ? 0 : 10 * 1024);
