@@ -539,6 +539,44 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
     check_report(s, &g);
 }
 
+/* The simulator keeps the first faults in detail, and the first of each instruction after
+ * them, with a count per instruction: each instruction's faults not kept are counted into
+ * the last one kept there. */
+static void fold_faults(CheckSession *s, const SimResult *r)
+{
+    const IsaProgram *p = s->program;
+    uint64_t *left = NULL; /* per instruction: its faults not yet counted */
+    if (r->inst_faults) {
+        left = util_calloc(p->count ? p->count : 1, sizeof *left);
+        memcpy(left, r->inst_faults, p->count * sizeof *left);
+        for (uint32_t i = 0; i < r->num_faults + r->num_late_faults; i++) {
+            const SimFault *f = i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults];
+            int64_t at = isa_program_index_of_pc(p, f->pc);
+            if (at >= 0 && left[at])
+                left[at]--; /* now: the faults there beyond the kept ones */
+        }
+    }
+    /* the last kept at an instruction takes its rest; they are folded in order, so each
+     * finding reads as its first fault */
+    uint32_t n = r->num_faults + r->num_late_faults;
+    uint64_t *extra = util_calloc(n ? n : 1, sizeof *extra);
+    for (uint32_t i = n; i-- > 0;) {
+        const SimFault *f = i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults];
+        int64_t at = left ? isa_program_index_of_pc(p, f->pc) : -1;
+        if (at >= 0) {
+            extra[i] = left[at];
+            left[at] = 0;
+        } else if (!left && i + 1 == r->num_faults) { /* no counts: the rest to the last */
+            extra[i] = r->total_faults - r->num_faults;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        fold_fault(s, i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults],
+                   1 + extra[i]);
+    free(extra);
+    free(left);
+}
+
 static int finding_order(const void *a, const void *b)
 {
     const CheckFinding *x = a, *y = b;
@@ -557,11 +595,7 @@ const CheckFinding *check_session_finish(CheckSession *s, const SimResult *resul
     for (uint32_t i = 0; i < s->num_checkers; i++)
         if (s->checkers[i]->finish)
             s->checkers[i]->finish(s->checkers[i], s, result);
-    /* The simulator keeps the first faults in detail; the rest are counted into the last. */
-    for (uint32_t i = 0; i < result->num_faults; i++) {
-        uint64_t extra = i + 1 == result->num_faults ? result->total_faults - result->num_faults : 0;
-        fold_fault(s, &result->faults[i], 1 + extra);
-    }
+    fold_faults(s, result);
     if (s->num_findings)
         qsort(s->findings, s->num_findings, sizeof *s->findings, finding_order);
     *count = s->num_findings;

@@ -38,11 +38,25 @@ void sim_fault(SimDispatch *d, SimGroup *g, uint32_t lane, SimFaultKind kind, Me
 {
     SimResult *r = d->result;
     r->total_faults++;
-    if (r->num_faults >= d->max_faults)
+    bool first_here = false;
+    if (g) {
+        if (!r->inst_faults)
+            r->inst_faults = util_calloc(d->program->count, sizeof *r->inst_faults);
+        first_here = r->inst_faults[g->pc]++ == 0;
+    }
+    SimFault *f;
+    if (r->num_faults < d->max_faults) {
+        if (!r->faults)
+            r->faults = util_calloc(d->max_faults, sizeof *r->faults);
+        f = &r->faults[r->num_faults++];
+    } else if (first_here) { /* at most one an instruction */
+        r->late_faults = util_realloc(r->late_faults,
+                                      (r->num_late_faults + 1) * sizeof *r->late_faults);
+        f = &r->late_faults[r->num_late_faults++];
+        memset(f, 0, sizeof *f);
+    } else {
         return;
-    if (!r->faults)
-        r->faults = util_calloc(d->max_faults, sizeof *r->faults);
-    SimFault *f = &r->faults[r->num_faults++];
+    }
     f->kind = kind;
     f->space = space;
     f->is_write = is_write;
@@ -451,6 +465,8 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
 void sim_result_free(SimResult *result)
 {
     free(result->faults);
+    free(result->inst_faults);
+    free(result->late_faults);
     free(result->stats.cores);
     memset(result, 0, sizeof *result);
 }

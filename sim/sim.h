@@ -239,6 +239,12 @@ typedef struct SimResult {
     SimFault *faults;             /* the first max_faults faults */
     uint32_t num_faults;
     uint64_t total_faults;        /* all of them, including those not kept */
+    /* So that every faulting instruction is known and counted: faults per instruction (index
+     * in the program's code; NULL when none), and the first fault of each instruction none of
+     * whose faults is among the first max_faults. */
+    uint64_t *inst_faults;
+    SimFault *late_faults;
+    uint32_t num_late_faults;
     bool budget_exceeded;
     bool cancelled;               /* launch->cancel stopped it */
     bool timed;                   /* stats below are valid */

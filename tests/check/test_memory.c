@@ -299,6 +299,33 @@ static void test_out_of_bounds_read_used_is_error(void **state)
     done(&c);
 }
 
+/* Past the simulator's first 64 faults in detail, each instruction's faults are still its
+ * own: 256 threads fault at two stores; the second's all come after the first 64. */
+static void test_out_of_bounds_counted_per_instruction(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h,
+            "kernel void k(device float *a [[buffer(0)]], device float *b [[buffer(1)]],\n"
+            "              uint gid [[thread_position_in_grid]]) {\n"
+            "    a[gid + 16] = 1.0f;\n"                                      /* 3 */
+            "    b[gid + 16] = 2.0f;\n"                                      /* 4 */
+            "}\n", NULL);
+    c.info = NULL;
+    h_buffer(&c.h, 0, "a", 64, MEM_SPACE_DEVICE);
+    h_buffer(&c.h, 1, "b", 64, MEM_SPACE_DEVICE);
+    run_checked(&c, 256, 64);
+    const CheckFinding *fa = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds write of a[64] (byte offset 64");
+    const CheckFinding *fb = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds write of b[64] (byte offset 64");
+    assert_int_equal(line_of(&c, &fa->first), 3);
+    assert_int_equal(line_of(&c, &fb->first), 4);
+    assert_int_equal(fa->count, 256);
+    assert_int_equal(fb->count, 256);
+    assert_int_equal(fb->first.thread.grid[0], 0);
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
 /* An index before a buffer's start is out of bounds of that buffer, named with its negative
  * element and byte offset: b[-1], not an element of the buffer whose addresses lie before
  * b's (`a` here). */
@@ -585,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_matrix_reads_other_lanes_before_wait),
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
         cmocka_unit_test(test_loads_used_after_wait_are_silent),
+        cmocka_unit_test(test_out_of_bounds_counted_per_instruction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
