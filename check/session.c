@@ -58,7 +58,8 @@ void check_report(CheckSession *s, const CheckFinding *f)
         CheckFinding *g = &s->findings[i];
         if (g->kind == f->kind && place_of(s->program, &g->first) == a &&
             place_of(s->program, &g->second) == b && g->first.access == f->first.access &&
-            g->second.access == f->second.access && g->severity == f->severity) {
+            g->second.access == f->second.access && g->severity == f->severity &&
+            strcmp(g->first.symbol, f->first.symbol) == 0) { /* two arrays read at one line */
             g->count += f->count ? f->count : 1;
             return;
         }

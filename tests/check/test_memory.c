@@ -14,6 +14,34 @@
 
 /* ---- uninitialized reads ---------------------------------------------------------------------- */
 
+/* Two arrays read at one place (a helper's line, inlined twice; a tensor operation reading
+ * both its staged tiles): a finding each, not one that names the first. */
+static void test_uninitialized_reads_of_two_arrays_at_one_place(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "float get(threadgroup float *p, uint i) { return p[i]; }\n"  /* 1 */
+          "kernel void k(device float *out [[buffer(0)]],\n"            /* 2 */
+          "              uint lid [[thread_position_in_threadgroup]]) {\n"
+          "    threadgroup float as[64], bs[64];\n"                     /* 4 */
+          "    as[lid] = 1.0f;\n"                                       /* 5 */
+          "    bs[lid] = 2.0f;\n"                                       /* 6 */
+          "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"      /* 7 */
+          "    out[lid] = get(as, lid + 32) + get(bs, lid + 32);\n"     /* 8 */
+          "}\n",
+          32, 32);
+    bool named = c.h.prog->num_symbols > 0;
+    if (named) {
+        const CheckFinding *a = find(&c, CHECK_UNINITIALIZED, "threadgroup memory as[32]");
+        const CheckFinding *b = find(&c, CHECK_UNINITIALIZED, "threadgroup memory bs[32]");
+        assert_int_equal(line_of(&c, &a->first), 1);
+        assert_int_equal(line_of(&c, &b->first), 1);
+    }
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
 static void test_uninitialized_threadgroup_read(void **state)
 {
     (void)state;
@@ -613,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
         cmocka_unit_test(test_loads_used_after_wait_are_silent),
         cmocka_unit_test(test_out_of_bounds_counted_per_instruction),
+        cmocka_unit_test(test_uninitialized_reads_of_two_arrays_at_one_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
