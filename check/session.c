@@ -484,6 +484,26 @@ SimObserver *const *check_session_observers(CheckSession *s, uint32_t *count)
     return s->observers;
 }
 
+/* An access past a thread's stack memory is named by the array it ran past: the one whose
+ * end is nearest below it, if it lies within that array's length past the end (v[8] of a
+ * float v[8]). */
+static void name_past_array(const IsaProgram *p, CheckSite *site)
+{
+    const IsaSymbol *best = NULL;
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *sym = &p->symbols[i];
+        uint64_t end = (uint64_t)sym->offset + sym->size;
+        if (sym->space == ISA_SYM_THREAD && sym->array && end <= site->offset &&
+            site->offset < end + sym->size &&
+            (!best || end > (uint64_t)best->offset + best->size))
+            best = sym;
+    }
+    if (!best)
+        return;
+    snprintf(site->symbol, sizeof site->symbol, "%s", best->name);
+    site->index = (int64_t)((site->offset - best->offset) / (best->elem_size ? best->elem_size : 1));
+}
+
 static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
 {
     CheckFinding g = {.severity = CHECK_ERROR, .count = count};
@@ -510,6 +530,8 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
         g.first.space = f->space;
         g.first.offset = f->offset;
         g.first.index = CHECK_NO_INDEX;
+        if (f->space == MEM_SPACE_THREAD && !f->buffer)
+            name_past_array(s->program, &g.first);
         if (f->buffer) {
             snprintf(g.first.symbol, sizeof g.first.symbol, "%s", f->buffer);
             for (uint32_t i = 0; i < s->num_buffers; i++)

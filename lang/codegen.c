@@ -483,6 +483,10 @@ static void bind_args(LangCg *cg, LangFunction *k)
 static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, uint32_t offset)
 {
     LangType *elem = v->type;
+    /* a cooperative tensor is named by its elements, as the kernel indexes it (ct[3]) */
+    bool coop = v->type->tensor && v->type->tensor->kind == LTN_COOP;
+    if (coop)
+        elem = v->type->members->type;
     while (elem->kind == LTY_ARRAY)
         elem = elem->base;
     return (IsaSymbol){
@@ -492,7 +496,7 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
         .offset = offset,
         .size = (uint32_t)v->type->size,
         .elem_size = (uint32_t)(elem->size ? elem->size : 1),
-        .array = v->type->kind == LTY_ARRAY,
+        .array = coop || v->type->kind == LTY_ARRAY,
     };
 }
 

@@ -533,7 +533,9 @@ static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
     LangToken *at = p->tok;
     LangNode *idx = lang_p_expr(p);
     lang_p_skip(p, "]");
-    if (lhs->type->tensor && lhs->type->tensor->kind == LTN_COOP)
+    const LangType *coop = lhs->type->tensor && lhs->type->tensor->kind == LTN_COOP
+                               ? lhs->type : NULL;
+    if (coop)
         lhs = lang_p_tensor_elements(p, lhs); /* ct[i]: this thread's element i */
     LangType *ty = lhs->type;
     LangNode *node = lang_p_new_node(p, LND_INDEX, tok);
@@ -551,7 +553,11 @@ static LangNode *index_expr(LangParser *p, LangNode *lhs, LangToken *tok)
         int64_t v;
         LangVar *var = lang_p_root_var(lhs);
         if (lang_p_eval(p, idx, &v)) {
-            if (v < 0 || v >= ty->len)
+            if ((v < 0 || v >= ty->len) && coop)
+                lang_error_soft(p->ctx, at, "index %lld is outside the cooperative tensor: each "
+                                "thread holds %d elements (get_capacity())", (long long)v,
+                                ty->len);
+            else if (v < 0 || v >= ty->len)
                 lang_error_soft(p->ctx, at, "index %lld is past the end of '%s'", (long long)v,
                                 lang_type_name(p->ctx, ty));
         } else if (var && ty->kind == LTY_ARRAY) {

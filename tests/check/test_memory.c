@@ -354,6 +354,42 @@ static void test_out_of_bounds_counted_per_instruction(void **state)
     done(&c);
 }
 
+/* An index past the end of a local array (the thread's stack memory) is named by the array,
+ * and a cooperative tensor's element by the tensor (ct[8]). */
+static void test_out_of_bounds_past_a_local_array(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], device const int *n [[buffer(1)]],\n"
+          "              uint gid [[thread_position_in_grid]]) {\n"
+          "    float v[8];\n"
+          "    for (int i = 0; i < 8; i++) v[i] = float(i);\n"
+          "    float s = 0;\n"
+          "    for (int i = 0; i < 8 + n[0] + 1; i++) s += v[i];\n"     /* 6 */
+          "    out[gid] = s;\n"
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of v[8] (byte "
+                                                          "offset 32, 4 bytes");
+    assert_int_equal(line_of(&c, &f->first), 6);
+    done(&c);
+    metal(&c,
+          "using namespace metal; using namespace mpp::tensor_ops;\n"
+          "kernel void k(tensor<device float, dextents<int, 2>> A, device float *out,\n"
+          "              device const int *n) {\n"
+          "    matmul2d<matmul2d_descriptor(16, 16), execution_simdgroup> op;\n"
+          "    auto ct = op.get_destination_cooperative_tensor<decltype(A), decltype(A), float>();\n"
+          "    op.run(A, A, ct);\n"
+          "    float s = 0;\n"
+          "    for (int i = 0; i < ct.get_capacity() + n[0] + 1; i++) s += ct[i];\n"
+          "    out[0] = s;\n"
+          "}\n",
+          32, 32);
+    find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of ct[8]");
+    done(&c);
+}
+
 /* An index before a buffer's start is out of bounds of that buffer, named with its negative
  * element and byte offset: b[-1], not an element of the buffer whose addresses lie before
  * b's (`a` here). */
@@ -641,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
         cmocka_unit_test(test_loads_used_after_wait_are_silent),
         cmocka_unit_test(test_out_of_bounds_counted_per_instruction),
+        cmocka_unit_test(test_out_of_bounds_past_a_local_array),
         cmocka_unit_test(test_uninitialized_reads_of_two_arrays_at_one_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

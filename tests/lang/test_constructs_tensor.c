@@ -483,6 +483,10 @@ static void test_errors(void **state)
     ch_expect_error(HEAD K1 "matmul2d<matmul2d_descriptor(8, 8), execution_simdgroup> op;\n"
                     "matmul2d<matmul2d_descriptor(8, 16), execution_simdgroup> op2;\n"
                     "op = op2;\n}\n", NULL, "cannot convert 'matmul2d<matmul2d_descriptor(8, 16");
+    ch_expect_error(HEAD K1 "matmul2d<matmul2d_descriptor(16, 16), execution_simdgroup> op;\n"
+                    "auto ct = op.get_destination_cooperative_tensor<" T2 ", " T2 ", float>();\n"
+                    "float x = ct[8];\n}\n", NULL, "index 8 is outside the cooperative tensor: "
+                    "each thread holds 8 elements (get_capacity())");
     ch_expect_error(HEAD K1 "cooperative_tensor<float> c;\n}\n", NULL,
                     "write a cooperative tensor's type with auto");
 #undef K1
