@@ -31,6 +31,8 @@ typedef struct GroupState {
     BranchEntry stack[BRANCH_STACK_MAX];
     int64_t arrived;          /* instruction index of the barrier it waits at; -1 none */
     uint32_t arrived_lane;
+    uint32_t lanes;           /* present lanes, when it arrived with none of them active */
+    bool empty;               /* it arrived with no lane active (all left before it) */
     int64_t stopped;          /* index of the `stop` it ended at; -1 unknown */
     int64_t left;             /* last non-branch instruction that turned lanes off (a return) */
     bool ended_reported;
@@ -115,19 +117,27 @@ static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaI
     uint32_t skipped = present & ~sg->exec_mask;
     CheckFinding f = {.kind = CHECK_BARRIER_DIVERGENCE, .severity = CHECK_ERROR};
     check_site_thread(&f.first, sg, (uint32_t)__builtin_ctz(skipped), inst->pc);
-    snprintf(f.message, sizeof f.message,
-             "%s reached by %u of %u lanes of SIMD-group %u (the others skipped it: barrier "
-             "in divergent code)",
-             name, util_popcount32(sg->exec_mask & present), sg->lanes, sg->simdgroup);
+    if (sg->exec_mask & present)
+        snprintf(f.message, sizeof f.message,
+                 "%s reached by %u of %u lanes of SIMD-group %u (the others skipped it: "
+                 "barrier in divergent code)",
+                 name, util_popcount32(sg->exec_mask & present), sg->lanes, sg->simdgroup);
+    else
+        snprintf(f.message, sizeof f.message,
+                 "%s skipped by all %u lanes of SIMD-group %u while others wait at it (barrier "
+                 "in divergent code)", name, sg->lanes, sg->simdgroup);
     char where[64];
-    if (enclosing_branch(c, g, where, sizeof where))
+    /* lanes that left (a return or break) after the innermost open branch began are why it
+     * is still open: the branch only holds the return, not the barrier */
+    bool left_inside = g->left >= 0 && (!g->depth || (uint32_t)g->left > g->stack[g->depth - 1].index);
+    if (!left_inside && enclosing_branch(c, g, where, sizeof where))
         snprintf(f.fix, sizeof f.fix,
                  "move the %s out of %s: every thread of the %s must reach it", name, where,
                  inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group");
     else if (g->left >= 0)
         snprintf(f.fix, sizeof f.fix,
                  "every thread of the %s must reach the %s at line %u; the lanes that skipped "
-                 "it left at line %u (an early return?)",
+                 "it left at line %u (a return or break before it?)",
                  inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group", name,
                  check_line_of(c->s->program, inst->pc),
                  check_line_of(c->s->program, c->s->program->code[g->left].pc));
@@ -151,7 +161,8 @@ static void on_retired(CheckChecker *base, const SimGroupView *sg, const IsaInst
         track_branches(g, index_of(c->s, inst), inst->op, sg->exec_mask);
     if (inst->op == ISA_OP_STOP)
         g->stopped = index_of(c->s, inst);
-    else if (inst->op == ISA_OP_SIMD_BARRIER && (present_mask(sg) & ~sg->exec_mask))
+    else if (inst->op == ISA_OP_SIMD_BARRIER && (present_mask(sg) & ~sg->exec_mask) &&
+             (present_mask(sg) & sg->exec_mask)) /* a SIMD-group that skips it whole: fine */
         report_partial(c, sg, inst, "simdgroup_barrier");
 }
 
@@ -161,7 +172,11 @@ static void on_arrive(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     GroupState *g = &c->groups[sg->simdgroup];
     g->arrived = index_of(c->s, inst);
     g->arrived_lane = sg->exec_mask ? (uint32_t)__builtin_ctz(sg->exec_mask) : 0;
-    if (present_mask(sg) & ~sg->exec_mask)
+    /* a SIMD-group all of whose lanes left passes the barrier empty: wrong only if another
+     * SIMD-group waits at it with lanes (on_release), not when the whole threadgroup left */
+    g->empty = !(present_mask(sg) & sg->exec_mask);
+    g->lanes = sg->lanes;
+    if (!g->empty && (present_mask(sg) & ~sg->exec_mask))
         report_partial(c, sg, inst, "threadgroup_barrier");
 }
 
@@ -179,12 +194,23 @@ static void on_release(void *ctx, const SimThreadgroupView *tg)
     const IsaProgram *p = c->s->program;
     int64_t first = -1;
     for (uint32_t i = 0; i < c->num_groups; i++)
-        if (c->groups[i].arrived >= 0) {
+        if (c->groups[i].arrived >= 0 && !c->groups[i].empty) {
             first = i;
             break;
         }
-    if (first < 0)
+    if (first < 0) { /* nobody with lanes waits: the whole threadgroup left before it */
+        for (uint32_t i = 0; i < c->num_groups; i++)
+            c->groups[i].arrived = -1;
         return;
+    }
+    for (uint32_t i = 0; i < c->num_groups; i++) {
+        GroupState *g = &c->groups[i];
+        if (g->arrived >= 0 && g->empty) {
+            SimGroupView v = {.threadgroup = tg, .simdgroup = i, .lanes = g->lanes};
+            report_partial(c, &v, &p->code[g->arrived], "threadgroup_barrier");
+            g->arrived = c->groups[first].arrived; /* reported: not "at another barrier" too */
+        }
+    }
     const GroupState *a = &c->groups[first];
     uint32_t a_pc = p->code[a->arrived].pc, a_line = check_line_of(p, a_pc);
     for (uint32_t i = 0; i < c->num_groups; i++) {

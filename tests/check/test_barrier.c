@@ -85,6 +85,50 @@ static void test_barrier_after_early_return(void **state)
     done(&c);
 }
 
+/* A return in an if before the barrier: the advice is about the return, not the if (which
+ * holds only the return); a SIMD-group all of whose lanes returned passes the barrier with
+ * none active while the other waits; a threadgroup all of whose threads returned is fine. */
+static const char *const k_guarded =
+    "kernel void k(device float *out [[buffer(0)]], constant uint &n [[buffer(1)]],\n" /* 1 */
+    "              uint lid [[thread_position_in_threadgroup]])\n"                     /* 2 */
+    "{\n"                                                                               /* 3 */
+    "    if (lid >= n) return;\n"                                                       /* 4 */
+    "    threadgroup_barrier(mem_flags::mem_none);\n"                                   /* 5 */
+    "    out[lid] = 1.0f;\n"                                                            /* 6 */
+    "}\n";
+
+static void run_guarded(Checked *c, uint32_t n)
+{
+    ch_init(&c->h, k_guarded, NULL);
+    c->info = NULL;
+    h_buffer(&c->h, 0, "out", 256, MEM_SPACE_DEVICE);
+    *(uint32_t *)h_buffer(&c->h, 1, "n", 4, MEM_SPACE_CONSTANT) = n;
+    run_checked(c, 64, 64);
+}
+
+static void test_early_return_advice_and_whole_simdgroups(void **state)
+{
+    (void)state;
+    Checked c;
+    run_guarded(&c, 40);
+    const CheckFinding *f = find(&c, CHECK_BARRIER_DIVERGENCE,
+                                 "threadgroup_barrier reached by 8 of 32 lanes of SIMD-group 1");
+    assert_non_null(strstr(f->fix, "the lanes that skipped it left at line 4 (a return or "
+                                   "break before it?)"));
+    assert_null(strstr(f->fix, "out of the if"));
+    done(&c);
+    run_guarded(&c, 32);
+    f = find(&c, CHECK_BARRIER_DIVERGENCE, "threadgroup_barrier skipped by all 32 lanes of "
+                                           "SIMD-group 1 while others wait at it");
+    assert_int_equal(line_of(&c, &f->first), 5);
+    assert_int_equal(f->first.thread.simdgroup, 1);
+    assert_int_equal(c.n, 1);
+    done(&c);
+    run_guarded(&c, 0);
+    expect_silent(&c);
+    done(&c);
+}
+
 /* ---- SIMD-groups at different barriers, or ended ------------------------------------------- */
 
 /* Each SIMD-group takes one side of the if; the compiler always jumps over a side holding a
@@ -209,6 +253,23 @@ static void test_simdgroup_barrier_in_divergent_code(void **state)
     done(&c);
 }
 
+/* A simdgroup_barrier concerns one SIMD-group: one that skips it whole is not divergent. */
+static void test_simdgroup_barrier_skipped_by_a_whole_simdgroup(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]],\n"
+          "              uint gid [[thread_position_in_grid]],\n"
+          "              uint sg [[simdgroup_index_in_threadgroup]]) {\n"
+          "    if (sg == 0) simdgroup_barrier(mem_flags::mem_none);\n"
+          "    out[gid] = 1.0f;\n"
+          "}\n",
+          64, 64);
+    expect_silent(&c);
+    done(&c);
+}
+
 /* ---- silence -------------------------------------------------------------------------------- */
 
 static void test_correct_reduction_is_silent(void **state)
@@ -259,6 +320,8 @@ int main(void)
         cmocka_unit_test(test_barrier_in_if_ends_and_is_reported),
         cmocka_unit_test(test_barrier_in_if_two_simdgroups),
         cmocka_unit_test(test_barrier_after_early_return),
+        cmocka_unit_test(test_early_return_advice_and_whole_simdgroups),
+        cmocka_unit_test(test_simdgroup_barrier_skipped_by_a_whole_simdgroup),
         cmocka_unit_test(test_barriers_in_both_branches),
         cmocka_unit_test(test_simdgroups_at_different_barriers),
         cmocka_unit_test(test_simdgroup_ended_before_barrier),
