@@ -388,14 +388,18 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
         return lang_p_new_cast(p, node, ty, tok);
     }
     if (from->kind == LTY_ARRAY && ty->kind == LTY_POINTER &&
-        lang_same_type(from->base, ty->base) && lang_p_lvalue_space(node) == ty->space &&
-        lang_p_is_lvalue(node)) {
+        (explicit || lang_same_type(from->base, ty->base)) &&
+        lang_p_lvalue_space(node) == ty->space && lang_p_is_lvalue(node)) {
+        /* the array decays to a pointer to its first element; an explicit cast may then
+         * reinterpret it, as (threadgroup uchar *)tile does */
         LangNode *a = lang_p_new_node(p, LND_ADDR, tok);
         a->lhs = node;
-        a->type = ty;
+        a->type = lang_same_type(from->base, ty->base) ? ty
+                                                       : lang_pointer_to(p->ctx, from->base,
+                                                                         ty->space);
         if (node->kind == LND_VAR)
             node->var->address_taken = true;
-        return a;
+        return a->type == ty ? a : lang_p_new_cast(p, a, ty, tok);
     }
     lang_error_soft(p->ctx, tok, "cannot convert '%s' to '%s'", lang_type_name(p->ctx, from),
                     lang_type_name(p->ctx, ty));

@@ -128,6 +128,38 @@ static void test_cast_exec(void **state)
     h_free(&h);
 }
 
+/* An array cast to a pointer of another element type: it decays to its first element, then
+ * the cast reinterprets it ((threadgroup uchar *)tile reads tile's bytes, little-endian). */
+static void test_array_cast_to_pointer(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device uint *out [[buffer(0)]], device const uint *in [[buffer(1)]],\n"
+            "              uint lid [[thread_position_in_threadgroup]]) {\n"
+            "    threadgroup uint tile[8];\n"
+            "    thread uint mine[2] = {in[lid % 8], 7u};\n"
+            "    if (lid < 8) tile[lid] = in[lid];\n"
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+            "    threadgroup uchar *b = (threadgroup uchar *)tile;\n"
+            "    thread ushort *m = (thread ushort *)mine;\n"
+            "    out[lid] = b[lid] + (uint(m[lid % 4]) << 8);\n"
+            "}\n", NULL);
+    uint32_t *out = ch_buf(&h, 0, 32 * 4), *in = ch_buf(&h, 1, 8 * 4);
+    for (uint32_t i = 0; i < 8; i++)
+        in[i] = 0x01020304u * (i + 1);
+    ch_run(&h, 32, 32);
+    for (uint32_t i = 0; i < 32; i++) {
+        uint8_t bytes[32];
+        memcpy(bytes, in, sizeof bytes);
+        uint32_t mine[2] = {in[i % 8], 7u};
+        uint16_t halves[4];
+        memcpy(halves, mine, sizeof halves);
+        CH_IEQ(out[i], bytes[i] + ((uint32_t)halves[i % 4] << 8), i);
+    }
+    h_free(&h);
+}
+
 /* ---- function constants ----------------------------------------------------------------- */
 
 static const char *fc_src =
@@ -679,6 +711,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cast_shape),
         cmocka_unit_test(test_cast_exec),
+        cmocka_unit_test(test_array_cast_to_pointer),
         cmocka_unit_test(test_function_constants),
         cmocka_unit_test(test_template_shape),
         cmocka_unit_test(test_template_exec),
