@@ -336,11 +336,17 @@ static void check_scope(SimdChecker *c, const SimThreadgroupView *tg, uint32_t s
         if (short_of < ng) {
             v.simdgroup = short_of;
             check_site_thread(&f.second, &v, 0, inst->pc);
+            char times[48];
+            if (runs[short_of])
+                snprintf(times, sizeof times, "ran it %llu time%s",
+                         (unsigned long long)runs[short_of], runs[short_of] == 1 ? "" : "s");
+            else
+                snprintf(times, sizeof times, "never ran it");
             snprintf(f.message, sizeof f.message,
                      "tensor operation (matmul2d run) with execution_simdgroups<%u>: SIMD-group "
-                     "%u of its scope ran it %llu times, SIMD-group %u %llu times (the blocks of "
-                     "the tile it holds are left uncomputed)", n, short_of,
-                     (unsigned long long)runs[short_of], busiest, (unsigned long long)most);
+                     "%u of its scope %s where SIMD-group %u ran it %llu time%s (the blocks of "
+                     "the tile it holds are left uncomputed)", n, short_of, times, busiest,
+                     (unsigned long long)most, most == 1 ? "" : "s");
         } else {
             group_range(who, sizeof who, ng, n - 1);
             snprintf(f.message, sizeof f.message,
