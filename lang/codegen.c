@@ -106,6 +106,7 @@ void cg_set_loc(LangCg *cg, const LangToken *tok)
         tok = tok->origin;
     if (!tok || !tok->file)
         return;
+    cg->loc_tok = tok;
     cg->loc.file = (uint16_t)tok->file->index;
     cg->loc.line = (uint32_t)tok->line;
     cg->loc.col = (uint16_t)tok->col;
@@ -113,7 +114,7 @@ void cg_set_loc(LangCg *cg, const LangToken *tok)
 
 void cg_error(LangCg *cg, const LangToken *tok, const char *msg)
 {
-    lang_error_at(cg->ctx, tok, "%s", msg);
+    lang_error_at(cg->ctx, tok ? tok : cg->loc_tok, "%s", msg);
 }
 
 int cg_width_of(const LangType *t)

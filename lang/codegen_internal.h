@@ -82,6 +82,7 @@ struct LangCg {
     LangFunction *kernel;
     LangIr *ir;
     IsaSourceLoc loc;
+    const LangToken *loc_tok; /* the token loc came from: errors without one point there */
     CgBind *binds;
     int binds_cap;
     int depth;             /* exec nesting added by the open constructs */

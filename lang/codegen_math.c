@@ -540,7 +540,9 @@ static bool half_native(Mth *m, LangBuiltin b, Opd dst, const Opd *a)
     in->opd[0] = dst;
     for (int i = 0; i < n; i++)
         in->opd[i + 1] = a[i];
-    if (b == LANG_BI_ABS || b == LANG_BI_FABS)
+    if ((b == LANG_BI_ABS || b == LANG_BI_FABS) && a[0].kind == ISA_OPD_IMM)
+        in->opd[1].imm &= ~(uint64_t)0x8000u; /* a half's sign is bit 15 */
+    else if (b == LANG_BI_ABS || b == LANG_BI_FABS)
         in->opd[1] = A(a[0]);
     if (b == LANG_BI_SATURATE)
         in->flags |= ISA_INST_SAT;

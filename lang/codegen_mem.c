@@ -422,6 +422,13 @@ static CgLval *sub_lval(LangCg *cg, CgLval *base, LangType *ty, int leaf_start, 
         lv->swz_len = 1;
         return lv;
     }
+    if (base->kind == LV_SWZ && leaf_start < base->swz_len) { /* v.zx[1]: v's component x */
+        CgLval *lv = new_lval(cg, LV_SWZ, ty);
+        lv->base = base->base;
+        lv->swz[0] = base->swz[leaf_start];
+        lv->swz_len = 1;
+        return lv;
+    }
     cg_error(cg, NULL, "unsupported lvalue");
 }
 

@@ -211,9 +211,17 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
     }
     case LANG_BI_CLZ: case LANG_BI_CTZ: case LANG_BI_POPCOUNT: case LANG_BI_REVERSE_BITS:
     case LANG_BI_MULHI: case LANG_BI_MAD24: case LANG_BI_MUL24: case LANG_BI_ROTATE:
-    case LANG_BI_ABSDIFF: case LANG_BI_ADDSAT: case LANG_BI_SUBSAT: case LANG_BI_HADD:
-    case LANG_BI_RHADD:
+    case LANG_BI_ADDSAT: case LANG_BI_SUBSAT: case LANG_BI_HADD: case LANG_BI_RHADD:
         return integer_args(p, args, n, name);
+    case LANG_BI_ABSDIFF: { /* Tu absdiff(T x, T y): the unsigned type of T's size */
+        ty = integer_args(p, args, n, name);
+        if (!ty)
+            return NULL;
+        LangType *s = lang_scalar_of(ty);
+        LangType *u = s->kind == LTY_CHAR ? lang_ty_uchar : s->kind == LTY_SHORT ? lang_ty_ushort
+                      : s->kind == LTY_INT ? lang_ty_uint : s->kind == LTY_LONG ? lang_ty_ulong : s;
+        return ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, u, ty->len, false) : u;
+    }
     case LANG_BI_EXTRACT_BITS: case LANG_BI_INSERT_BITS: {
         int data = id == LANG_BI_EXTRACT_BITS ? 1 : 2;
         ty = integer_args(p, args, data, name);

@@ -145,6 +145,52 @@ static void test_folded_long_to_float_rounds_once(void **state)
     h_free(&h);
 }
 
+/* ---- from differential testing against C (2026-11-28) ------------------------------------- */
+
+/* abs/fabs of a half constant cleared bit 31 of the immediate, where a half's sign is bit
+ * 15: abs(-19.5h) stayed -19.5. absdiff returned T where MSL gives the unsigned type of T's
+ * size (absdiff(char(-3), char(127)) is uchar 130, not char -126). A swizzle indexed
+ * (v.zx[1], written or read, by a constant or an unrolled counter) was refused as an
+ * "unsupported lvalue", without a source location. */
+static void test_half_abs_absdiff_swizzle_index(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device float *o [[buffer(0)]], device int *oi [[buffer(1)]],\n"
+            "              device const int *in [[buffer(2)]], uint gid [[thread_position_in_grid]]) {\n"
+            "  half h = half(in[gid]);\n"
+            "  o[gid * 4] = float(abs(-19.5h)) + float(fabs(half(-2.5f))) * 100.0f;\n"
+            "  o[gid * 4 + 1] = float(abs(half2(h, -0.75h)).y);\n"
+            "  float4 v = float4(float(in[gid]), 2.0f, 3.0f, 4.0f);\n"
+            "  float s = v.zx[1];\n"
+            "  for (int i = 0; i < 2; i++) s += 10.0f * v.zx[i];\n"
+            "  v.zx[1] = 7.0f;\n"
+            "  o[gid * 4 + 2] = s + 100.0f * v.x;\n"
+            "  o[gid * 4 + 3] = v.wz[in[gid] & 1];\n"
+            "  char a = char(in[gid]);\n"
+            "  char c = absdiff(a, char(127));\n"
+            "  oi[gid * 2] = int(c);\n"
+            "  oi[gid * 2 + 1] = absdiff(in[gid], 100) > -1;\n" /* uint > uint(-1): false */
+            "}\n", NULL);
+    float *o = ch_buf(&h, 0, 2 * 16);
+    int32_t *oi = ch_buf(&h, 1, 2 * 8);
+    int32_t *in = ch_buf(&h, 2, 2 * 4);
+    in[0] = -3, in[1] = 5;
+    ch_run(&h, 2, 2);
+    for (int t = 0; t < 2; t++) {
+        float x = (float)in[t];
+        CH_FEQ(o[t * 4], 19.5f + 250.0f, t);
+        CH_FEQ(o[t * 4 + 1], 0.75f, t);
+        CH_FEQ(o[t * 4 + 2], x + 30.0f + 10.0f * x + 700.0f, t);
+        CH_FEQ(o[t * 4 + 3], (in[t] & 1) ? 3.0f : 4.0f, t);
+        uint8_t d = (uint8_t)(127 - (int8_t)in[t]); /* uchar, then char: two's complement */
+        CH_IEQ(oi[t * 2], (int8_t)d, t);
+        CH_IEQ(oi[t * 2 + 1], 0, t);
+    }
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_long_chains_refused_not_crash),
         cmocka_unit_test(test_exponential_inlining_refused),
         cmocka_unit_test(test_folded_long_to_float_rounds_once),
+        cmocka_unit_test(test_half_abs_absdiff_swizzle_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
