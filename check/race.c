@@ -71,6 +71,13 @@ static inline bool conflicts(const Race *r, RaceAccess a, const RaceCur *b)
     return a.serial && !(acc_kind(a) == ACC_ATOMIC && b->kind == ACC_ATOMIC) && !ordered(r, a, b);
 }
 
+/* A read among the reads against a write or an atomic b: atomics (loads too) do not race
+ * with atomics. */
+static inline bool read_conflicts(const Race *r, RaceAccess a, const RaceCur *b)
+{
+    return a.serial && !(acc_kind(a) != ACC_READ && b->kind == ACC_ATOMIC) && !ordered(r, a, b);
+}
+
 static inline RaceMore *more_of(const RaceShadow *sh, const RaceCell *c)
 {
     return c->link ? &sh->more[c->link - 1] : NULL;
@@ -117,6 +124,16 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
                                RaceCell *c, uint32_t value, uint32_t vmask, uint64_t addr)
 {
     RaceMore *m = more_of(sh, c);
+    if (b->aload) { /* races with the last write if plain; joins the reads as an atomic load */
+        if (!b->done_w && conflicts(r, c->w, b)) {
+            b->done_w = true;
+            race_report(r, sg, b, &c->w, addr, false);
+        }
+        RaceCur load = *b;
+        load.kind = ACC_ALOAD;
+        insert_read(r, sh, c, &load);
+        return;
+    }
     if (b->kind == ACC_READ) {
         if (!b->done_w && conflicts(r, c->w, b)) {
             b->done_w = true;
@@ -152,12 +169,15 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
         }
     }
     if (!b->done_r) {
-        const RaceAccess *hit = conflicts(r, c->r1, b) ? &c->r1
-                                : m && conflicts(r, m->r2, b) ? &m->r2
-                                : m && conflicts(r, m->rx, b) ? &m->rx : NULL;
+        const RaceAccess *hit = read_conflicts(r, c->r1, b) ? &c->r1
+                                : m && read_conflicts(r, m->r2, b) ? &m->r2
+                                : m && read_conflicts(r, m->rx, b) ? &m->rx : NULL;
         if (hit) {
             b->done_r = true;
-            race_report(r, sg, b, hit, addr, false);
+            RaceAccess was = *hit; /* an atomic load is reported as the atomic it is */
+            if (acc_kind(was) == ACC_ALOAD)
+                was.info = (was.info & ~3u) | ACC_ATOMIC;
+            race_report(r, sg, b, &was, addr, false);
         }
     }
     /* the writer's own read since the last barrier makes it a read-modify-write */
@@ -306,6 +326,22 @@ static RaceShadow *device_shadow(Race *r, uint64_t addr)
 /* One lane's access the general way: any alignment, size and buffer. An aligned access
  * starts at its word `first` (read_fast / write_fast settled the earlier ones, reporting
  * nothing). */
+/* An atomic that writes back what it read: what atomic_load_explicit compiles to (or with 0;
+ * add -0.0 for floats), and the same from other ops (add, sub, xor 0; and all ones). */
+static bool is_atomic_load(const IsaInst *in)
+{
+    if ((in->op != ISA_OP_ATOM_DEV && in->op != ISA_OP_ATOM_TG) || in->opd[3].kind != ISA_OPD_IMM)
+        return false;
+    const uint64_t v = in->opd[3].imm & 0xffffffffu;
+    if (in->type == ISA_TYPE_F32)
+        return in->cond == ISA_ATOM_ADD && v == 0x80000000u;
+    switch (in->cond) {
+    case ISA_ATOM_ADD: case ISA_ATOM_SUB: case ISA_ATOM_OR: case ISA_ATOM_XOR: return v == 0;
+    case ISA_ATOM_AND: return v == 0xffffffffu;
+    default: return false;
+    }
+}
+
 static __attribute__((noinline)) void lane_access(Race *r, const SimGroupView *sg, RaceCur *b,
                                                   const SimMemAccess *acc, uint32_t lane,
                                                   uint32_t first)
@@ -852,6 +888,7 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
         .serial = ++r->serial, .pc = acc->inst->pc, .sp = sp,
         .index = index < 0 || index > RACE_MAX_INDEX ? RACE_MAX_INDEX : (uint32_t)index,
         .kind = acc->kind == SIM_ACCESS_READ ? ACC_READ : acc->kind == SIM_ACCESS_WRITE ? ACC_WRITE : ACC_ATOMIC,
+        .aload = acc->kind == SIM_ACCESS_ATOMIC && is_atomic_load(acc->inst),
     };
     if (sp == SP_TG && b.kind != ACC_READ) {
         if (r->num_quiet) /* a write or atomic meets the logged reads (see quiet reads) */
@@ -862,6 +899,12 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
     uint32_t mask = acc->lane_mask;
     if (!mask)
         return;
+    if (b.aload) { /* rare: the general path, lane by lane (the fast paths know no loads) */
+        quiet_settle(r, sp);
+        for (; mask; mask &= mask - 1)
+            lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
+        return;
+    }
     const bool may_log = sp == SP_TG && b.kind == ACC_READ && r->tg_store_serial < r->rel[SP_TG];
     if (sp == SP_DEV) {
         /* reads of a buffer the kernel cannot write (see find_writable) are left alone */

@@ -13,6 +13,10 @@ enum { SP_DEV, SP_TG, SP_COUNT };
  * (a read-modify-write); it is a write everywhere but in the same-value policy, which cannot
  * call another agent's write of the same value benign then: that read could have seen it. */
 enum { ACC_READ = 0, ACC_WRITE = 1, ACC_ATOMIC = 2, ACC_RMW = 3 };
+/* Among the reads (r1, r2, rx) the kinds are ACC_READ, ACC_ATOMIC and ACC_ALOAD: an atomic
+ * load (an atomic that writes back what it read: atomic_load_explicit compiles to one). It
+ * races with a plain write only: not with plain reads, and not with atomics. */
+enum { ACC_ALOAD = 1 };
 
 /* One access as the shadow remembers it, packed: serial 0 means none; info holds the
  * instruction index (20 bits), the thread index in its threadgroup (10) and the ACC_ kind (2). */
@@ -84,6 +88,7 @@ typedef struct RaceCur {
     uint16_t tid;
     uint8_t kind;
     uint8_t sp;
+    bool aload;              /* an atomic load (kind ACC_ATOMIC): see ACC_ALOAD */
     uint32_t lane;
     bool done_w, done_r;     /* this lane's access already counted against a write / a read */
 } RaceCur;

@@ -218,6 +218,48 @@ static void test_atomics_only_silent(void **state)
     done(&c);
 }
 
+/* An atomic load (atomic_load_explicit) is an atomic read: against a plain read of the same
+ * word nothing races (two reads), against atomics nothing races, and against a plain write
+ * it is a race like any atomic. Threadgroup 0 reads plainly, threadgroup 1 loads
+ * atomically (device memory: threadgroups never order), first without a write, then with
+ * threadgroup 1 also adding and threadgroup 0 storing. */
+static void test_atomic_load_is_a_read(void **state)
+{
+    (void)state;
+    const char *quiet = ATOMIC_ARGS
+        "    if (tg == 0) out[lid] = plain[0];\n"
+        "    else out[64 + lid] = atomic_load_explicit(&counter[0], memory_order_relaxed);\n"
+        "    if (tg == 1) atomic_fetch_add_explicit(&counter[1], 1u, memory_order_relaxed);\n"
+        "    out[128 + tg * 64 + lid] = atomic_load_explicit(&counter[1], memory_order_relaxed);\n"
+        "}\n";
+    Checked c;
+    setup(&c, quiet, 2048);
+    c.h.bind[1].buffer = c.h.bind[0].buffer;
+    run(&c, 128, 64);
+    expect_silent(&c);
+    done(&c);
+    const char *racy = ATOMIC_ARGS
+        "    if (tg == 0 && lid == 0) plain[0] = 5u; // W\n"
+        "    if (tg == 1) out[lid] = atomic_load_explicit(&counter[0], memory_order_relaxed); // L\n"
+        "    if (tg == 1 && lid == 0) out[100] = atomic_load_explicit(&counter[1], memory_order_relaxed); // M\n"
+        "    if (tg == 2 && lid == 0) plain[1] = 6u; // X\n"
+        "}\n";
+    setup(&c, racy, 1024);
+    c.h.bind[1].buffer = c.h.bind[0].buffer;
+    run(&c, 192, 64);
+    expect_count(&c, 2);
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    expect_lines(&c, f, line_of(racy, "// W"), line_of(racy, "// L"));
+    assert_int_equal(f->count, 64); /* each of threadgroup 1's loads */
+    assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
+    assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
+    f = find(&c, "atomic and non-atomic access race on counter[1]");
+    expect_lines(&c, f, line_of(racy, "// M"), line_of(racy, "// X"));
+    assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
+    assert_int_equal(f->second.access, CHECK_ACCESS_WRITE);
+    done(&c);
+}
+
 /* A threadgroup read after a barrier skips the checks for writes and atomics when none has
  * come since (check/race.c, read_quiet); an atomic after the barrier must count as one.
  * Lane 0 of both SIMD-groups reads word 5 (so the word keeps a side table of readers), then
@@ -316,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_atomic_after_mixed_reads),
         cmocka_unit_test(test_atomic_after_barrier_silent),
         cmocka_unit_test(test_atomics_only_silent),
+        cmocka_unit_test(test_atomic_load_is_a_read),
         cmocka_unit_test(test_tg_atomic_then_read_after_barrier),
         cmocka_unit_test(test_tg_atomic_block_after_reads),
         cmocka_unit_test(test_tg_atomic_block_after_byte_stores),
