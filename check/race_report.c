@@ -111,9 +111,15 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
             snprintf(f->fix, sizeof f->fix, "threadgroups cannot synchronize: use atomics or separate dispatches");
         break;
     case REASON_SIMD:
-        snprintf(f->fix, sizeof f->fix,
-                 "add simdgroup_barrier(%s) between line %u and line %u (strict_simd: lanes of a "
-                 "SIMD-group are not assumed to run in lockstep)", want, la, lb);
+        if (la == lb) /* one statement, two lanes: no barrier can go between them */
+            snprintf(f->fix, sizeof f->fix,
+                     "lanes of one SIMD-group read and write the same element at line %u: give "
+                     "each lane its own, or use an atomic (strict_simd: lanes of a SIMD-group are "
+                     "not assumed to run in lockstep)", lb);
+        else
+            snprintf(f->fix, sizeof f->fix,
+                     "add simdgroup_barrier(%s) between line %u and line %u (strict_simd: lanes "
+                     "of a SIMD-group are not assumed to run in lockstep)", want, la, lb);
         break;
     case REASON_FLAGS: {
         uint8_t flags = r->noncover_flags[b->sp];

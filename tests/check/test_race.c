@@ -670,6 +670,32 @@ static void test_strict_simd_reports(void **state)
     done(&c);
 }
 
+/* Under strict_simd, lanes of one SIMD-group adding to one element at one line: no barrier
+ * can go between them, so the advice is an atomic or an element each. */
+static void test_strict_simd_same_line(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *out [[buffer(0)]], uint lid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint tile[1];\n"
+        "    if (lid == 0) tile[0] = 0;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    tile[0] += lid; // A\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    if (lid == 0) out[0] = tile[0];\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    CheckOptions o = races_only();
+    o.strict_simd = true;
+    run_opts(&c, 32, 32, &o);
+    const CheckFinding *f = find(&c, "threadgroup memory race (write after read) on tile[0]");
+    expect_fix(&c, f, fmt("lanes of one SIMD-group read and write the same element at line %u: "
+                          "give each lane its own, or use an atomic (strict_simd: lanes of a "
+                          "SIMD-group are not assumed to run in lockstep)", line_of(src, "// A")));
+    done(&c);
+}
+
 /* ---- cost ------------------------------------------------------------------------------------ */
 
 static double seconds(void)
@@ -735,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_device_barrier_in_threadgroup_silent),
         cmocka_unit_test(test_lockstep_ordered_by_default),
         cmocka_unit_test(test_strict_simd_reports),
+        cmocka_unit_test(test_strict_simd_same_line),
         cmocka_unit_test(test_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
