@@ -38,6 +38,7 @@
     B(MAD24, "mad24", 3, 3, "5.3") B(MUL24, "mul24", 2, 2, "5.3") B(ROTATE, "rotate", 2, 2, "5.3") \
     B(ABSDIFF, "absdiff", 2, 2, "5.3") B(ADDSAT, "addsat", 2, 2, "5.3") B(SUBSAT, "subsat", 2, 2, "5.3") \
     B(HADD, "hadd", 2, 2, "5.3") B(RHADD, "rhadd", 2, 2, "5.3") \
+    B(MADHI, "madhi", 3, 3, "5.3") B(MADSAT, "madsat", 3, 3, "5.3") \
     /* geometric functions (5.7) */ \
     B(DOT, "dot", 2, 2, "5.7") B(LENGTH, "length", 1, 1, "5.7") B(LENGTH_SQUARED, "length_squared", 1, 1, "5.7") \
     B(DISTANCE, "distance", 2, 2, "5.7") B(NORMALIZE, "normalize", 1, 1, "5.7") B(CROSS, "cross", 2, 2, "5.7") \

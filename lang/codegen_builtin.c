@@ -170,6 +170,9 @@ static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand 
     bool u = lang_is_unsigned(s);
     if (bits > 32 && b == LANG_BI_MULHI)
         return op2(cg, u ? ISA_OP_UMULHI64 : ISA_OP_SMULHI64, 64, x[0], x[1]);
+    if (bits > 32 && b == LANG_BI_MADHI)
+        return op2(cg, ISA_OP_IADD64, 64,
+                   op2(cg, u ? ISA_OP_UMULHI64 : ISA_OP_SMULHI64, 64, x[0], x[1]), x[2]);
     if (bits > 32)
         cg_error(cg, node->tok, "this function on 64-bit integers is not supported yet");
     switch (b) {
@@ -249,6 +252,35 @@ static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand 
         IsaOperand satv = sel(cg, ISA_OP_ICMPSEL, ISA_COND_SLT, 32, x[0], lang_cg_imm(0),
                               lang_cg_imm(0x80000000u), lang_cg_imm(0x7fffffffu));
         return sel(cg, ISA_OP_ICMPSEL, ISA_COND_SLT, 32, ov, lang_cg_imm(0), satv, r);
+    }
+    case LANG_BI_MADHI: { /* mulhi(a, b) + c, wrapping in T */
+        IsaOperand hi = bits < 32 ? op2(cg, ISA_OP_ASR, 32, op2(cg, ISA_OP_IMUL, 32, x[0], x[1]),
+                                        lang_cg_imm((uint32_t)bits))
+                                  : op2(cg, u ? ISA_OP_UMULHI : ISA_OP_SMULHI, 32, x[0], x[1]);
+        return cg_normalize(cg, op2(cg, ISA_OP_IADD, 32, hi, x[2]), s);
+    }
+    case LANG_BI_MADSAT: { /* a * b + c, exact, then clamped to T's range */
+        if (bits < 32) { /* exact in 32 bits (|a * b| < 2^30 + |c|) */
+            IsaOperand r = op2(cg, ISA_OP_IADD, 32, op2(cg, ISA_OP_IMUL, 32, x[0], x[1]), x[2]);
+            int64_t lo = u ? 0 : -(INT64_C(1) << (bits - 1));
+            int64_t hi = u ? (INT64_C(1) << bits) - 1 : (INT64_C(1) << (bits - 1)) - 1;
+            r = minmax(cg, true, lang_ty_int, r, lang_cg_imm((uint32_t)lo));
+            return minmax(cg, false, lang_ty_int, r, lang_cg_imm((uint32_t)hi));
+        }
+        LangType *wide = u ? lang_ty_ulong : lang_ty_long;
+        IsaOperand w[3];
+        for (int i = 0; i < 3; i++)
+            w[i] = cg_convert(cg, x[i], s, wide);
+        IsaOperand r = op2(cg, ISA_OP_IADD64, 64, op2(cg, ISA_OP_IMUL64, 64, w[0], w[1]), w[2]);
+        /* icmpsel64 compares 64 bits and selects 32: the low half, or the bound */
+        IsaOperand res = cg_convert(cg, r, wide, s);
+        uint64_t hi = u ? (UINT64_C(1) << bits) - 1 : (UINT64_C(1) << (bits - 1)) - 1;
+        res = sel(cg, ISA_OP_ICMPSEL64, u ? ISA_COND_UGT : ISA_COND_SGT, 32, r, lang_cg_imm(hi),
+                  lang_cg_imm((uint32_t)hi), res);
+        if (!u)
+            res = sel(cg, ISA_OP_ICMPSEL64, ISA_COND_SLT, 32, r, lang_cg_imm(~hi),
+                      lang_cg_imm((uint32_t)~hi), res);
+        return res;
     }
     case LANG_BI_HADD: case LANG_BI_RHADD: {
         IsaOpcode sh = u ? ISA_OP_LSR : ISA_OP_ASR;
@@ -760,7 +792,7 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
         }
         if (b >= LANG_BI_ISNAN && b <= LANG_BI_SIGNBIT) {
             r.c[k] = relational(cg, b, s, x[0]);
-        } else if (b >= LANG_BI_CLZ && b <= LANG_BI_RHADD) {
+        } else if (b >= LANG_BI_CLZ && b <= LANG_BI_MADSAT) {
             r.c[k] = integer_fn(cg, b, s, x, node);
         } else if (lang_is_float(s) && is_math(b)) {
             bool h = s->kind == LTY_HALF;

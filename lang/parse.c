@@ -212,6 +212,7 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
     case LANG_BI_CLZ: case LANG_BI_CTZ: case LANG_BI_POPCOUNT: case LANG_BI_REVERSE_BITS:
     case LANG_BI_MULHI: case LANG_BI_MAD24: case LANG_BI_MUL24: case LANG_BI_ROTATE:
     case LANG_BI_ADDSAT: case LANG_BI_SUBSAT: case LANG_BI_HADD: case LANG_BI_RHADD:
+    case LANG_BI_MADHI: case LANG_BI_MADSAT:
         return integer_args(p, args, n, name);
     case LANG_BI_ABSDIFF: { /* Tu absdiff(T x, T y): the unsigned type of T's size */
         ty = integer_args(p, args, n, name);
