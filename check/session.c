@@ -83,6 +83,7 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
     site->space = space;
     site->symbol[0] = '\0';
     site->index = CHECK_NO_INDEX;
+    site->row = 0;
     if (space == MEM_SPACE_DEVICE || space == MEM_SPACE_CONSTANT) {
         MemBuffer *b = mem_device_buffer_at(s->device, addr);
         site->offset = addr & MEM_MAX_BUFFER_BYTES;
@@ -103,8 +104,10 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
         if (sym->space == want && addr >= sym->offset && addr < (uint64_t)sym->offset + sym->size) {
             snprintf(site->symbol, sizeof site->symbol, "%s", sym->name);
             /* a scalar or a struct is named alone: `total`, not `total[0]` */
-            if (sym->array)
+            if (sym->array) {
                 site->index = (int64_t)((addr - sym->offset) / (sym->elem_size ? sym->elem_size : 1));
+                site->row = sym->row;
+            }
             return;
         }
     }
@@ -125,7 +128,10 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
 
 const char *check_site_name(const CheckSite *site, char *buf, size_t size)
 {
-    if (site->symbol[0] && site->index != CHECK_NO_INDEX)
+    if (site->symbol[0] && site->index != CHECK_NO_INDEX && site->row && site->index >= 0)
+        snprintf(buf, size, "%s[%lld][%lld]", site->symbol, (long long)(site->index / site->row),
+                 (long long)(site->index % site->row));
+    else if (site->symbol[0] && site->index != CHECK_NO_INDEX)
         snprintf(buf, size, "%s[%lld]", site->symbol, (long long)site->index);
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);

@@ -308,6 +308,7 @@ typedef struct IsaSymbol {
     uint32_t size;          /* bytes */
     uint32_t elem_size;     /* bytes per element, for indices */
     bool array;             /* named with an index (`shared[10]`); else alone (`total`) */
+    uint32_t row;           /* a 2-D array: elements per row (`tile[4][0]`); 0 otherwise */
 } IsaSymbol;
 
 /* A variable declared without a value: from instruction `index` on (before it runs), the

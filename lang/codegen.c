@@ -498,6 +498,9 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
         .size = (uint32_t)v->type->size,
         .elem_size = (uint32_t)(elem->size ? elem->size : 1),
         .array = coop || v->type->kind == LTY_ARRAY,
+        .row = v->type->kind == LTY_ARRAY && v->type->base->kind == LTY_ARRAY &&
+                       v->type->base->base->kind != LTY_ARRAY
+                   ? (uint32_t)v->type->base->len : 0,
     };
 }
 

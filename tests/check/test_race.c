@@ -670,6 +670,27 @@ static void test_strict_simd_reports(void **state)
     done(&c);
 }
 
+/* A 2-D threadgroup array is named by row and column: an 8 x 8 tile whose rows 4 to 7
+ * (SIMD-group 1) read rows 0 to 3 (SIMD-group 0) with no barrier. */
+static void test_two_dimensional_names(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *out [[buffer(0)]],\n"
+        "              uint lid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float tile[8][8];\n"
+        "    uint x = lid % 8, y = lid / 8;\n"
+        "    tile[y][x] = float(x); // W\n"
+        "    out[lid] = tile[y ^ 4][x]; // R\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    const CheckFinding *f = find(&c, "threadgroup memory race (write after read) on tile[4][0]");
+    expect_lines(&c, f, line_of(src, "// R"), line_of(src, "// W"));
+    done(&c);
+}
+
 /* Under strict_simd, lanes of one SIMD-group adding to one element at one line: no barrier
  * can go between them, so the advice is an atomic or an element each. */
 static void test_strict_simd_same_line(void **state)
@@ -762,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_lockstep_ordered_by_default),
         cmocka_unit_test(test_strict_simd_reports),
         cmocka_unit_test(test_strict_simd_same_line),
+        cmocka_unit_test(test_two_dimensional_names),
         cmocka_unit_test(test_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
