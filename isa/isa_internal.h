@@ -24,7 +24,7 @@ bool isa_operand_is_float(const IsaInst *in, int index, char letter);
 /* Spelling of an atomic or reduction type: i32 for s32, the plain type name otherwise. */
 const char *isa_elem_type_name(IsaType t);
 
-/* Reads an immediate token of a `bits`-wide operand (16, 32 or 64): decimal or 0x hex
+/* imm.c. Reads an immediate token of a `bits`-wide operand (16, 32 or 64): decimal or 0x hex
  * integers (optionally negative; stored as the operand's bits, zero-extended), floats with a
  * `.` or an exponent, inf and nan (f32 bits for 32-bit operands, f16 bits for 16-bit ones).
  * Returns NULL on success, else what is wrong with it. */
