@@ -129,7 +129,8 @@ static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaI
     char where[64];
     /* lanes that left (a return or break) after the innermost open branch began are why it
      * is still open: the branch only holds the return, not the barrier */
-    bool left_inside = g->left >= 0 && (!g->depth || (uint32_t)g->left > g->stack[g->depth - 1].index);
+    bool left_inside =
+        g->left >= 0 && (!g->depth || (uint32_t)g->left > g->stack[g->depth - 1].index);
     if (!left_inside && enclosing_branch(c, g, where, sizeof where))
         snprintf(f.fix, sizeof f.fix,
                  "move the %s out of %s: every thread of the %s must reach it", name, where,

@@ -507,7 +507,8 @@ static void name_past_array(const IsaProgram *p, CheckSite *site)
     if (!best)
         return;
     snprintf(site->symbol, sizeof site->symbol, "%s", best->name);
-    site->index = (int64_t)((site->offset - best->offset) / (best->elem_size ? best->elem_size : 1));
+    uint32_t elem = best->elem_size ? best->elem_size : 1;
+    site->index = (int64_t)((site->offset - best->offset) / elem);
 }
 
 static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
@@ -568,6 +569,12 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
     check_report(s, &g);
 }
 
+/* Fault i of those kept in detail: the first ones, then the late ones. */
+static const SimFault *kept_fault(const SimResult *r, uint32_t i)
+{
+    return i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults];
+}
+
 /* The simulator keeps the first faults in detail, and the first of each instruction after
  * them, with a count per instruction: each instruction's faults not kept are counted into
  * the last one kept there. */
@@ -579,7 +586,7 @@ static void fold_faults(CheckSession *s, const SimResult *r)
         left = util_calloc(p->count ? p->count : 1, sizeof *left);
         memcpy(left, r->inst_faults, p->count * sizeof *left);
         for (uint32_t i = 0; i < r->num_faults + r->num_late_faults; i++) {
-            const SimFault *f = i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults];
+            const SimFault *f = kept_fault(r, i);
             int64_t at = isa_program_index_of_pc(p, f->pc);
             if (at >= 0 && left[at])
                 left[at]--; /* now: the faults there beyond the kept ones */
@@ -590,7 +597,7 @@ static void fold_faults(CheckSession *s, const SimResult *r)
     uint32_t n = r->num_faults + r->num_late_faults;
     uint64_t *extra = util_calloc(n ? n : 1, sizeof *extra);
     for (uint32_t i = n; i-- > 0;) {
-        const SimFault *f = i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults];
+        const SimFault *f = kept_fault(r, i);
         int64_t at = left ? isa_program_index_of_pc(p, f->pc) : -1;
         if (at >= 0) {
             extra[i] = left[at];
@@ -600,8 +607,7 @@ static void fold_faults(CheckSession *s, const SimResult *r)
         }
     }
     for (uint32_t i = 0; i < n; i++)
-        fold_fault(s, i < r->num_faults ? &r->faults[i] : &r->late_faults[i - r->num_faults],
-                   1 + extra[i]);
+        fold_fault(s, kept_fault(r, i), 1 + extra[i]);
     free(extra);
     free(left);
 }

@@ -24,8 +24,8 @@
 typedef struct SimdChecker {
     CheckChecker base;
     CheckSession *s;
-    /* Tensor operations' execution scopes: each tmma of the program has a slot, and each
-     * SIMD-group of the current threadgroup counts the times it ran it. */
+    /* Tensor operations' execution scopes: each operation (the first tmma of its run()) has
+     * a slot, and each SIMD-group of the current threadgroup counts the times it ran it. */
     uint32_t *slot_of;        /* per instruction index: its slot + 1; 0 for other ops */
     uint32_t *slot_inst;      /* per slot: the instruction index */
     uint32_t num_slots;
@@ -380,16 +380,8 @@ static void check_scope(SimdChecker *c, const SimThreadgroupView *tg, uint32_t s
 static void on_tg_end(void *ctx, const SimThreadgroupView *tg)
 {
     SimdChecker *c = ctx;
-    const IsaProgram *p = c->s->program;
-    for (uint32_t slot = 0; slot < c->num_slots; slot++) {
-        /* one check per operation: its tmma share a line; the first stands for them */
-        uint32_t line = check_line_of(p, p->code[c->slot_inst[slot]].pc);
-        bool seen = false;
-        for (uint32_t o = 0; o < slot && !seen; o++)
-            seen = check_line_of(p, p->code[c->slot_inst[o]].pc) == line;
-        if (!seen)
-            check_scope(c, tg, slot);
-    }
+    for (uint32_t slot = 0; slot < c->num_slots; slot++)
+        check_scope(c, tg, slot);
 }
 
 static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
@@ -470,11 +462,19 @@ CheckChecker *check_simd_new(CheckSession *s)
     const IsaProgram *p = s->program;
     c->slot_of = util_calloc(p->count ? p->count : 1, sizeof *c->slot_of);
     c->slot_inst = util_calloc(p->count ? p->count : 1, sizeof *c->slot_inst);
-    for (uint32_t i = 0; i < p->count; i++)
-        if (p->code[i].op == ISA_OP_TMMA && scope_of(&p->code[i]) > 1) {
-            c->slot_inst[c->num_slots] = i;
-            c->slot_of[i] = ++c->num_slots;
+    /* a slot per operation: the tmma of one run() share its line, and the first stands for
+     * them (every SIMD-group of a whole scope runs each as often) */
+    for (uint32_t i = 0; i < p->count; i++) {
+        if (p->code[i].op != ISA_OP_TMMA || scope_of(&p->code[i]) <= 1)
+            continue;
+        uint32_t line = check_line_of(p, p->code[i].pc), slot = 0;
+        while (slot < c->num_slots && check_line_of(p, p->code[c->slot_inst[slot]].pc) != line)
+            slot++;
+        if (slot == c->num_slots) {
+            c->slot_inst[c->num_slots++] = i;
+            c->slot_of[i] = slot + 1;
         }
+    }
     c->base.observer = (SimObserver){.ctx = c, .inst_issued = on_issued};
     if (c->num_slots) {
         c->base.observer.threadgroup_begin = on_tg_begin;
