@@ -105,7 +105,7 @@ static const char *enclosing_branch(const BarrierChecker *c, const GroupState *g
     const char *what = op == ISA_OP_WHILE_ICMP || op == ISA_OP_WHILE_FCMP ? "loop"
                        : op == ISA_OP_ELSE_ICMP || op == ISA_OP_ELSE_FCMP ? "else branch of the if"
                                                                           : "if";
-    snprintf(buf, size, "the %s at line %u", what, check_line_of(p, p->code[index].pc));
+    snprintf(buf, size, "the %s at line %s", what, check_line(p, p->code[index].pc).s);
     return buf;
 }
 
@@ -126,7 +126,7 @@ static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaI
         snprintf(f.message, sizeof f.message,
                  "%s skipped by all %u lanes of SIMD-group %u while others wait at it (barrier "
                  "in divergent code)", name, sg->lanes, sg->simdgroup);
-    char where[64];
+    char where[160];
     /* lanes that left (a return or break) after the innermost open branch began are why it
      * is still open: the branch only holds the return, not the barrier */
     bool left_inside =
@@ -137,15 +137,15 @@ static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaI
                  inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group");
     else if (g->left >= 0)
         snprintf(f.fix, sizeof f.fix,
-                 "every thread of the %s must reach the %s at line %u; the lanes that skipped "
-                 "it left at line %u (a return or break before it?)",
+                 "every thread of the %s must reach the %s at line %s; the lanes that skipped "
+                 "it left at line %s (a return or break before it?)",
                  inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group", name,
-                 check_line_of(c->s->program, inst->pc),
-                 check_line_of(c->s->program, c->s->program->code[g->left].pc));
+                 check_line(c->s->program, inst->pc).s,
+                 check_line(c->s->program, c->s->program->code[g->left].pc).s);
     else
-        snprintf(f.fix, sizeof f.fix, "every thread of the %s must reach the %s at line %u",
+        snprintf(f.fix, sizeof f.fix, "every thread of the %s must reach the %s at line %s",
                  inst->op == ISA_OP_BARRIER ? "threadgroup" : "SIMD-group", name,
-                 check_line_of(c->s->program, inst->pc));
+                 check_line(c->s->program, inst->pc).s);
     check_report(c->s, &f);
 }
 
@@ -213,7 +213,9 @@ static void on_release(void *ctx, const SimThreadgroupView *tg)
         }
     }
     const GroupState *a = &c->groups[first];
-    uint32_t a_pc = p->code[a->arrived].pc, a_line = check_line_of(p, a_pc);
+    uint32_t a_pc = p->code[a->arrived].pc;
+    const CheckLine a_line_ = check_line(p, a_pc);
+    const char *a_line = a_line_.s;
     for (uint32_t i = 0; i < c->num_groups; i++) {
         GroupState *g = &c->groups[i];
         CheckFinding f = {.kind = CHECK_BARRIER_DIVERGENCE, .severity = CHECK_ERROR};
@@ -222,13 +224,13 @@ static void on_release(void *ctx, const SimThreadgroupView *tg)
             group_site(&f.first, tg, (uint32_t)first, a->arrived_lane, a_pc);
             group_site(&f.second, tg, i, g->arrived_lane, pc);
             snprintf(f.message, sizeof f.message,
-                     "SIMD-groups wait at different barriers: SIMD-group %u at line %u, "
-                     "SIMD-group %u at line %u",
-                     (uint32_t)first, a_line, i, check_line_of(p, pc));
+                     "SIMD-groups wait at different barriers: SIMD-group %u at line %s, "
+                     "SIMD-group %u at line %s",
+                     (uint32_t)first, a_line, i, check_line(p, pc).s);
             snprintf(f.fix, sizeof f.fix,
                      "every thread of the threadgroup must reach the same threadgroup_barrier: "
-                     "the barriers at line %u and line %u are on different paths",
-                     a_line, check_line_of(p, pc));
+                     "the barriers at line %s and line %s are on different paths",
+                     a_line, check_line(p, pc).s);
             check_report(c->s, &f);
         } else if (g->arrived < 0 && !g->ended_reported) {
             /* Only SIMD-groups that ended are neither running nor waiting at a release. */
@@ -237,11 +239,11 @@ static void on_release(void *ctx, const SimThreadgroupView *tg)
             if (g->stopped >= 0)
                 group_site(&f.second, tg, i, 0, p->code[g->stopped].pc);
             snprintf(f.message, sizeof f.message,
-                     "SIMD-group %u ended without reaching the threadgroup_barrier at line %u",
+                     "SIMD-group %u ended without reaching the threadgroup_barrier at line %s",
                      i, a_line);
             snprintf(f.fix, sizeof f.fix,
                      "every thread of the threadgroup must reach the threadgroup_barrier at line "
-                     "%u: move it out of the branch SIMD-group %u's threads skip, or before any "
+                     "%s: move it out of the branch SIMD-group %u's threads skip, or before any "
                      "early return",
                      a_line, i);
             check_report(c->s, &f);

@@ -58,10 +58,10 @@ typedef struct CheckSite {
 typedef struct CheckFinding {
     CheckKind kind;
     CheckSeverity severity;
-    char message[256];         /* "threadgroup memory race (write after read) on shared[10]" */
+    char message[384];         /* "threadgroup memory race (write after read) on shared[10]" */
     CheckSite first;           /* the earlier access (or the only one) */
     CheckSite second;          /* the later, conflicting access; valid == false when none */
-    char fix[256];             /* "no threadgroup_barrier(mem_threadgroup) between line 23 and line 25" */
+    char fix[384];             /* "no threadgroup_barrier(mem_threadgroup) between line 23 and line 25" */
     uint64_t count;            /* occurrences folded into this finding */
 } CheckFinding;
 

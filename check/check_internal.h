@@ -214,6 +214,16 @@ const char *check_simd_name(uint16_t op);
 
 /* The source line of pc (0 when unknown). */
 uint32_t check_line_of(const IsaProgram *p, uint32_t pc);
+/* A source line for messages: "7", or for code inlined from a helper function
+ * "7 (in stage, called at line 16)"; "?" without debug info. check_line(p, pc).s can be
+ * passed straight to printf (the temporary lives to the end of the call). */
+typedef struct CheckLine {
+    char s[96];
+} CheckLine;
+CheckLine check_line(const IsaProgram *p, uint32_t pc);
+CheckLine check_loc_line(const IsaProgram *p, const IsaSourceLoc *loc);
+/* pcs a and b come from the same source line (and the same inlined call) */
+bool check_same_line(const IsaProgram *p, uint32_t a, uint32_t b);
 
 /* The checkers (each returns NULL when its options are off). */
 CheckChecker *check_race_new(CheckSession *s);

@@ -169,19 +169,19 @@ static void report_before_wait(MemoryChecker *c, const SimGroupView *sg, const I
     f.second.index = CHECK_NO_INDEX;
     char name[16];
     reg_name(o, half, name, sizeof name);
-    uint32_t load_line = check_line_of(p, load_pc), line = check_line_of(p, inst->pc);
+    CheckLine load_line = check_line(p, load_pc), line = check_line(p, inst->pc);
     if (write)
         snprintf(f.message, sizeof f.message,
-                 "register %s is written before `wait %u`: the device load at line %u may "
+                 "register %s is written before `wait %u`: the device load at line %s may "
                  "complete after this write and overwrite it",
-                 name, g->wait_slot[half], load_line);
+                 name, g->wait_slot[half], load_line.s);
     else
         snprintf(f.message, sizeof f.message,
-                 "register %s is read before `wait %u`: the device load at line %u may not "
+                 "register %s is read before `wait %u`: the device load at line %s may not "
                  "have completed",
-                 name, g->wait_slot[half], load_line);
-    snprintf(f.fix, sizeof f.fix, "put `wait %u` after the load at line %u and before line %u",
-             g->wait_slot[half], load_line, line);
+                 name, g->wait_slot[half], load_line.s);
+    snprintf(f.fix, sizeof f.fix, "put `wait %u` after the load at line %s and before line %s",
+             g->wait_slot[half], load_line.s, line.s);
     check_report(c->s, &f);
 }
 

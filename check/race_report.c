@@ -92,13 +92,16 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
         snprintf(f->message, sizeof f->message, "%s memory race (%s%s) on %s",
                  b->sp == SP_TG ? "threadgroup" : "device", order, sv, name);
 
-    uint32_t la = check_line_of(p, acc_pc(r, a)), lb = check_line_of(p, b->pc);
+    const uint32_t a_pc = acc_pc(r, a);
+    const CheckLine la_ = check_line(p, a_pc), lb_ = check_line(p, b->pc);
+    const char *la = la_.s, *lb = lb_.s;
+    const bool one_line = check_same_line(p, a_pc, b->pc);
     const char *want = space_flag[b->sp];
     char fl[64];
     switch (reason) {
     case REASON_SAME_INST:
         snprintf(f->fix, sizeof f->fix,
-                 "threads of one instruction at line %u store %s values to the same element: "
+                 "threads of one instruction at line %s store %s values to the same element: "
                  "give each thread its own element, or use an atomic", lb,
                  same_value ? "the same" : "different");
         break;
@@ -111,37 +114,38 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
             snprintf(f->fix, sizeof f->fix, "threadgroups cannot synchronize: use atomics or separate dispatches");
         break;
     case REASON_SIMD:
-        if (la == lb) /* one statement, two lanes: no barrier can go between them */
+        if (one_line) /* one statement, two lanes: no barrier can go between them */
             snprintf(f->fix, sizeof f->fix,
-                     "lanes of one SIMD-group read and write the same element at line %u: give "
+                     "lanes of one SIMD-group read and write the same element at line %s: give "
                      "each lane its own, or use an atomic (strict_simd: lanes of a SIMD-group are "
                      "not assumed to run in lockstep)", lb);
         else
             snprintf(f->fix, sizeof f->fix,
-                     "add simdgroup_barrier(%s) between line %u and line %u (strict_simd: lanes "
+                     "add simdgroup_barrier(%s) between line %s and line %s (strict_simd: lanes "
                      "of a SIMD-group are not assumed to run in lockstep)", want, la, lb);
         break;
     case REASON_FLAGS: {
         uint8_t flags = r->noncover_flags[b->sp];
-        uint32_t line = check_line_of(p, r->noncover_pc[b->sp]);
+        const CheckLine line_ = check_line(p, r->noncover_pc[b->sp]);
+        const char *line = line_.s;
         flags_name(flags, fl, sizeof fl);
         if (!(flags & (ISA_MEM_DEVICE | ISA_MEM_THREADGROUP | ISA_MEM_TEXTURE)))
             snprintf(f->fix, sizeof f->fix,
-                     "the barrier at line %u has mem_flags::mem_none: it orders execution only; use %s",
+                     "the barrier at line %s has mem_flags::mem_none: it orders execution only; use %s",
                      line, want);
         else
             snprintf(f->fix, sizeof f->fix,
-                     "the barrier at line %u has mem_flags::%s: it does not order %s memory; use %s",
+                     "the barrier at line %s has mem_flags::%s: it does not order %s memory; use %s",
                      line, fl, b->sp == SP_TG ? "threadgroup" : "device", want);
         break;
     }
     default:
-        if (la == lb) /* one statement, two threads (a loop's iterations, say) */
+        if (one_line) /* one statement, two threads (a loop's iterations, say) */
             snprintf(f->fix, sizeof f->fix,
-                     "no threadgroup_barrier(%s) between the two accesses at line %u%s", want, lb,
+                     "no threadgroup_barrier(%s) between the two accesses at line %s%s", want, lb,
                      mixed ? ", or use atomics for every access" : "");
         else
-            snprintf(f->fix, sizeof f->fix, "no threadgroup_barrier(%s) between line %u and line %u%s",
+            snprintf(f->fix, sizeof f->fix, "no threadgroup_barrier(%s) between line %s and line %s%s",
                      want, la, lb, mixed ? ", or use atomics for every access" : "");
         break;
     }

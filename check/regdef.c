@@ -516,29 +516,30 @@ static void describe_finding(const RegdefChecker *c, CheckFinding *f, const IsaI
                              uint32_t lane, uint32_t n, uint32_t root)
 {
     const IsaProgram *p = c->s->program;
-    const uint32_t line = check_line_of(p, in->pc);
+    const CheckLine line_ = check_line(p, in->pc);
+    const char *line = line_.s;
     if (root & ROOT_UNDEF) {
         const IsaUndef *u = &p->undefs[root & ~ROOT_UNDEF];
         snprintf(f->first.symbol, sizeof f->first.symbol, "%s", u->name);
         snprintf(f->message, sizeof f->message,
-                 "%s is uninitialized: it comes from `%s`, declared at line %u without a value "
+                 "%s is uninitialized: it comes from `%s`, declared at line %s without a value "
                  "(lane %u%s)",
-                 use_text(in->op, k), u->name, u->loc.line, lane, n > 1 ? " and others" : "");
+                 use_text(in->op, k), u->name, check_loc_line(p, &u->loc).s, lane, n > 1 ? " and others" : "");
         const size_t whole = strcspn(u->name, ".["); /* a vector's or struct's member */
         if (u->name[whole])
             snprintf(f->fix, sizeof f->fix,
-                     "give `%s` a value on every path before line %u, or initialize `%.*s` "
+                     "give `%s` a value on every path before line %s, or initialize `%.*s` "
                      "where it is declared", u->name, line, (int)whole, u->name);
         else if (strncmp(u->type_name, "simdgroup_", 10) == 0) /* a matrix takes no 0 */
             snprintf(f->fix, sizeof f->fix,
                      "give `%s` a value where it is declared (`%s %s = "
                      "make_filled_simdgroup_matrix<%s, 8, 8>(0);`) or on every path before line "
-                     "%u", u->name, u->type_name, u->name,
+                     "%s", u->name, u->type_name, u->name,
                      strstr(u->type_name, "half") ? "half" : "float", line);
         else
             snprintf(f->fix, sizeof f->fix,
                      "give `%s` a value where it is declared (`%s %s = 0;`) or on every path "
-                     "before line %u", u->name, u->type_name, u->name, line);
+                     "before line %s", u->name, u->type_name, u->name, line);
         return;
     }
     const uint32_t root_pc = p->code[(root >> 8) - 1].pc, half = root & 255;
@@ -550,17 +551,18 @@ static void describe_finding(const RegdefChecker *c, CheckFinding *f, const IsaI
         snprintf(what, sizeof what, "register r%u%s", half / 2, half & 1 ? "h" : "");
     if (v)
         snprintf(f->first.symbol, sizeof f->first.symbol, "%s", v->name);
-    const uint32_t root_line = check_line_of(p, root_pc);
+    const CheckLine root_line_ = check_line(p, root_pc);
+    const char *root_line = root_line_.s;
     snprintf(f->message, sizeof f->message,
-             "%s is uninitialized: it comes from %s, which line %u reads before anything is "
+             "%s is uninitialized: it comes from %s, which line %s reads before anything is "
              "assigned to it (lane %u%s)",
              use_text(in->op, k), what, root_line, lane, n > 1 ? " and others" : "");
     if (v && v->type_name)
         snprintf(f->fix, sizeof f->fix,
-                 "give %s a value on every path before line %u, or where it is declared "
+                 "give %s a value on every path before line %s, or where it is declared "
                  "(`%s %s = 0;`)", what, root_line, v->type_name, v->name);
     else
-        snprintf(f->fix, sizeof f->fix, "give %s a value on every path before line %u", what,
+        snprintf(f->fix, sizeof f->fix, "give %s a value on every path before line %s", what,
                  root_line);
 }
 

@@ -39,25 +39,55 @@ uint32_t check_line_of(const IsaProgram *p, uint32_t pc)
     return i >= 0 && p->locs ? p->locs[i].line : 0;
 }
 
-/* Two sites are "the same place" when they come from the same source line and column (or the
- * same pc when there is no debug info). */
-static uint64_t place_of(const IsaProgram *p, const CheckSite *site)
+CheckLine check_loc_line(const IsaProgram *p, const IsaSourceLoc *loc)
 {
-    if (!site->valid)
-        return UINT64_MAX;
-    int64_t i = isa_program_index_of_pc(p, site->pc);
-    if (i >= 0 && p->locs && p->locs[i].line)
-        return (uint64_t)p->locs[i].file << 48 | (uint64_t)p->locs[i].line << 16 | p->locs[i].col;
-    return (uint64_t)1 << 63 | site->pc;
+    CheckLine l;
+    if (!loc || !loc->line) {
+        snprintf(l.s, sizeof l.s, "?");
+        return l;
+    }
+    int n = snprintf(l.s, sizeof l.s, "%u", loc->line);
+    isa_call_text(p, loc, l.s + n, sizeof l.s - (size_t)n);
+    return l;
+}
+
+static const IsaSourceLoc *loc_at(const IsaProgram *p, uint32_t pc)
+{
+    int64_t i = isa_program_index_of_pc(p, pc);
+    return i >= 0 && p->locs ? &p->locs[i] : NULL;
+}
+
+CheckLine check_line(const IsaProgram *p, uint32_t pc)
+{
+    return check_loc_line(p, loc_at(p, pc));
+}
+
+bool check_same_line(const IsaProgram *p, uint32_t a, uint32_t b)
+{
+    const IsaSourceLoc *la = loc_at(p, a), *lb = loc_at(p, b);
+    if (!la || !lb)
+        return la == lb;
+    return la->file == lb->file && la->line == lb->line && la->call == lb->call;
+}
+
+/* Two sites are "the same place" when they come from the same source line and column, and
+ * the same inlined call (or the same pc when there is no debug info). */
+static bool same_place(const IsaProgram *p, const CheckSite *a, const CheckSite *b)
+{
+    if (!a->valid || !b->valid)
+        return a->valid == b->valid;
+    if (a->pc == b->pc)
+        return true;
+    const IsaSourceLoc *la = loc_at(p, a->pc), *lb = loc_at(p, b->pc);
+    return la && lb && la->line && lb->line && isa_same_loc(la, lb);
 }
 
 void check_report(CheckSession *s, const CheckFinding *f)
 {
-    uint64_t a = place_of(s->program, &f->first), b = place_of(s->program, &f->second);
     for (uint32_t i = 0; i < s->num_findings; i++) {
         CheckFinding *g = &s->findings[i];
-        if (g->kind == f->kind && place_of(s->program, &g->first) == a &&
-            place_of(s->program, &g->second) == b && g->first.access == f->first.access &&
+        if (g->kind == f->kind && same_place(s->program, &g->first, &f->first) &&
+            same_place(s->program, &g->second, &f->second) && g->first.access == f->first.access &&
             g->second.access == f->second.access && g->severity == f->severity &&
             strcmp(g->first.symbol, f->first.symbol) == 0) { /* two arrays read at one line */
             g->count += f->count ? f->count : 1;

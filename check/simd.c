@@ -155,8 +155,8 @@ static void report_out_of_range(SimdChecker *c, const SimGroupView *sg, const Is
         snprintf(f.message, sizeof f.message,
                  "%s's %s %u is not a %s lane ID (0 to %u): lane %u asks for it, and the result "
                  "is undefined", name, role, b, unit, ids - 1, l);
-    snprintf(f.fix, sizeof f.fix, "keep the %s of %s at line %u in 0 to %u%s", role, name,
-             check_line_of(c->s->program, inst->pc), ids - 1,
+    snprintf(f.fix, sizeof f.fix, "keep the %s of %s at line %s in 0 to %u%s", role, name,
+             check_line(c->s->program, inst->pc).s, ids - 1,
              inst->op == ISA_OP_SHFL ? " (clamp it, or wrap it with `& 31` or simd_shuffle_rotate_down)"
              : inst->op == ISA_OP_QSHFL ? " (clamp it, or wrap it with `& 3` or quad_shuffle_rotate_down)"
                                         : "");
@@ -177,9 +177,9 @@ static void report_not_uniform(SimdChecker *c, const SimGroupView *sg, const Isa
              "one value, else the result is undefined",
              name, what, quad ? "quad" : "SIMD-group", first, b[first], l, b[l]);
     snprintf(f.fix, sizeof f.fix,
-             "give %s at line %u a %s that is the same in every lane of the %s (a constant, a "
+             "give %s at line %s a %s that is the same in every lane of the %s (a constant, a "
              "uniform, or simd_broadcast_first of it)",
-             name, check_line_of(c->s->program, inst->pc), what, quad ? "quad" : "SIMD-group");
+             name, check_line(c->s->program, inst->pc).s, what, quad ? "quad" : "SIMD-group");
     check_report(c->s, &f);
 }
 
@@ -222,7 +222,7 @@ static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaI
 
 /* A simd-divergence finding: lane `reader` reads lane `source` (its second site when the
  * SIMD-group has that lane) at inst; returns the source line, for the fix. */
-static uint32_t divergence(const SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+static CheckLine divergence(const SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
                            uint32_t reader, uint32_t source, CheckFinding *f)
 {
     *f = (CheckFinding){.kind = CHECK_SIMD_DIVERGENCE, .severity = CHECK_ERROR, .count = 1};
@@ -230,7 +230,7 @@ static uint32_t divergence(const SimdChecker *c, const SimGroupView *sg, const I
     f->first.access = CHECK_ACCESS_READ;
     if (source < sg->lanes)
         check_site_thread(&f->second, sg, source, inst->pc);
-    return check_line_of(c->s->program, inst->pc);
+    return check_line(c->s->program, inst->pc);
 }
 
 /* A matrix multiply-accumulate reads every lane's elements and writes only the active
@@ -243,7 +243,7 @@ static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *
         return;
     uint32_t lane = (uint32_t)__builtin_ctz(~exec);
     CheckFinding f;
-    uint32_t line = divergence(c, sg, inst, (uint32_t)__builtin_ctz(exec), lane, &f);
+    const CheckLine line = divergence(c, sg, inst, (uint32_t)__builtin_ctz(exec), lane, &f);
     /* tmma is what a tensor operation (matmul2d's run) compiles to */
     const bool tensor = isa_ops[inst->op].op_class == ISA_CLASS_TENSOR;
     const char *what = tensor ? "tensor operation (matmul2d run)" : "simdgroup matrix multiply";
@@ -260,16 +260,16 @@ static void check_matrix(SimdChecker *c, const SimGroupView *sg, const IsaInst *
     }
     if (lane < sg->lanes)
         snprintf(f.fix, sizeof f.fix,
-                 "every thread of the %s must reach the %s at line %u together: move it out "
+                 "every thread of the %s must reach the %s at line %s together: move it out "
                  "of the if, or an early return after it",
                  tensor ? "execution scope" : "SIMD-group",
-                 tensor ? "tensor operation" : "simdgroup matrix call", line);
+                 tensor ? "tensor operation" : "simdgroup matrix call", line.s);
     else
         snprintf(f.fix, sizeof f.fix,
-                 "the %s at line %u needs whole SIMD-groups: launch threadgroups whose size is "
+                 "the %s at line %s needs whole SIMD-groups: launch threadgroups whose size is "
                  "a multiple of 32 (at the grid's edge too: dispatch whole threadgroups and "
                  "check the bounds in the kernel)",
-                 tensor ? "tensor operation" : "simdgroup matrix call", line);
+                 tensor ? "tensor operation" : "simdgroup matrix call", line.s);
     check_report(c->s, &f);
 }
 
@@ -307,7 +307,9 @@ static void check_scope(SimdChecker *c, const SimThreadgroupView *tg, uint32_t s
 {
     const IsaProgram *p = c->s->program;
     const IsaInst *inst = &p->code[c->slot_inst[slot]];
-    const uint32_t n = scope_of(inst), ng = c->num_groups, line = check_line_of(p, inst->pc);
+    const uint32_t n = scope_of(inst), ng = c->num_groups;
+    const CheckLine line_ = check_line(p, inst->pc);
+    const char *line = line_.s;
     const uint64_t *runs = c->runs + (size_t)slot * ng;
     uint32_t ran = ng, short_of = ng, beyond = ng;
     for (uint32_t g = 0; g < ng; g++) {
@@ -356,7 +358,7 @@ static void check_scope(SimdChecker *c, const SimThreadgroupView *tg, uint32_t s
         }
         snprintf(f.fix, sizeof f.fix,
                  "SIMD-groups 0 to %u of the threadgroup are the execution scope: all of them "
-                 "must call the run() at line %u together (outside any if that splits them), "
+                 "must call the run() at line %s together (outside any if that splits them), "
                  "in threadgroups of %u threads", n - 1, line, n * 32);
         check_report(c->s, &f);
         return;
@@ -371,7 +373,7 @@ static void check_scope(SimdChecker *c, const SimThreadgroupView *tg, uint32_t s
                  "to %u; MPP leaves a run by more undefined (lockstep computes blocks past the "
                  "tile)", n, beyond, ng, n - 1);
         snprintf(f.fix, sizeof f.fix,
-                 "launch threadgroups of %u threads for the run() at line %u, or make the "
+                 "launch threadgroups of %u threads for the run() at line %s, or make the "
                  "scope execution_simdgroups<%u>", n * 32, line, ng);
         check_report(c->s, &f);
     }
@@ -425,7 +427,7 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     if (!bad)
         return;
     CheckFinding f;
-    uint32_t line = divergence(c, sg, inst, reader, source, &f);
+    const CheckLine line = divergence(c, sg, inst, reader, source, &f);
     if (source < sg->lanes) {
         snprintf(f.message, sizeof f.message,
                  "%s reads lane %u, which is inactive (its value is undefined): lane %u reads it"
@@ -438,9 +440,9 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
                  name, source, sg->lanes, reader);
     }
     snprintf(f.fix, sizeof f.fix,
-             "call %s at line %u where every lane it reads is active (outside the if), or "
+             "call %s at line %s where every lane it reads is active (outside the if), or "
              "use a reduction, which combines only active lanes",
-             name, line);
+             name, line.s);
     check_report(c->s, &f);
 }
 
@@ -467,8 +469,8 @@ CheckChecker *check_simd_new(CheckSession *s)
     for (uint32_t i = 0; i < p->count; i++) {
         if (p->code[i].op != ISA_OP_TMMA || scope_of(&p->code[i]) <= 1)
             continue;
-        uint32_t line = check_line_of(p, p->code[i].pc), slot = 0;
-        while (slot < c->num_slots && check_line_of(p, p->code[c->slot_inst[slot]].pc) != line)
+        uint32_t slot = 0;
+        while (slot < c->num_slots && !check_same_line(p, p->code[c->slot_inst[slot]].pc, p->code[i].pc))
             slot++;
         if (slot == c->num_slots) {
             c->slot_inst[c->num_slots++] = i;

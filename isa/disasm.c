@@ -287,6 +287,9 @@ static void add_source_comment(Text *t, const IsaProgram *p, const IsaSourceLoc 
         if (printable)
             text_add(t, ": %.*s", (int)UTIL_MIN(len, 200), s);
     }
+    char call[256];
+    if (*isa_call_text(p, loc, call, sizeof call))
+        text_add(t, "%s", call);
     text_add(t, "\n");
 }
 
@@ -340,14 +343,15 @@ char *isa_disassemble(const IsaProgram *p, bool with_source)
     bool sources = with_source && p->locs && p->files && p->num_files;
     char **texts = sources ? util_calloc(p->num_files, sizeof *texts) : NULL;
     bool *tried = sources ? util_calloc(p->num_files, sizeof *tried) : NULL;
-    IsaSourceLoc last = {0, 0, 0};
+    IsaSourceLoc last = {0};
     uint32_t u = 0; /* undefs are in instruction order */
     for (uint32_t i = 0; i < p->count; i++) {
         if (target[i])
             text_add(&t, "L%u:\n", i);
         if (sources) {
             const IsaSourceLoc *loc = &p->locs[i];
-            if (loc->line && (loc->line != last.line || loc->file != last.file))
+            if (loc->line && (loc->line != last.line || loc->file != last.file ||
+                              loc->call != last.call))
                 add_source_comment(&t, p, loc, texts, tried);
             last = *loc;
         }

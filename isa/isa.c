@@ -6,6 +6,7 @@
  */
 #include "isa.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,9 @@ void isa_program_free(IsaProgram *p)
         free(p->undefs[i].type_name);
     }
     free(p->undefs);
+    for (uint32_t i = 0; i < p->num_calls; i++)
+        free(p->calls[i].func);
+    free(p->calls);
     free(p);
 }
 
@@ -129,6 +133,29 @@ IsaInst *isa_program_emit(IsaProgram *p, const IsaInst *inst, IsaSourceLoc loc)
     p->code[p->count] = *inst;
     p->locs[p->count] = loc;
     return &p->code[p->count++];
+}
+
+const char *isa_call_text(const IsaProgram *p, const IsaSourceLoc *loc, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    uint32_t file = loc->file;
+    /* calls nest at most as deep as the compiler inlines (64); the bound guards bad input */
+    for (uint32_t c = loc->call, depth = 0; c && c <= p->num_calls && depth < 64 && n < size; depth++) {
+        const IsaCallSite *site = &p->calls[c - 1];
+        const char *sep = depth ? " in " : " (in ";
+        if (site->loc.file != file && site->loc.file < p->num_files && p->files[site->loc.file])
+            n += (size_t)snprintf(buf + n, size - n, "%s%s, called at %s:%u", sep, site->func,
+                                  p->files[site->loc.file], site->loc.line);
+        else
+            n += (size_t)snprintf(buf + n, size - n, "%s%s, called at line %u", sep, site->func,
+                                  site->loc.line);
+        file = site->loc.file;
+        c = site->loc.call;
+    }
+    if (n && n < size)
+        snprintf(buf + n, size - n, ")");
+    return buf;
 }
 
 /* How many 32-bit registers an operand of a memory op covers, from its format and count. */

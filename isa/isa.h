@@ -279,12 +279,22 @@ typedef struct IsaUniformInit {
     uint32_t value;
 } IsaUniformInit;
 
-/* Source location of one instruction; file indexes IsaProgram.files. line 0 = unknown. */
+/* Source location of one instruction; file indexes IsaProgram.files. line 0 = unknown.
+ * Code inlined from a helper function carries the call it came from: call is 1 + an index
+ * into IsaProgram.calls (0: the kernel's own code). */
 typedef struct IsaSourceLoc {
     uint16_t file;
     uint32_t line;
     uint16_t col;
+    uint32_t call;
 } IsaSourceLoc;
+
+/* A call of a helper function that the compiler inlined: the function's name and where the
+ * call is (its loc.call: the call it sits in, when helpers call helpers). */
+typedef struct IsaCallSite {
+    char *func;
+    IsaSourceLoc loc;
+} IsaCallSite;
 
 /* Where a source variable lives over a pc range [pc_begin, pc_end): register (or a pair of
  * halves) and type, so tools can print `acc` per lane. Filled by the compiler. */
@@ -345,6 +355,8 @@ typedef struct IsaProgram {
     uint32_t num_symbols;
     IsaUndef *undefs;       /* declarations without a value, by index; may be empty */
     uint32_t num_undefs;
+    IsaCallSite *calls;     /* inlined calls, for IsaSourceLoc.call; may be empty */
+    uint32_t num_calls;
 } IsaProgram;
 
 IsaProgram *isa_program_new(void);
@@ -356,6 +368,16 @@ IsaInst *isa_program_emit(IsaProgram *p, const IsaInst *inst, IsaSourceLoc loc);
 bool isa_program_finish(IsaProgram *p, UtilError *err);
 /* Index of the instruction at byte address pc, or -1. */
 int64_t isa_program_index_of_pc(const IsaProgram *p, uint32_t pc);
+/* Where inlined code came from, for messages: " (in stage, called at line 16)", and for a
+ * helper called from a helper " (in inner, called at line 9 in outer, called at line 20)";
+ * a call in another file than the line before it is named "file:line". Writes "" for the
+ * kernel's own code. Returns buf. */
+const char *isa_call_text(const IsaProgram *p, const IsaSourceLoc *loc, char *buf, size_t size);
+/* Same source place: file, line, column and the call it was inlined from. */
+static inline bool isa_same_loc(const IsaSourceLoc *a, const IsaSourceLoc *b)
+{
+    return a->file == b->file && a->line == b->line && a->col == b->col && a->call == b->call;
+}
 
 /* ---- text ---------------------------------------------------------------------------------- */
 

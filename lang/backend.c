@@ -737,6 +737,12 @@ static IsaProgram *build_program(LangCtx *ctx, const LangIr *ir, const Emit *e,
     for (int i = 0; i < ctx->num_files; i++)
         p->files[i] = util_strdup(ctx->files[i]->name);
     p->num_files = (uint32_t)ctx->num_files;
+    p->calls = util_calloc(ir->num_calls ? ir->num_calls : 1, sizeof *p->calls);
+    for (uint32_t i = 0; i < ir->num_calls; i++) {
+        p->calls[i] = ir->calls[i];
+        p->calls[i].func = util_strdup(ir->calls[i].func ? ir->calls[i].func : "?");
+    }
+    p->num_calls = ir->num_calls;
     UtilError err = {{0}};
     if (!isa_program_finish(p, &err)) {
         isa_program_free(p);

@@ -110,6 +110,7 @@ void cg_set_loc(LangCg *cg, const LangToken *tok)
     cg->loc.file = (uint16_t)tok->file->index;
     cg->loc.line = (uint32_t)tok->line;
     cg->loc.col = (uint16_t)tok->col;
+    cg->loc.call = cg->call;
 }
 
 void cg_error(LangCg *cg, const LangToken *tok, const char *msg)

@@ -81,7 +81,8 @@ struct LangCg {
     LangUnit *unit;
     LangFunction *kernel;
     LangIr *ir;
-    IsaSourceLoc loc;
+    IsaSourceLoc loc;      /* what the next instruction gets; loc.call is `call` */
+    uint32_t call;         /* the inlined call being generated (IsaSourceLoc.call), or 0 */
     const LangToken *loc_tok; /* the token loc came from: errors without one point there */
     CgBind *binds;
     int binds_cap;

@@ -447,6 +447,22 @@ static bool stmt_has_return(LangNode *s, LangNode *tail)
     return r;
 }
 
+/* Records the call being inlined at cg->loc; returns its IsaSourceLoc.call. */
+static uint32_t call_site(LangCg *cg, const LangFunction *f)
+{
+    LangIr *ir = cg->ir;
+    if (ir->num_calls == ir->calls_cap) {
+        size_t cap = ir->calls_cap ? ir->calls_cap * 2 : 16;
+        IsaCallSite *calls = lang_alloc(cg->ctx, cap * sizeof *calls);
+        if (ir->num_calls)
+            memcpy(calls, ir->calls, ir->num_calls * sizeof *calls);
+        ir->calls = calls;
+        ir->calls_cap = cap;
+    }
+    ir->calls[ir->num_calls] = (IsaCallSite){.func = f->name, .loc = cg->loc};
+    return ++ir->num_calls;
+}
+
 CgVal cg_call(LangCg *cg, LangNode *node)
 {
     LangFunction *f = node->func;
@@ -524,9 +540,12 @@ CgVal cg_call(LangCg *cg, LangNode *node)
         exec_op(cg, ISA_OP_PUSH_EXEC, 1);
         cg->depth += 1;
     }
+    uint32_t outer_call = cg->call;
+    cg->call = call_site(cg, f);
     cg_stmt(cg, f->body);
+    cg->call = outer_call;
+    cg_set_loc(cg, node->tok); /* what follows belongs to the call again */
     if (region) {
-        cg_set_loc(cg, node->tok);
         exec_op(cg, ISA_OP_POP_EXEC, 1);
         cg->depth -= 1;
     }

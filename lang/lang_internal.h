@@ -409,6 +409,9 @@ typedef struct LangIr {
     uint32_t tg_mem_bytes, stack_bytes;
     IsaSymbol *symbols;     /* named threadgroup variables (names in the arena) */
     uint32_t num_symbols;
+    IsaCallSite *calls;     /* inlined calls, for IsaSourceLoc.call (names in the arena) */
+    uint32_t num_calls;
+    size_t calls_cap;
 } LangIr;
 
 LangIr *lang_codegen(LangCtx *ctx, LangUnit *unit, LangFunction *kernel);

@@ -26,6 +26,26 @@ static inline const char *test_lockstep_path(void)
     return p && *p ? p : "build/lockstep";
 }
 
+/* The line number of the first line of `file` that contains `text` (fails the test when
+ * there is none). */
+static inline uint32_t test_line_of(const char *file, const char *text)
+{
+    FILE *f = fopen(file, "r");
+    assert_non_null(f);
+    char line[1024];
+    uint32_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        if (strstr(line, text)) {
+            fclose(f);
+            return n;
+        }
+    }
+    fclose(f);
+    fail_msg("%s has no line with `%s`", file, text);
+    return 0;
+}
+
 /* Runs a shell command; returns its exit status (or 128+signal) and its stdout+stderr,
  * newly allocated, in *output (when output is not NULL). */
 static inline int test_run(const char *command, char **output)

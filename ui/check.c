@@ -136,12 +136,17 @@ static const char *where_text(const IsaProgram *p, const char *fallback_file, ui
     return buf;
 }
 
-/* "    27 |     scratch[lid] = in[gid];" and a caret under column col. */
-static void print_source(FILE *out, Sources *s, uint32_t pc)
+/* The call a loc's code was inlined from, or NULL for the kernel's own code. */
+static const IsaCallSite *call_of(const IsaProgram *p, const IsaSourceLoc *l)
 {
-    const IsaSourceLoc *l = loc_of(s->program, pc);
+    return l && l->call && l->call <= p->num_calls ? &p->calls[l->call - 1] : NULL;
+}
+
+/* "    27 |     scratch[lid] = in[gid];" and a caret under column col, followed by `note`. */
+static void print_line(FILE *out, Sources *s, const IsaSourceLoc *l, const char *note)
+{
     size_t len;
-    const char *text = l ? source_line(s, l->file, l->line, &len) : NULL;
+    const char *text = source_line(s, l->file, l->line, &len);
     if (!text)
         return;
     fprintf(out, "  %6u | %.*s\n", l->line, (int)UTIL_MIN(len, 200), text);
@@ -150,7 +155,34 @@ static void print_source(FILE *out, Sources *s, uint32_t pc)
     fputs("         | ", out);
     for (uint32_t i = 0; i + 1 < l->col; i++)
         fputc(text[i] == '\t' ? '\t' : ' ', out);
-    fputs("^\n", out);
+    fprintf(out, "^%s\n", note);
+}
+
+/* pc's source line, and for code inlined from a helper each call it came through. */
+static void print_source(FILE *out, Sources *s, uint32_t pc)
+{
+    const IsaSourceLoc *l = loc_of(s->program, pc);
+    if (!l)
+        return;
+    print_line(out, s, l, "");
+    char note[160];
+    const IsaSourceLoc *at = l;
+    for (int depth = 0; depth < 64; depth++) {
+        const IsaCallSite *c = call_of(s->program, at);
+        if (!c || !c->loc.line || c->loc.file >= s->program->num_files)
+            break;
+        snprintf(note, sizeof note, " %s called here", c->func);
+        print_line(out, s, &c->loc, note);
+        at = &c->loc;
+    }
+}
+
+/* " (in stage, called at line 16)" for inlined code at pc, else "". */
+static const char *call_text(const IsaProgram *p, uint32_t pc, char *buf, size_t size)
+{
+    const IsaSourceLoc *l = loc_of(p, pc);
+    buf[0] = '\0';
+    return l ? isa_call_text(p, l, buf, size) : buf;
 }
 
 /* ---- text reports ---------------------------------------------------------------------------- */
@@ -194,14 +226,15 @@ static const char *inst_name(const IsaProgram *p, uint32_t pc)
 static void print_site(FILE *out, Sources *src, const char *fallback_file, const char *label,
                        CheckKind kind, const CheckSite *site)
 {
-    char where[600], name[160];
+    char where[600], name[160], call[256];
     where_text(src->program, fallback_file, site->pc, where, sizeof where);
+    call_text(src->program, site->pc, call, sizeof call);
     if (is_memory_kind(kind))
-        fprintf(out, "  %s %s of %s at %s\n", label,
+        fprintf(out, "  %s %s of %s at %s%s\n", label,
                 access_names[site->access <= CHECK_ACCESS_ATOMIC ? site->access : 0],
-                site_name(site, name, sizeof name), where);
+                site_name(site, name, sizeof name), where, call);
     else
-        fprintf(out, "  %s %s at %s\n", label, inst_name(src->program, site->pc), where);
+        fprintf(out, "  %s %s at %s%s\n", label, inst_name(src->program, site->pc), where, call);
     print_source(out, src, site->pc);
     const SimThreadId *t = &site->thread;
     fprintf(out, "           by thread (%u,%u,%u) in threadgroup (%u,%u,%u), SIMD-group %u, lane %u, "
@@ -320,12 +353,13 @@ static void json_dims(FILE *out, const uint32_t d[3])
     fprintf(out, "[%u,%u,%u]", d[0], d[1], d[2]);
 }
 
-/* "file":..,"line":..,"col":..,"source":.. of pc (nulls when unknown). */
+/* "file":..,"line":..,"col":..,"source":..,"calls":[..] of pc (nulls when unknown; calls
+ * lists the helper calls inlined code came through, innermost first). */
 static void json_location(FILE *out, Sources *src, uint32_t pc)
 {
     const IsaSourceLoc *l = loc_of(src->program, pc);
     if (!l) {
-        fputs("\"file\":null,\"line\":null,\"col\":null,\"source\":null", out);
+        fputs("\"file\":null,\"line\":null,\"col\":null,\"source\":null,\"calls\":[]", out);
         return;
     }
     fputs("\"file\":", out);
@@ -337,6 +371,20 @@ static void json_location(FILE *out, Sources *src, uint32_t pc)
         util_json_string_n(out, text, len);
     else
         fputs("null", out);
+    fputs(",\"calls\":[", out);
+    const IsaSourceLoc *at = l;
+    for (int depth = 0; depth < 64; depth++) {
+        const IsaCallSite *c = call_of(src->program, at);
+        if (!c)
+            break;
+        fputs(depth ? ",{\"function\":" : "{\"function\":", out);
+        util_json_string(out, c->func);
+        fputs(",\"file\":", out);
+        util_json_string(out, file_name(src->program, c->loc.file));
+        fprintf(out, ",\"line\":%u,\"col\":%u}", c->loc.line, c->loc.col);
+        at = &c->loc;
+    }
+    fputc(']', out);
 }
 
 static void json_site(FILE *out, Sources *src, const CheckSite *s)

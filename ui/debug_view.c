@@ -168,9 +168,11 @@ void ui_dbg_where(const UiDbg *dbg, UiDbgText *out)
     const SimThreadgroupView *tg = sg->threadgroup;
     char why[32];
     uint32_t line = ui_dbg_line_of(dbg->program, dbg->index);
-    char at_line[32] = "";
+    char at_line[200] = "", call[160] = "";
+    if (line && dbg->index < dbg->program->count) /* "(in stage, called at line 16)" */
+        isa_call_text(dbg->program, &dbg->program->locs[dbg->index], call, sizeof call);
     if (line)
-        snprintf(at_line, sizeof at_line, " line %u,", line);
+        snprintf(at_line, sizeof at_line, " line %u%s,", line, call);
     ui_dbg_text_add(out, "%s:%s pc 0x%04x; threadgroup (%u,%u,%u), SIMD-group %u, %u of %u lanes "
                     "active; %llu instruction%s done",
                     why_name(dbg, why, sizeof why), at_line, dbg->inst->pc, tg->position[0],

@@ -314,6 +314,50 @@ static void test_partial_simdgroup_is_not_divergent(void **state)
     done(&c);
 }
 
+/* A barrier inside a helper called on both sides of an if: the two SIMD-groups wait at one
+ * source line, and the report tells the two calls apart (each site names its call). */
+static void test_barrier_in_helper_names_the_calls(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "static void stage(device float *out, uint i, float v)\n"           /* 1 */
+          "{\n"                                                               /* 2 */
+          "    out[i] = v;\n"                                                 /* 3 */
+          "    threadgroup_barrier(mem_flags::mem_device);\n"                 /* 4 */
+          "}\n"                                                               /* 5 */
+          "static void twice(device float *out, uint i)\n"                    /* 6 */
+          "{\n"                                                               /* 7 */
+          "    stage(out, i, 3.0f);\n"                                        /* 8 */
+          "}\n"                                                               /* 9 */
+          "kernel void k(device float *out [[buffer(0)]],\n"                  /* 10 */
+          "              uint sg [[simdgroup_index_in_threadgroup]],\n"       /* 11 */
+          "              uint lid [[thread_position_in_threadgroup]])\n"      /* 12 */
+          "{\n"                                                               /* 13 */
+          "    if (sg == 0)\n"                                                /* 14 */
+          "        stage(out, lid, 1.0f);\n"                                  /* 15 */
+          "    else if (sg == 1)\n"                                           /* 16 */
+          "        stage(out, lid, 2.0f);\n"                                  /* 17 */
+          "    else\n"                                                        /* 18 */
+          "        twice(out, lid);\n"                                        /* 19 */
+          "}\n",
+          96, 96);
+    const CheckFinding *f = find(&c, CHECK_BARRIER_DIVERGENCE,
+                                 "SIMD-groups wait at different barriers: SIMD-group 0 at line 4 "
+                                 "(in stage, called at line 15), SIMD-group 1 at line 4 (in "
+                                 "stage, called at line 17)");
+    assert_int_equal(line_of(&c, &f->first), 4);
+    assert_int_equal(line_of(&c, &f->second), 4);
+    assert_non_null(strstr(f->fix, "the barriers at line 4 (in stage, called at line 15) and "
+                                   "line 4 (in stage, called at line 17) are on different paths"));
+    /* a helper called from a helper names both calls, innermost first */
+    find(&c, CHECK_BARRIER_DIVERGENCE,
+         "SIMD-group 0 at line 4 (in stage, called at line 15), SIMD-group 2 at line 4 (in "
+         "stage, called at line 8 in twice, called at line 19)");
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_early_return_advice_and_whole_simdgroups),
         cmocka_unit_test(test_simdgroup_barrier_skipped_by_a_whole_simdgroup),
         cmocka_unit_test(test_barriers_in_both_branches),
+        cmocka_unit_test(test_barrier_in_helper_names_the_calls),
         cmocka_unit_test(test_simdgroups_at_different_barriers),
         cmocka_unit_test(test_simdgroup_ended_before_barrier),
         cmocka_unit_test(test_simdgroup_barrier_in_divergent_code),

@@ -237,6 +237,70 @@ static void test_json_race(void **state)
     free(out);
 }
 
+/* A finding inside a helper function: the text report shows each call the code was inlined
+ * through under the site's source line, and the JSON sites list them ("calls"). */
+static void test_helper_call_sites(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-calls-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], args[256];
+    snprintf(path, sizeof path, "%s/k.metal", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("static void stage(threadgroup float *t, uint i, float v)\n"  /* 1 */
+          "{\n"                                                         /* 2 */
+          "    t[i] = v;\n"                                             /* 3 */
+          "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"      /* 4 */
+          "}\n"                                                         /* 5 */
+          "kernel void k(device float *out [[buffer(0)]],\n"            /* 6 */
+          "              uint lid [[thread_position_in_threadgroup]])\n" /* 7 */
+          "{\n"                                                         /* 8 */
+          "    threadgroup float t[64];\n"                              /* 9 */
+          "    if (lid < 32)\n"                                         /* 10 */
+          "        stage(t, lid, 1.0f);\n"                              /* 11 */
+          "    else\n"                                                  /* 12 */
+          "        stage(t, lid, 2.0f);\n"                              /* 13 */
+          "    out[lid] = t[63 - lid];\n"                               /* 14 */
+          "}\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/k.yaml", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("kernel: k.metal\ngrid: [64]\nthreadgroup: [64]\nargs:\n  out: {count: 64}\n", f);
+    fclose(f);
+    char *out = NULL;
+    snprintf(args, sizeof args, "check %s", path);
+    int rc = test_lockstep(args, &out);
+    const char *want[] = {
+        "SIMD-group 0 at line 4 (in stage, called at line 11), SIMD-group 1 at line 4 (in "
+        "stage, called at line 13)",
+        "  first:  barrier at ", "k.metal:4:5 (in stage, called at line 11)\n",
+        "      11 |         stage(t, lid, 1.0f);\n         |         ^ stage called here\n",
+        "      13 |         stage(t, lid, 2.0f);\n         |         ^ stage called here\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (rc != 1 || !strstr(out, want[i]))
+            FAIL_FREEING(out, NULL, "exit %d, no \"%s\" in:\n%s", rc, want[i], out);
+    free(out);
+    char *summary;
+    int n = json_lines(path, 1, &summary, &out);
+    assert_int_equal(n, 1);
+    if (!strstr(out, "\"calls\":[{\"function\":\"stage\",\"file\":") ||
+        !strstr(out, "k.metal\",\"line\":11,\"col\":9}]") ||
+        !strstr(out, "k.metal\",\"line\":13,\"col\":9}]"))
+        FAIL_FREEING(out, summary, "no calls in the JSON sites:\n%s", out);
+    free(out);
+    free(summary);
+    n = json_lines("kernels/bugs/missing_barrier.yaml", 1, &summary, &out);
+    if (!strstr(out, "\"calls\":[]"))
+        FAIL_FREEING(out, summary, "the kernel's own code lists no calls:\n%s", out);
+    free(out);
+    free(summary);
+    snprintf(args, sizeof args, "rm -r %s", dir);
+    assert_int_equal(test_run(args, NULL), 0);
+}
+
 static void test_json_single_site_and_clean(void **state)
 {
     (void)state;
@@ -456,6 +520,7 @@ int main(void)
     static const struct CMUnitTest fixed[] = {
         cmocka_unit_test(test_json_self_check),
         cmocka_unit_test(test_json_race),
+        cmocka_unit_test(test_helper_call_sites),
         cmocka_unit_test(test_json_single_site_and_clean),
         cmocka_unit_test(test_flags_turn_checks_off),
         cmocka_unit_test(test_policy_flags),

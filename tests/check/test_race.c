@@ -457,6 +457,49 @@ static void test_dedup_counts_accesses(void **state)
     done(&c);
 }
 
+/* A helper that reads its neighbour's slot, called at two places: the races inside it are
+ * two findings, one per call, each naming its call in the fix. */
+static void test_race_in_helper_names_the_call(void **state)
+{
+    (void)state;
+    const char *src =
+        "static float swap_in(threadgroup float *t, uint i, float v) {\n"
+        "    t[i] = v; // W\n"
+        "    return t[i ^ 32]; // R\n"
+        "}\n"
+        "kernel void k(device float *out [[buffer(0)]],\n"
+        "              uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float shared[64];\n"
+        "    float a = swap_in(shared, tid, 1.0f); // C1\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    float b = swap_in(shared, tid, 2.0f); // C2\n"
+        "    out[tid] = a + b;\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    uint32_t w = line_of(src, "// W"), r = line_of(src, "// R");
+    uint32_t c1 = line_of(src, "// C1"), c2 = line_of(src, "// C2");
+    expect_count(&c, 4); /* write after read and read after write, at each call */
+    for (uint32_t call = 0; call < 2; call++) {
+        uint32_t at = call ? c2 : c1;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < c.n; i++) {
+            const CheckFinding *f = &c.f[i];
+            bool war = strstr(f->message, "write after read") != NULL;
+            if (!strstr(f->fix, fmt("called at line %u)", at)))
+                continue;
+            n++;
+            expect_lines(&c, f, war ? r : w, war ? w : r);
+            expect_fix(&c, f, fmt("no threadgroup_barrier(mem_threadgroup) between line %u (in "
+                                  "swap_in, called at line %u) and line %u (in swap_in, called at "
+                                  "line %u)", war ? r : w, at, war ? w : r, at));
+        }
+        assert_int_equal(n, 2);
+    }
+    done(&c);
+}
+
 /* ---- correct kernels that naive checkers flag --------------------------------------------- */
 
 static void test_same_value_writes_benign(void **state)
@@ -768,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_read_then_overwrite),
         cmocka_unit_test(test_device_counter_plus_plus),
         cmocka_unit_test(test_dedup_counts_accesses),
+        cmocka_unit_test(test_race_in_helper_names_the_call),
         cmocka_unit_test(test_broadcast_reads_then_write),
         cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),

@@ -115,6 +115,23 @@ static void test_function_constants_and_entry(void **state)
     free(out);
 }
 
+/* Source comments on code inlined from a helper name the call it came from. */
+static void test_inlined_code_names_its_call(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    int status = test_lockstep("compile kernels/ml/softmax.metal", &out);
+    assert_int_equal(status, 0);
+    uint32_t helper = test_line_of("kernels/ml/softmax.metal", "scratch[simd_group] = v;");
+    uint32_t call = test_line_of("kernels/ml/softmax.metal", "m = threadgroup_max(m, scratch");
+    char want[200];
+    snprintf(want, sizeof want, "softmax.metal:%u: scratch[simd_group] = v; (in threadgroup_max, "
+             "called at line %u)\n", helper, call);
+    if (!strstr(out, want))
+        fail_msg("no \"%s\" in:\n%s", want, out);
+    free(out);
+}
+
 static void test_bad_usage(void **state)
 {
     (void)state;
@@ -172,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_compiled_kernels_assemble_back),
         cmocka_unit_test(test_function_constants_and_entry),
         cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_inlined_code_names_its_call),
         cmocka_unit_test(test_output_over_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -573,10 +573,40 @@ static void test_docs_are_current(void **state)
     free(want);
 }
 
+/* Where inlined code came from: the chain of calls innermost first, a call in another file
+ * named by file, and a call index past the table (a damaged program) read as no call. */
+static void test_call_text(void **state)
+{
+    (void)state;
+    IsaProgram *p = isa_program_new();
+    p->num_files = 2;
+    p->files = calloc(2, sizeof *p->files);
+    p->files[0] = strdup("k.metal");
+    p->files[1] = strdup("helpers.h");
+    p->num_calls = 2;
+    p->calls = calloc(2, sizeof *p->calls);
+    p->calls[0] = (IsaCallSite){.func = strdup("outer"), .loc = {0, 20, 5, 0}};
+    p->calls[1] = (IsaCallSite){.func = strdup("inner"), .loc = {0, 9, 3, 1}};
+    char buf[160];
+    IsaSourceLoc own = {0, 4, 1, 0}, inlined = {0, 4, 1, 2}, other = {1, 4, 1, 1};
+    IsaSourceLoc damaged = {0, 4, 1, 7};
+    assert_string_equal(isa_call_text(p, &own, buf, sizeof buf), "");
+    assert_string_equal(isa_call_text(p, &inlined, buf, sizeof buf),
+                        " (in inner, called at line 9 in outer, called at line 20)");
+    assert_string_equal(isa_call_text(p, &other, buf, sizeof buf),
+                        " (in outer, called at k.metal:20)");
+    assert_string_equal(isa_call_text(p, &damaged, buf, sizeof buf), "");
+    char small[12];
+    isa_call_text(p, &inlined, small, sizeof small); /* truncated, terminated */
+    assert_int_equal(strlen(small), sizeof small - 1);
+    isa_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_opcode_roundtrips),
+        cmocka_unit_test(test_call_text),
         cmocka_unit_test(test_modifier_coverage),
         cmocka_unit_test(test_pcs_and_labels),
         cmocka_unit_test(test_float_immediates),

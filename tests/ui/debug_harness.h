@@ -66,20 +66,7 @@ static inline void temp_kernel_remove(TempKernel *t)
 /* The line number of the first line of `file` that contains `text`. */
 static inline uint32_t line_of(const char *file, const char *text)
 {
-    FILE *f = fopen(file, "r");
-    assert_non_null(f);
-    char line[1024];
-    uint32_t n = 0;
-    while (fgets(line, sizeof line, f)) {
-        n++;
-        if (strstr(line, text)) {
-            fclose(f);
-            return n;
-        }
-    }
-    fclose(f);
-    fail_msg("%s has no line with `%s`", file, text);
-    return 0;
+    return test_line_of(file, text);
 }
 
 /* What command `cmd` printed: the text after its `(lockstep) cmd` echo up to the next echo

@@ -167,6 +167,27 @@ static void test_reduce_rounds(void **state)
     free(out);
 }
 
+/* softmax's two helpers are inlined: a breakpoint in threadgroup_max stops there and the
+ * status names the call the code came from. */
+static void test_breakpoint_in_helper_names_the_call(void **state)
+{
+    (void)state;
+    const char *kernel = "kernels/ml/softmax.metal";
+    uint32_t in_helper = line_of(kernel, "scratch[simd_group] = v;");
+    uint32_t call = line_of(kernel, "m = threadgroup_max(m, scratch");
+    char script[64], want[160], *out;
+    snprintf(script, sizeof script, "break %u\ncontinue\n", in_helper);
+    int status = debug("kernels/ml/softmax.yaml", "", script, &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    char *s = said(out, "continue", 0);
+    snprintf(want, sizeof want, "breakpoint 1: line %u (in threadgroup_max, called at line %u),",
+             in_helper, call);
+    expect_in(s, want, out);
+    free(s);
+    free(out);
+}
+
 /* divergent_if.s with x = 3 * lane + 1 (even in the odd lanes): at the then-side (the lsr,
  * instruction 5) the lanes with x even are active and the others have nesting counter 1;
  * at the else-side (the imad, instruction 7) it is the other way round. */
@@ -759,6 +780,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_thread_and_breakpoint),
+        cmocka_unit_test(test_breakpoint_in_helper_names_the_call),
         cmocka_unit_test(test_reduce_rounds),
         cmocka_unit_test(test_divergence_and_counters),
         cmocka_unit_test(test_loop_on_one_line),
