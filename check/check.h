@@ -51,7 +51,8 @@ typedef struct CheckSite {
     MemSpace space;
     char symbol[64];           /* buffer or variable name ("shared", "out"); "" unknown */
     int64_t index;             /* element in symbol (< 0: before it), or CHECK_NO_INDEX */
-    uint32_t row;              /* a 2-D array's elements per row (index is named [r][c]), or 0 */
+    uint32_t dims[3];          /* a multi-dimensional array's inner extents (IsaSymbol.dims):
+                                * the index is named [i][j].., or all 0 */
     uint64_t offset;           /* byte offset in the buffer / threadgroup memory */
 } CheckSite;
 

@@ -113,7 +113,7 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
     site->space = space;
     site->symbol[0] = '\0';
     site->index = CHECK_NO_INDEX;
-    site->row = 0;
+    memset(site->dims, 0, sizeof site->dims);
     if (space == MEM_SPACE_DEVICE || space == MEM_SPACE_CONSTANT) {
         MemBuffer *b = mem_device_buffer_at(s->device, addr);
         site->offset = addr & MEM_MAX_BUFFER_BYTES;
@@ -136,7 +136,7 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
             /* a scalar or a struct is named alone: `total`, not `total[0]` */
             if (sym->array) {
                 site->index = (int64_t)((addr - sym->offset) / (sym->elem_size ? sym->elem_size : 1));
-                site->row = sym->row;
+                memcpy(site->dims, sym->dims, sizeof site->dims);
             }
             return;
         }
@@ -158,10 +158,21 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
 
 const char *check_site_name(const CheckSite *site, char *buf, size_t size)
 {
-    if (site->symbol[0] && site->index != CHECK_NO_INDEX && site->row && site->index >= 0)
-        snprintf(buf, size, "%s[%lld][%lld]", site->symbol, (long long)(site->index / site->row),
-                 (long long)(site->index % site->row));
-    else if (site->symbol[0] && site->index != CHECK_NO_INDEX)
+    if (site->symbol[0] && site->index != CHECK_NO_INDEX && site->dims[0] && site->index >= 0) {
+        /* [i][j].. from the flat index, innermost extent first */
+        int n = 0;
+        while (n < 3 && site->dims[n])
+            n++;
+        int64_t idx[4], rest = site->index;
+        for (int k = n; k > 0; k--) {
+            idx[k] = rest % site->dims[k - 1];
+            rest /= site->dims[k - 1];
+        }
+        idx[0] = rest;
+        size_t len = (size_t)snprintf(buf, size, "%s", site->symbol);
+        for (int k = 0; k <= n && len < size; k++)
+            len += (size_t)snprintf(buf + len, size - len, "[%lld]", (long long)idx[k]);
+    } else if (site->symbol[0] && site->index != CHECK_NO_INDEX)
         snprintf(buf, size, "%s[%lld]", site->symbol, (long long)site->index);
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);

@@ -318,7 +318,9 @@ typedef struct IsaSymbol {
     uint32_t size;          /* bytes */
     uint32_t elem_size;     /* bytes per element, for indices */
     bool array;             /* named with an index (`shared[10]`); else alone (`total`) */
-    uint32_t row;           /* a 2-D array: elements per row (`tile[4][0]`); 0 otherwise */
+    uint32_t dims[3];       /* an array of 2 to 4 dimensions: the extents after the first,
+                             * outermost first, 0 past the last (`float t[2][3][4]`: 3, 4,
+                             * named `t[1][0][2]`); all 0 otherwise (named by flat index) */
 } IsaSymbol;
 
 /* A variable declared without a value: from instruction `index` on (before it runs), the

@@ -491,7 +491,7 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
         elem = v->type->members->type;
     while (elem->kind == LTY_ARRAY)
         elem = elem->base;
-    return (IsaSymbol){
+    IsaSymbol sym = {
         .name = v->name,
         .type_name = (char *)lang_type_name(cg->ctx, elem),
         .space = space,
@@ -499,10 +499,14 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
         .size = (uint32_t)v->type->size,
         .elem_size = (uint32_t)(elem->size ? elem->size : 1),
         .array = coop || v->type->kind == LTY_ARRAY,
-        .row = v->type->kind == LTY_ARRAY && v->type->base->kind == LTY_ARRAY &&
-                       v->type->base->base->kind != LTY_ARRAY
-                   ? (uint32_t)v->type->base->len : 0,
     };
+    /* the inner extents of an array of up to 4 dimensions (more: named by flat index) */
+    const LangType *t = v->type->kind == LTY_ARRAY ? v->type->base : NULL;
+    for (int k = 0; t && t->kind == LTY_ARRAY && k < 3; k++, t = t->base)
+        sym.dims[k] = (uint32_t)t->len;
+    if (t && t->kind == LTY_ARRAY)
+        memset(sym.dims, 0, sizeof sym.dims);
+    return sym;
 }
 
 /* A local kept in thread (stack) memory at `offset`: the memory checks track reads of its

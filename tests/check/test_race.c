@@ -734,6 +734,41 @@ static void test_two_dimensional_names(void **state)
     done(&c);
 }
 
+/* Arrays of three and four dimensions are named index by index too (2 x 4 x 8: the slice
+ * of SIMD-group 1 starts at cube[1][0][0]); five or more are named by the flat index. */
+static void test_three_dimensional_names(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *out [[buffer(0)]],\n"
+        "              uint lid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float cube[2][4][8];\n"
+        "    uint x = lid % 8, y = lid / 8 % 4, z = lid / 32;\n"
+        "    cube[z][y][x] = float(x); // W\n"
+        "    out[lid] = cube[z ^ 1][y][x]; // R\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    const CheckFinding *f = find(&c, "threadgroup memory race (write after read) on cube[1][0][0]");
+    expect_lines(&c, f, line_of(src, "// R"), line_of(src, "// W"));
+    done(&c);
+    const char *src4 =
+        "kernel void k(device float *out [[buffer(0)]],\n"
+        "              uint lid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float h[2][2][2][8];\n"
+        "    threadgroup float flat[2][1][1][2][16];\n"
+        "    h[lid / 32][lid / 16 % 2][lid / 8 % 2][lid % 8] = 1.0f;\n"
+        "    flat[lid / 32][0][0][lid / 16 % 2][lid % 16] = 1.0f;\n"
+        "    out[lid] = h[1 - lid / 32][1][1][7] + flat[1 - lid / 32][0][0][1][15];\n"
+        "}\n";
+    setup(&c, src4, 256);
+    run(&c, 64, 64);
+    find(&c, "threadgroup memory race (write after read) on h[1][1][1][7]");
+    find(&c, "threadgroup memory race (write after read) on flat[63]");
+    done(&c);
+}
+
 /* Under strict_simd, lanes of one SIMD-group adding to one element at one line: no barrier
  * can go between them, so the advice is an atomic or an element each. */
 static void test_strict_simd_same_line(void **state)
@@ -828,6 +863,7 @@ int main(void)
         cmocka_unit_test(test_strict_simd_reports),
         cmocka_unit_test(test_strict_simd_same_line),
         cmocka_unit_test(test_two_dimensional_names),
+        cmocka_unit_test(test_three_dimensional_names),
         cmocka_unit_test(test_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
