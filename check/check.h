@@ -56,6 +56,10 @@ typedef struct CheckSite {
     uint64_t offset;           /* byte offset in the buffer / threadgroup memory */
 } CheckSite;
 
+/* "shared[10]" / "tile[4][0]" / "out[3]" / "total" / "threadgroup memory byte 40" into buf,
+ * as messages name a site. */
+const char *check_site_name(const CheckSite *site, char *buf, size_t size);
+
 typedef struct CheckFinding {
     CheckKind kind;
     CheckSeverity severity;

@@ -153,8 +153,6 @@ void check_site_thread(CheckSite *site, const SimGroupView *sg, uint32_t lane, u
  * (device address, or byte offset in threadgroup/thread memory). tg is the threadgroup (for
  * threadgroup argument blocks). */
 void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, uint64_t addr);
-/* "shared[10]" / "out[3]" / "threadgroup memory byte 40" into buf. */
-const char *check_site_name(const CheckSite *site, char *buf, size_t size);
 /* A zeroed array of n elements of `size` bytes for shadow state, or NULL. From a huge page up
  * it is fresh anonymous memory, which the kernel zeroes on first touch: only the parts a
  * kernel touches are ever cleared, once, right before use; it asks for huge pages, since

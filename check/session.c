@@ -177,7 +177,7 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size)
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);
     else
-        snprintf(buf, size, "%s memory byte %llu", mem_space_names[site->space],
+        snprintf(buf, size, "%s memory byte %llu", (unsigned)site->space < MEM_SPACE_COUNT ? mem_space_names[site->space] : "?",
                  (unsigned long long)site->offset);
     return buf;
 }

@@ -203,20 +203,6 @@ static bool is_memory_kind(CheckKind k)
            k == CHECK_CONSTANT_WRITE;
 }
 
-/* "shared[10]" / "out" / "threadgroup memory byte 40", as check/ names sites in messages. */
-static const char *site_name(const CheckSite *site, char *buf, size_t size)
-{
-    if (site->symbol[0] && site->index != CHECK_NO_INDEX)
-        snprintf(buf, size, "%s[%" PRId64 "]", site->symbol, site->index);
-    else if (site->symbol[0])
-        snprintf(buf, size, "%s", site->symbol);
-    else
-        snprintf(buf, size, "%s memory byte %" PRIu64,
-                 (unsigned)site->space < MEM_SPACE_COUNT ? mem_space_names[site->space] : "?",
-                 site->offset);
-    return buf;
-}
-
 static const char *inst_name(const IsaProgram *p, uint32_t pc)
 {
     int64_t i = isa_program_index_of_pc(p, pc);
@@ -232,7 +218,7 @@ static void print_site(FILE *out, Sources *src, const char *fallback_file, const
     if (is_memory_kind(kind))
         fprintf(out, "  %s %s of %s at %s%s\n", label,
                 access_names[site->access <= CHECK_ACCESS_ATOMIC ? site->access : 0],
-                site_name(site, name, sizeof name), where, call);
+                check_site_name(site, name, sizeof name), where, call);
     else
         fprintf(out, "  %s %s at %s%s\n", label, inst_name(src->program, site->pc), where, call);
     print_source(out, src, site->pc);
@@ -412,7 +398,7 @@ static void json_site(FILE *out, Sources *src, const CheckSite *s)
     else
         fprintf(out, ",\"index\":%" PRId64, s->index);
     fprintf(out, ",\"offset\":%" PRId64 ",\"name\":", (int64_t)s->offset);
-    util_json_string(out, site_name(s, name, sizeof name));
+    util_json_string(out, check_site_name(s, name, sizeof name));
     fputs(",\"thread\":{\"grid\":", out);
     json_dims(out, s->thread.grid);
     fputs(",\"threadgroup\":", out);

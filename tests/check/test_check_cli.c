@@ -237,18 +237,38 @@ static void test_json_race(void **state)
     free(out);
 }
 
+/* Writes DIR/k.metal and DIR/k.yaml (dir: a mkdtemp template) for a test of its own;
+ * path receives the manifest's path. Remove them with remove_case. */
+static void temp_case(char *dir, char *path, size_t size, const char *metal, const char *yaml)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, size, "%s/k.metal", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(metal, f);
+    fclose(f);
+    snprintf(path, size, "%s/k.yaml", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(yaml, f);
+    fclose(f);
+}
+
+static void remove_case(const char *dir)
+{
+    char args[256];
+    snprintf(args, sizeof args, "rm -r %s", dir);
+    assert_int_equal(test_run(args, NULL), 0);
+}
+
 /* A finding inside a helper function: the text report shows each call the code was inlined
  * through under the site's source line, and the JSON sites list them ("calls"). */
 static void test_helper_call_sites(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/lockstep-calls-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[128], args[256];
-    snprintf(path, sizeof path, "%s/k.metal", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("static void stage(threadgroup float *t, uint i, float v)\n"  /* 1 */
+    char dir[] = "/tmp/lockstep-calls-XXXXXX", path[128], args[256];
+    temp_case(dir, path, sizeof path,
+          "static void stage(threadgroup float *t, uint i, float v)\n"  /* 1 */
           "{\n"                                                         /* 2 */
           "    t[i] = v;\n"                                             /* 3 */
           "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"      /* 4 */
@@ -262,13 +282,8 @@ static void test_helper_call_sites(void **state)
           "    else\n"                                                  /* 12 */
           "        stage(t, lid, 2.0f);\n"                              /* 13 */
           "    out[lid] = t[63 - lid];\n"                               /* 14 */
-          "}\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/k.yaml", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("kernel: k.metal\ngrid: [64]\nthreadgroup: [64]\nargs:\n  out: {count: 64}\n", f);
-    fclose(f);
+          "}\n",
+          "kernel: k.metal\ngrid: [64]\nthreadgroup: [64]\nargs:\n  out: {count: 64}\n");
     char *out = NULL;
     snprintf(args, sizeof args, "check %s", path);
     int rc = test_lockstep(args, &out);
@@ -297,8 +312,36 @@ static void test_helper_call_sites(void **state)
         FAIL_FREEING(out, summary, "the kernel's own code lists no calls:\n%s", out);
     free(out);
     free(summary);
-    snprintf(args, sizeof args, "rm -r %s", dir);
-    assert_int_equal(test_run(args, NULL), 0);
+    remove_case(dir);
+}
+
+/* A site in a 2-D array is named as the message names it (t[0][0], not t[0] and t[64]),
+ * in the text report and in JSON. */
+static void test_site_names_match_the_message(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-names-XXXXXX", path[128], args[256];
+    temp_case(dir, path, sizeof path,
+              "kernel void k(device float *out [[buffer(0)]],\n"
+              "              uint lid [[thread_index_in_threadgroup]]) {\n"
+              "    threadgroup float t[2][64];\n"
+              "    t[lid / 64][lid % 64] = 1.0f;\n"
+              "    out[lid] = t[1 - lid / 64][lid % 64];\n"
+              "}\n",
+              "kernel: k.metal\ngrid: [128]\nthreadgroup: [128]\nargs:\n  out: {count: 128}\n");
+    char *out = NULL, *summary;
+    snprintf(args, sizeof args, "check %s", path);
+    int rc = test_lockstep(args, &out);
+    if (rc != 1 || !strstr(out, "race (read after write) on t[0][0]\n") ||
+        !strstr(out, "  first:  write of t[0][0] at ") || !strstr(out, "  second: read of t[0][0] at "))
+        FAIL_FREEING(out, NULL, "exit %d, sites not named t[0][0]:\n%s", rc, out);
+    free(out);
+    json_lines(path, 1, &summary, &out);
+    if (!strstr(out, "\"name\":\"t[0][0]\"") || strstr(out, "\"name\":\"t[0]\""))
+        FAIL_FREEING(out, summary, "JSON sites not named t[0][0]:\n%s", out);
+    free(out);
+    free(summary);
+    remove_case(dir);
 }
 
 static void test_json_single_site_and_clean(void **state)
@@ -521,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_json_self_check),
         cmocka_unit_test(test_json_race),
         cmocka_unit_test(test_helper_call_sites),
+        cmocka_unit_test(test_site_names_match_the_message),
         cmocka_unit_test(test_json_single_site_and_clean),
         cmocka_unit_test(test_flags_turn_checks_off),
         cmocka_unit_test(test_policy_flags),
