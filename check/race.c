@@ -78,6 +78,15 @@ static inline bool read_conflicts(const Race *r, RaceAccess a, const RaceCur *b)
     return a.serial && !(acc_kind(a) != ACC_READ && b->kind == ACC_ATOMIC) && !ordered(r, a, b);
 }
 
+/* A plain access x (not an atomic) that some agent is not yet ordered with: made since the
+ * last barrier covering the space, or by an earlier threadgroup. An atomic after it by the
+ * same agent (ordered with it by lockstep, or by program order) does not stand for it: others
+ * are still unordered with the plain access, and atomics do not race with atomics. */
+static inline bool plain_live(uint32_t kind_atomic, RaceAccess x, uint32_t tg_first, uint32_t rel)
+{
+    return x.serial && acc_kind(x) != kind_atomic && (x.serial < tg_first || x.serial >= rel);
+}
+
 static inline RaceMore *more_of(const RaceShadow *sh, const RaceCell *c)
 {
     return c->link ? &sh->more[c->link - 1] : NULL;
@@ -116,6 +125,8 @@ static inline void insert_read(const Race *r, RaceShadow *sh, RaceCell *c, const
         if (m->r2.serial && m->r2.serial < r->tg_first)
             m->rx = m->r2;
         m->r2 = c->r1;
+    } else if (c->r1.serial && b->kind != ACC_READ && acc_kind(c->r1) == ACC_READ) {
+        return; /* the agent's plain read stays: others meet it, as they would the atomic */
     }
     c->r1 = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, b->kind)};
 }
@@ -187,7 +198,8 @@ static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, 
         rmw |= reads[k] && reads[k]->serial && reads[k]->serial >= r->tg_first &&
                reads[k]->serial >= r->rel[b->sp] &&
                acc_tid(*reads[k]) >> agent == (uint32_t)b->tid >> agent;
-    c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, rmw ? ACC_RMW : b->kind)};
+    if (b->kind != ACC_ATOMIC || !plain_live(ACC_ATOMIC, c->w, r->tg_first, r->rel[b->sp]))
+        c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, rmw ? ACC_RMW : b->kind)};
     c->value = (c->value & ~vmask) | (value & vmask);
     if (b->kind == ACC_ATOMIC) {
         insert_read(r, sh, c, b);
@@ -492,6 +504,8 @@ RACE_INLINE bool note_read(const RaceOrder *o, const RaceWords *a, uint64_t i, u
         if (m->r2.serial && m->r2.serial < o->tg_first)
             m->rx = m->r2;
         m->r2 = r1;
+    } else if (r1.serial && acc_kind(now) != ACC_READ && acc_kind(r1) == ACC_READ) {
+        return true; /* as insert_read: the agent's plain read stays */
     }
     a->r1[i] = now;
     return true;
@@ -546,7 +560,8 @@ RACE_INLINE bool atomic_fast(const RaceOrder *o, const RaceWords *a, uint64_t i,
     const RaceAccess w = a->w[i], r1 = a->r1[i];
     RaceMore *m = link ? &a->more[link - 1] : NULL;
     if ((acc_kind(w) != ACC_ATOMIC && unordered(o, w, tid)) ||
-        (acc_kind(r1) != ACC_ATOMIC && unordered(o, r1, tid)))
+        (acc_kind(r1) != ACC_ATOMIC && unordered(o, r1, tid)) ||
+        plain_live(ACC_ATOMIC, w, o->tg_first, o->rel)) /* kept as the last write: general path */
         return false;
     if (m && ((acc_kind(m->r2) != ACC_ATOMIC && unordered(o, m->r2, tid)) ||
               (acc_kind(m->rx) != ACC_ATOMIC && unordered(o, m->rx, tid))))

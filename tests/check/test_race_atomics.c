@@ -94,8 +94,8 @@ static void test_atomic_vs_plain_in_threadgroup(void **state)
 }
 
 /* An atomic meeting an unordered plain write: SIMD-group 0's lane 0 stores, then SIMD-group
- * 1's atomics run with no barrier between. The first of them (thread 32) races with the
- * store; it then is the last write itself, and the later lanes meet only atomics. */
+ * 1's atomics run with no barrier between. Each of them races with the store: an atomic
+ * does not take the place of a plain write others are unordered with (32 races). */
 static void test_atomic_after_plain_write(void **state)
 {
     (void)state;
@@ -111,7 +111,7 @@ static void test_atomic_after_plain_write(void **state)
     expect_count(&c, 1);
     const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
     expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
-    expect_pair(f, 1, CHECK_ACCESS_WRITE, 0, CHECK_ACCESS_ATOMIC, 32);
+    expect_pair(f, 32, CHECK_ACCESS_WRITE, 0, CHECK_ACCESS_ATOMIC, 32);
     assert_int_equal(((uint32_t *)h_data(&c.h, 0))[0], 7 + 32);
     done(&c);
 }
@@ -173,6 +173,50 @@ static void test_atomic_after_mixed_reads(void **state)
         fail_msg("want races %u -> %u and %u -> %u", a0, p, p, a2);
     }
     done(&c);
+}
+
+/* A plain access, then an atomic by another lane of the same SIMD-group (ordered with it by
+ * lockstep), then an atomic by another SIMD-group or threadgroup: the last races with the
+ * plain access, which the first atomic must not hide. Device and threadgroup memory, a plain
+ * write or read, and one threadgroup or two. */
+static void test_atomic_in_writer_simdgroup_hides_nothing(void **state)
+{
+    (void)state;
+    static const char *const plain[] = {"((device uint *)c)[0] = 5u; // P",
+                                        "out[gid] = ((device uint *)c)[0]; // P"};
+    for (int tgmem = 0; tgmem < 2; tgmem++)
+        for (int k = 0; k < 2; k++)
+            for (uint32_t tg = 32; tg <= 64; tg += 32) {
+                if (tgmem && tg == 32)
+                    continue; /* threadgroup memory is per threadgroup */
+                char src[1024];
+                snprintf(src, sizeof src,
+                         "kernel void k(device atomic_uint *dc [[buffer(0)]],\n"
+                         "              device uint *out [[buffer(1)]],\n"
+                         "              uint gid [[thread_position_in_grid]]) {\n"
+                         "    threadgroup atomic_uint tc[1];\n"
+                         "    %s *c = %s;\n"
+                         "    if (gid == 0) atomic_store_explicit(&c[0], 0u, memory_order_relaxed);\n"
+                         "    threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);\n"
+                         "    if (gid == 0) %s\n"
+                         "    if (gid == 1 || gid == 40)\n"
+                         "        atomic_fetch_add_explicit(&c[0], 1u, memory_order_relaxed); // A\n"
+                         "}\n",
+                         tgmem ? "threadgroup atomic_uint" : "device atomic_uint",
+                         tgmem ? "tc" : "dc", tgmem ? (k ? "out[gid] = ((threadgroup uint *)c)[0]; // P"
+                                                          : "((threadgroup uint *)c)[0] = 5u; // P")
+                                                    : plain[k]);
+                Checked c;
+                setup(&c, src, 256);
+                run(&c, 64, tg);
+                const CheckFinding *f = find(&c, tgmem ? "atomic and non-atomic access race on tc[0]"
+                                                       : "atomic and non-atomic access race on dc[0]");
+                expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
+                assert_int_equal(f->first.thread.grid[0], 0);
+                assert_int_equal(f->second.thread.grid[0], 40);
+                assert_int_equal(f->first.access, k ? CHECK_ACCESS_READ : CHECK_ACCESS_WRITE);
+                done(&c);
+            }
 }
 
 /* The same accesses with a barrier between: silent, and the atomics still count. */
@@ -356,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_atomic_after_plain_write),
         cmocka_unit_test(test_atomic_after_plain_read),
         cmocka_unit_test(test_atomic_after_mixed_reads),
+        cmocka_unit_test(test_atomic_in_writer_simdgroup_hides_nothing),
         cmocka_unit_test(test_atomic_after_barrier_silent),
         cmocka_unit_test(test_atomics_only_silent),
         cmocka_unit_test(test_atomic_load_is_a_read),
