@@ -341,18 +341,28 @@ static void report_uninit(MemoryChecker *c, const SimGroupView *sg, const SimMem
 {
     CheckFinding f = {.kind = CHECK_UNINITIALIZED, .severity = CHECK_ERROR, .count = 1};
     check_site_thread(&f.first, sg, lane, acc->inst->pc);
-    f.first.access = CHECK_ACCESS_READ;
+    const bool atomic = acc->kind == SIM_ACCESS_ATOMIC;
+    f.first.access = atomic ? CHECK_ACCESS_ATOMIC : CHECK_ACCESS_READ;
     check_site_address(c->s, &f.first, acc->space, addr);
     char name[128];
     check_site_name(&f.first, name, sizeof name);
-    const char *space = mem_space_names[f.first.space];
+    const char *space = mem_space_names[f.first.space], *what = atomic ? "atomic on" : "read of";
     if (f.first.symbol[0])
-        snprintf(f.message, sizeof f.message, "read of uninitialized %s memory %s%s", space,
+        snprintf(f.message, sizeof f.message, "%s uninitialized %s memory %s%s", what, space,
                  name, lanes > 1 ? " (and by other lanes)" : "");
     else
-        snprintf(f.message, sizeof f.message, "read of uninitialized %s%s", name,
+        snprintf(f.message, sizeof f.message, "%s uninitialized %s%s", what, name,
                  lanes > 1 ? " (and by other lanes)" : "");
-    if (acc->space == MEM_SPACE_THREADGROUP) {
+    if (atomic && acc->space == MEM_SPACE_THREADGROUP) {
+        const uint32_t *t = sg->threadgroup->position;
+        snprintf(f.fix, sizeof f.fix,
+                 "nothing wrote %s before this atomic in threadgroup (%u,%u,%u), and it reads the "
+                 "old value: set it first (one thread's atomic_store_explicit, then a "
+                 "threadgroup_barrier)", name, t[0], t[1], t[2]);
+    } else if (atomic) {
+        snprintf(f.fix, sizeof f.fix, "nothing wrote %s before this atomic, which reads the old "
+                 "value (the buffer is marked `init: none`)", name);
+    } else if (acc->space == MEM_SPACE_THREADGROUP) {
         const uint32_t *t = sg->threadgroup->position;
         snprintf(f.fix, sizeof f.fix, "nothing wrote %s before this read in threadgroup (%u,%u,%u)",
                  name, t[0], t[1], t[2]);
@@ -463,8 +473,12 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         if (!holes)
             return;
     }
-    if (acc->space == MEM_SPACE_THREADGROUP && acc->kind != SIM_ACCESS_READ && acc->bytes == 4 &&
-        acc->lane_mask) {
+    /* every atomic but an exchange (atomic_store) reads the old value */
+    const bool reads = acc->kind == SIM_ACCESS_READ ||
+                       (acc->kind == SIM_ACCESS_ATOMIC &&
+                        !((acc->inst->op == ISA_OP_ATOM_TG || acc->inst->op == ISA_OP_ATOM_DEV) &&
+                          acc->inst->cond == ISA_ATOM_XCHG));
+    if (acc->space == MEM_SPACE_THREADGROUP && !reads && acc->bytes == 4 && acc->lane_mask) {
         /* The common write: one word per lane, every lane inside (see the loop below). */
         const CheckSpan span = check_lane_span(acc->addr, acc->lane_mask, ~(uint64_t)0);
         if (span.hi + 4 > span.hi && span.hi + 4 <= c->tg_bytes) {
@@ -481,18 +495,18 @@ static void on_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc
         uint8_t *shadow = shadow_of(c, sg, l, acc->space, acc->addr[l], acc->bytes);
         if (!shadow)
             continue;
-        if (acc->kind != SIM_ACCESS_READ) {
-            /* An atomic's old value is usually discarded (atomic_store): count it a write. */
+        if (reads) {
+            uint32_t hole = first_unwritten(shadow, acc->bytes);
+            if (hole < acc->bytes && !bad++) {
+                bad_lane = l;
+                bad_addr = acc->addr[l] + hole;
+            }
+        }
+        if (acc->kind != SIM_ACCESS_READ) { /* a store, or an atomic: the lanes after see it */
             if (acc->space == MEM_SPACE_THREADGROUP)
                 for (uint32_t k = 0; k < acc->bytes; k++)
                     c->tg_unwritten -= shadow[k] == 0;
             memset(shadow, 1, acc->bytes);
-            continue;
-        }
-        uint32_t hole = first_unwritten(shadow, acc->bytes);
-        if (hole < acc->bytes && !bad++) {
-            bad_lane = l;
-            bad_addr = acc->addr[l] + hole;
         }
     }
     if (bad)

@@ -126,6 +126,54 @@ static void test_uninitialized_device_buffer(void **state)
     done(&c);
 }
 
+/* An atomic reads the old value (all but an exchange, which atomic_store is): a threadgroup
+ * counter no thread set, or an `init: none` buffer, is an uninitialized read at the first
+ * atomic of each threadgroup; set first (an atomic_store, then a barrier), it is silent. */
+static void test_atomic_on_uninitialized_memory(void **state)
+{
+    (void)state;
+    static const char *const k_counter =
+        "kernel void k(device uint *out [[buffer(0)]],\n"                        /* 1 */
+        "              uint lid [[thread_index_in_threadgroup]]) {\n"           /* 2 */
+        "    threadgroup atomic_uint cnt;\n"                                    /* 3 */
+        "    if (SET && lid == 0) atomic_store_explicit(&cnt, 0u, memory_order_relaxed);\n" /* 4 */
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                /* 5 */
+        "    atomic_fetch_add_explicit(&cnt, 1u, memory_order_relaxed);\n"      /* 6 */
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                /* 7 */
+        "    if (lid == 0) out[0] = atomic_load_explicit(&cnt, memory_order_relaxed);\n" /* 8 */
+        "}\n";
+    char src[1024];
+    Checked c;
+    for (int set = 0; set < 2; set++) {
+        snprintf(src, sizeof src, "#define SET %d\n%s", set, k_counter);
+        metal(&c, src, 128, 64);
+        if (set) {
+            expect_silent(&c);
+        } else {
+            const CheckFinding *f = find(&c, CHECK_UNINITIALIZED,
+                                         "atomic on uninitialized threadgroup memory cnt");
+            assert_int_equal(line_of(&c, &f->first), 7); /* line 6 of the kernel */
+            assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
+            assert_int_equal(f->first.thread.grid[0], 0);
+            assert_int_equal(f->count, 2); /* once per threadgroup */
+            assert_non_null(strstr(f->fix, "atomic_store_explicit"));
+            assert_int_equal(c.n, 1);
+        }
+        done(&c);
+    }
+    /* a device buffer marked `init: none`: the first atomic on each word reads nothing */
+    CheckBufferInfo info[1] = {{.elem_size = 4, .uninitialized = true}};
+    metal_info(&c,
+               "kernel void k(device atomic_uint *bins [[buffer(0)]],\n"
+               "              uint gid [[thread_position_in_grid]]) {\n"
+               "    atomic_fetch_add_explicit(&bins[gid % 4], 1u, memory_order_relaxed);\n"
+               "}\n",
+               64, 64, info);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "atomic on uninitialized device memory bins[0]");
+    assert_int_equal(f->count, 1);
+    done(&c);
+}
+
 /* ---- uninitialized private arrays (thread memory) ------------------------------------------ */
 
 /* Even lanes write acc[0..5], odd lanes acc[0..6]; all read acc[0..7]. The first read of a
@@ -458,7 +506,7 @@ static void test_out_of_bounds_overwritten_register(void **state)
  *  0: word stores by lanes 0..14 to words 0..14, lane 15 to word 0 again: bytes 60..63 left;
  *  1: byte stores by all lanes to bytes 32..62, lane 31 to byte 32 again, then word stores
  *     to words 0..7: byte 63 left;
- *  2: as 1, and an atomic on word 15: nothing left, no finding. */
+ *  2: as 1, and an atomic exchange (atomic_store) on word 15: nothing left, no finding. */
 static void test_threadgroup_fill_count(void **state)
 {
     (void)state;
@@ -470,7 +518,7 @@ static void test_threadgroup_fill_count(void **state)
         "    if_icmp.ult 1, r1, 8\n      st_tg.b32 r1, 0, r1\n    pop_exec 1\n",
         "    urem r2, r1, 31\n    iadd r2, r2, 32\n    st_tg.u8 r2, 0, r2\n"
         "    if_icmp.ult 1, r1, 8\n      st_tg.b32 r1, 0, r1\n    pop_exec 1\n"
-        "    if_icmp.eq 1, r1, 0\n      atom_tg.add.u32 r4, 0, 15, r1\n    pop_exec 1\n",
+        "    if_icmp.eq 1, r1, 0\n      atom_tg.xchg.u32 r4, 0, 15, r1\n    pop_exec 1\n",
     };
     static const char *const hole[2] = {"threadgroup memory byte 60", "threadgroup memory byte 63"};
     for (int v = 0; v < 3; v++) {
@@ -660,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_uninitialized_threadgroup_read),
         cmocka_unit_test(test_uninitialized_threadgroup_per_threadgroup),
         cmocka_unit_test(test_uninitialized_device_buffer),
+        cmocka_unit_test(test_atomic_on_uninitialized_memory),
         cmocka_unit_test(test_uninitialized_private_array),
         cmocka_unit_test(test_private_memory_per_threadgroup),
         cmocka_unit_test(test_private_memory_written_is_silent),
