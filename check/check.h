@@ -68,6 +68,9 @@ typedef struct CheckFinding {
     CheckSite second;          /* the later, conflicting access; valid == false when none */
     char fix[384];             /* "no threadgroup_barrier(mem_threadgroup) between line 23 and line 25" */
     uint64_t count;            /* occurrences folded into this finding */
+    uint32_t cause;            /* findings of one kind at the same places but of different
+                                * causes (a race between threadgroups, and one within a
+                                * threadgroup a barrier would fix) are kept apart; 0: one */
 } CheckFinding;
 
 typedef struct CheckOptions {

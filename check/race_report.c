@@ -70,6 +70,7 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
     memset(f, 0, sizeof *f);
     f->kind = CHECK_RACE;
     f->severity = same_value ? CHECK_WARNING : CHECK_ERROR;
+    f->cause = (uint32_t)reason; /* its own message and fix: not folded into another reason's */
     site_of_access(r, &f->first, a);
     f->first.access = access_kinds[acc_kind(*a)];
     check_site_address(r->s, &f->first, space, addr);

@@ -89,6 +89,7 @@ void check_report(CheckSession *s, const CheckFinding *f)
         if (g->kind == f->kind && same_place(s->program, &g->first, &f->first) &&
             same_place(s->program, &g->second, &f->second) && g->first.access == f->first.access &&
             g->second.access == f->second.access && g->severity == f->severity &&
+            g->cause == f->cause &&
             strcmp(g->first.symbol, f->first.symbol) == 0) { /* two arrays read at one line */
             g->count += f->count ? f->count : 1;
             return;

@@ -500,6 +500,33 @@ static void test_race_in_helper_names_the_call(void **state)
     done(&c);
 }
 
+/* Each thread reads its left neighbour's element, then writes its own: within a threadgroup
+ * a barrier would order the two (SIMD-group 1's read of element 31 and 0's write; the same in
+ * threadgroup 1), but threadgroup 1's read of element 63 follows threadgroup 0's write, which
+ * nothing can order. Two findings at one pair of lines, each with its own fix. */
+static void test_cross_threadgroup_race_kept_apart(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device float *buf [[buffer(0)]], uint gid [[thread_position_in_grid]]) {\n"
+        "    float left = gid > 0 ? buf[gid - 1] : 0.0f; // R\n"
+        "    buf[gid] = buf[gid] + left; // W\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 512);
+    run(&c, 128, 64);
+    expect_count(&c, 2);
+    const CheckFinding *in = find(&c, "device memory race (read after write) on buf[31]");
+    const CheckFinding *across = find(&c, "device memory race between threadgroups (read after write) on buf[63]");
+    expect_lines(&c, in, line_of(src, "// W"), line_of(src, "// R"));
+    expect_lines(&c, across, line_of(src, "// W"), line_of(src, "// R"));
+    assert_int_equal(in->count, 2);
+    assert_int_equal(across->count, 1);
+    assert_int_equal(across->second.thread.grid[0], 64);
+    expect_fix(&c, across, "threadgroups cannot synchronize: use atomics or separate dispatches");
+    done(&c);
+}
+
 /* ---- correct kernels that naive checkers flag --------------------------------------------- */
 
 static void test_same_value_writes_benign(void **state)
@@ -847,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_device_counter_plus_plus),
         cmocka_unit_test(test_dedup_counts_accesses),
         cmocka_unit_test(test_race_in_helper_names_the_call),
+        cmocka_unit_test(test_cross_threadgroup_race_kept_apart),
         cmocka_unit_test(test_broadcast_reads_then_write),
         cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),
