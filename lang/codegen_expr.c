@@ -438,9 +438,17 @@ static CgVal bitcast(LangCg *cg, LangNode *node)
     for (int i = 0; same && i < na; i++)
         same = cg_width_of(la[i].scalar) == cg_width_of(lb[i].scalar);
     if (same) {
-        CgVal v = src;
-        v.type = node->type;
-        v.ref = NULL;
+        CgVal v = cg_val_new(cg, node->type, na);
+        for (int i = 0; i < na; i++) {
+            v.c[i] = src.c[i];
+            /* a char or uchar sits in its register extended by its sign: between the two the
+             * bits are the same, the extension not (a conversion is the same bits here) */
+            LangType *from = la[i].scalar, *to = lb[i].scalar;
+            if (from->size == 1 && to->size == 1 && from->kind != LTY_BOOL &&
+                to->kind != LTY_BOOL && !lang_same_type(from, to) && lang_is_integer(from) &&
+                lang_is_integer(to))
+                v.c[i] = cg_convert(cg, v.c[i], from, to);
+        }
         return v;
     }
     CgAddr a = {0};

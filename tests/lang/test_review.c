@@ -243,6 +243,43 @@ static void test_madhi_madsat(void **state)
     h_free(&h);
 }
 
+/* as_type between char and uchar (scalars and vectors) kept the source's extension in the
+ * register: as_type<uchar>(char(-1)) compared and widened as -1, as_type<char>(uchar(200))
+ * as 200. The bits are the same; the value is the destination type's. */
+static void test_as_type_char_uchar(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device uint *out [[buffer(0)]], device const int *in [[buffer(1)]],\n"
+            "              uint tid [[thread_position_in_grid]]) {\n"
+            "  char c = (char)(-in[tid]);\n"
+            "  uchar u = as_type<uchar>(c);\n"
+            "  char back = as_type<char>((uchar)(200 + in[tid]));\n"
+            "  char2 m = max(as_type<char2>(uchar2(240 + in[tid], in[tid])), char2(0));\n"
+            "  uchar4 v = as_type<uchar4>(char4(-1, (char)in[tid], -3, 4));\n"
+            "  out[tid * 4 + 0] = (uint)u * 10 + (u > 200 ? 1u : 0u);\n"
+            "  out[tid * 4 + 1] = back < 0 ? 1u : 0u;\n"
+            "  out[tid * 4 + 2] = (uint)(int)m.x + 1000 * (uint)(int)m.y;\n"
+            "  out[tid * 4 + 3] = (uint)v.x + v.z + 1000 * (uint)v.y;\n"
+            "}\n", NULL);
+    uint32_t *out = ch_buf(&h, 0, 4 * 16);
+    int32_t *in = ch_buf(&h, 1, 4 * 4);
+    static const int32_t given[4] = {0, 1, 3, 100};
+    memcpy(in, given, sizeof given);
+    ch_run(&h, 4, 4);
+    for (int t = 0; t < 4; t++) {
+        uint8_t u = (uint8_t)(int8_t)(-given[t]);
+        int8_t back = (int8_t)(uint8_t)(200 + given[t]);
+        int8_t mx = (int8_t)(uint8_t)(240 + given[t]), my = (int8_t)(uint8_t)given[t];
+        CH_IEQ(out[t * 4], (uint32_t)u * 10 + (u > 200), t);
+        CH_IEQ(out[t * 4 + 1], back < 0, t);
+        CH_IEQ(out[t * 4 + 2], (uint32_t)(mx > 0 ? mx : 0) + 1000u * (uint32_t)(my > 0 ? my : 0), t);
+        CH_IEQ(out[t * 4 + 3], 255u + 253u + 1000u * (uint8_t)given[t], t);
+    }
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_folded_long_to_float_rounds_once),
         cmocka_unit_test(test_half_abs_absdiff_swizzle_index),
         cmocka_unit_test(test_madhi_madsat),
+        cmocka_unit_test(test_as_type_char_uchar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
