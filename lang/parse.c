@@ -368,6 +368,11 @@ static void typedef_decl(LangParser *p)
         if (ty->kind == LTY_STRUCT && base->name && strchr(base->name, '(')) {
             ty->name = lang_p_name(p, name); /* typedef struct { ... } Name; */
         }
+        /* `typedef struct P { ... } P;`: naming the type it already names is no redefinition */
+        const LangSym *was = lang_p_lookup_in_scope(p, name);
+        if (was && was->type && !was->var && !was->func && !was->tmpl && !was->is_enum_const &&
+            lang_same_type(was->type, ty))
+            continue;
         lang_p_push_sym(p, name)->type = ty;
     } while (lang_p_consume(p, ","));
     lang_p_expect_semi(p);

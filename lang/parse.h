@@ -138,6 +138,8 @@ char *lang_p_name(LangParser *p, const LangToken *tok);
 void lang_p_enter(LangParser *p);
 void lang_p_leave(LangParser *p);
 LangSym *lang_p_lookup(LangParser *p, const LangToken *tok);
+/* The symbol tok names in the innermost scope only, or NULL. */
+LangSym *lang_p_lookup_in_scope(LangParser *p, const LangToken *tok);
 LangSym *lang_p_push_sym(LangParser *p, const LangToken *tok);
 LangVar *lang_p_new_var(LangParser *p, LangToken *tok, LangType *ty, LangVarKind kind);
 

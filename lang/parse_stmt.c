@@ -84,6 +84,14 @@ LangSym *lang_p_lookup(LangParser *p, const LangToken *tok)
     return NULL;
 }
 
+LangSym *lang_p_lookup_in_scope(LangParser *p, const LangToken *tok)
+{
+    for (LangSym *sym = p->scope->syms; sym; sym = sym->next)
+        if (sym->len == tok->len && memcmp(sym->name, tok->loc, (size_t)tok->len) == 0)
+            return sym;
+    return NULL;
+}
+
 LangSym *lang_p_push_sym(LangParser *p, const LangToken *tok)
 {
     for (LangSym *sym = p->scope->syms; sym; sym = sym->next)

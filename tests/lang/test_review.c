@@ -280,6 +280,30 @@ static void test_as_type_char_uchar(void **state)
     h_free(&h);
 }
 
+/* `typedef struct P { ... } P;` (and `typedef Q Q;`), common in headers shared with C, was
+ * refused as a redefinition of P; naming another type P still is one. */
+static void test_typedef_of_the_same_name(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "typedef struct P { int a; } P;\n"
+            "struct Q { float b; };\n"
+            "typedef Q Q;\n"
+            "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {\n"
+            "  P p; p.a = (int)tid; Q q; q.b = 2.0f;\n"
+            "  out[tid] = (uint)p.a + (uint)q.b;\n"
+            "}\n", NULL);
+    uint32_t *out = ch_buf(&h, 0, 4 * 4);
+    ch_run(&h, 4, 4);
+    for (uint32_t t = 0; t < 4; t++)
+        CH_IEQ(out[t], t + 2, t);
+    h_free(&h);
+    expect_error_no_leak("typedef struct P { int a; } P;\ntypedef float P;\n"
+                         "kernel void k(device uint *out [[buffer(0)]]) { out[0] = 1; }\n",
+                         "redefinition of 'P'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_half_abs_absdiff_swizzle_index),
         cmocka_unit_test(test_madhi_madsat),
         cmocka_unit_test(test_as_type_char_uchar),
+        cmocka_unit_test(test_typedef_of_the_same_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
