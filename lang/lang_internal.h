@@ -56,6 +56,8 @@ typedef struct LangCtx {
 } LangCtx;
 
 void *lang_alloc(LangCtx *ctx, size_t size);   /* zeroed; freed with the context */
+/* The largest array or struct a kernel may declare (sizes are ints in bytes). */
+#define LANG_MAX_OBJECT_BYTES (1 << 30)
 char *lang_strndup(LangCtx *ctx, const char *s, size_t n);
 char *lang_format(LangCtx *ctx, const char *fmt, ...) UTIL_PRINTF(2, 3);
 void lang_ctx_free(LangCtx *ctx);

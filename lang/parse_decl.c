@@ -212,6 +212,9 @@ static LangType *struct_decl(LangParser *p)
             m->tok = mname;
             offset = (offset + mt->align - 1) / mt->align * mt->align;
             m->offset = offset;
+            if ((int64_t)offset + mt->size > LANG_MAX_OBJECT_BYTES)
+                lang_error_at(p->ctx, mname, "the struct is too large (at most %d MiB)",
+                              LANG_MAX_OBJECT_BYTES >> 20);
             offset += mt->size;
             if (mt->align > align)
                 align = mt->align;
@@ -461,6 +464,10 @@ LangType *lang_p_declarator(LangParser *p, LangType *base, LangAddrSpace space, 
     for (int i = ndims - 1; i >= 0; i--) {
         if (ty->size == 0)
             lang_error_at(p->ctx, p->prev, "array of an incomplete type");
+        if ((int64_t)ty->size * dims[i] > LANG_MAX_OBJECT_BYTES)
+            lang_error_at(p->ctx, *name_tok ? *name_tok : p->prev,
+                          "array of %lld bytes is too large (at most %d MiB)",
+                          (long long)ty->size * dims[i], LANG_MAX_OBJECT_BYTES >> 20);
         ty = lang_array_of(p->ctx, ty, dims[i]);
     }
     return ty;

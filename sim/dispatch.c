@@ -408,6 +408,11 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
     memset(result, 0, sizeof *result);
     if (!launch->program || launch->program->count == 0)
         return util_fail(err, "the kernel has no instructions");
+    if (launch->program->stack_bytes > SIM_MAX_STACK_BYTES)
+        return util_fail(err, "kernel '%s' needs %u bytes of thread memory per thread (its "
+                         "private arrays and spills), more than lockstep's limit of %u (%u KiB)",
+                         launch->program->name, launch->program->stack_bytes, SIM_MAX_STACK_BYTES,
+                         SIM_MAX_STACK_BYTES >> 10);
     SimDispatch d = {
         .launch = launch,
         .program = launch->program,

@@ -23,6 +23,8 @@
 #define SIM_SIMD_WIDTH 32
 #define SIM_MAX_THREADS_PER_THREADGROUP 1024
 #define SIM_DEFAULT_TG_MEM_LIMIT 32768
+/* Thread (stack) memory a kernel may use per thread: private arrays, spills. */
+#define SIM_MAX_STACK_BYTES 65536
 #define SIM_DEFAULT_INSTRUCTION_BUDGET 2000000000ull
 #define SIM_DEFAULT_MAX_FAULTS 64
 

@@ -304,6 +304,20 @@ static void test_typedef_of_the_same_name(void **state)
                          "redefinition of 'P'");
 }
 
+/* Array and struct sizes are ints: t[65536][65536] of float wrapped to 0 bytes and ran with
+ * bogus faults. An object past 1 GiB is refused where it is declared. */
+static void test_huge_arrays_refused(void **state)
+{
+    (void)state;
+    expect_error_no_leak("kernel void k(device float *a [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                         "  threadgroup float t[65536][65536]; t[i][0] = 1; a[i] = t[i][0];\n}\n",
+                         "array of 17179869184 bytes is too large");
+    expect_error_no_leak("struct S { float x[1 << 24]; };\nstruct T { S a[15]; S b[2]; };\n"
+                         "kernel void k(device float *a [[buffer(0)]]) { T t; t.b[0].x[0] = 1; "
+                         "a[0] = t.b[0].x[0]; }\n",
+                         "the struct is too large");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_madhi_madsat),
         cmocka_unit_test(test_as_type_char_uchar),
         cmocka_unit_test(test_typedef_of_the_same_name),
+        cmocka_unit_test(test_huge_arrays_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

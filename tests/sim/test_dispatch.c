@@ -232,6 +232,22 @@ static void test_refused_launches(void **state)
         assert_non_null(strstr(err.message, "2^64-1 threads"));
     }
     h_free(&h);
+
+    /* thread memory past 64 KiB per thread: refused in both modes (a 1 GiB stack made the
+     * simulator abort allocating it), 64 KiB runs */
+    for (int timed = 0; timed < 2; timed++) {
+        h_init(&h, ".kernel deep\n.regs 2\n.stack 1073741824\n    st_stack.b32 r1, 0, 0\n    stop\n");
+        h_grid(&h, false, 2048, 1, 1, 256, 1, 1);
+        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
+        memset(&err, 0, sizeof err);
+        assert_false(sim_dispatch(&h.launch, &res, &err));
+        assert_non_null(strstr(err.message, "1073741824 bytes of thread memory per thread"));
+        h_free(&h);
+    }
+    h_init(&h, ".kernel deep\n.regs 2\n.stack 65536\n    st_stack.b32 r1, 0, 65532\n    stop\n");
+    h_grid(&h, false, 64, 1, 1, 64, 1, 1);
+    h_run(&h);
+    h_free(&h);
 }
 
 static void test_budget(void **state)
