@@ -403,6 +403,12 @@ static void gather_hooks(SimDispatch *d)
     }
 }
 
+uint64_t sim_default_budget(uint64_t simdgroups)
+{
+    const uint64_t cap = SIM_DEFAULT_INSTRUCTION_BUDGET, base = 100000000u, per = 100000u;
+    return simdgroups >= (cap - base) / per ? cap : base + per * simdgroups;
+}
+
 bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
 {
     memset(result, 0, sizeof *result);
@@ -423,6 +429,11 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
     };
     if (!size_grid(&d, err) || !bind_arguments(&d, err))
         return false;
+    if (!launch->instruction_budget) {
+        uint64_t tgs = (uint64_t)d.tg_count[0] * d.tg_count[1] * d.tg_count[2];
+        d.budget = sim_default_budget(tgs * ((d.tg_size[0] * d.tg_size[1] * d.tg_size[2] + W - 1) / W));
+    }
+    result->budget = d.budget;
     for (int k = 0; k < 3; k++) {
         result->grid_threads[k] = d.grid_size[k];
         result->grid_threadgroups[k] = d.tg_count[k];

@@ -25,6 +25,9 @@
 #define SIM_DEFAULT_TG_MEM_LIMIT 32768
 /* Thread (stack) memory a kernel may use per thread: private arrays, spills. */
 #define SIM_MAX_STACK_BYTES 65536
+/* The instruction budget when the launch sets none: 10^8 plus 10^5 per SIMD-group of the
+ * grid, at most 2 * 10^9 (sim_default_budget), so that a runaway small kernel stops in
+ * seconds and a large one still has room. */
 #define SIM_DEFAULT_INSTRUCTION_BUDGET 2000000000ull
 #define SIM_DEFAULT_MAX_FAULTS 64
 
@@ -248,6 +251,7 @@ typedef struct SimResult {
     SimFault *late_faults;
     uint32_t num_late_faults;
     bool budget_exceeded;
+    uint64_t budget;              /* the instruction budget the run had */
     bool cancelled;               /* launch->cancel stopped it */
     bool timed;                   /* stats below are valid */
     SimStats stats;
@@ -258,6 +262,9 @@ typedef struct SimResult {
  * argument blocks in order, each aligned to 16 bytes. */
 uint64_t sim_threadgroup_layout(const IsaProgram *p, const SimArgBinding *bindings,
                                 uint32_t *offsets);
+
+/* The default instruction budget of a grid of `simdgroups` SIMD-groups. */
+uint64_t sim_default_budget(uint64_t simdgroups);
 
 /* Runs the dispatch to completion. Returns false (err set) only when the launch itself is
  * invalid (too much threadgroup memory, bad sizes, missing bindings); faults caused by the

@@ -64,10 +64,11 @@ void ui_report_header(FILE *out, const UiManifest *m, const IsaProgram *program)
 void ui_report_run(FILE *out, const SimResult *r)
 {
     label(out, "ran");
-    fprintf(out, "%" PRIu64 " SIMD-group%s, %" PRIu64 " instructions, %" PRIu64
+    fprintf(out, "%" PRIu64 " SIMD-group%s%s, %" PRIu64 " instructions, %" PRIu64
                  " lane-instructions, SIMD efficiency %.1f%%\n",
-            r->simdgroups, r->simdgroups == 1 ? "" : "s", r->instructions, r->lane_instructions,
-            100.0 * sim_result_simd_efficiency(r));
+            r->simdgroups, r->simdgroups == 1 ? "" : "s",
+            r->budget_exceeded || r->cancelled ? " to the end (stopped before the rest)" : "",
+            r->instructions, r->lane_instructions, 100.0 * sim_result_simd_efficiency(r));
 }
 
 static const char *space_text(const SimFault *f, char *buf, size_t size)
@@ -133,7 +134,7 @@ uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget)
         fprintf(out, "  (and %" PRIu64 " more)\n", r->total_faults - r->num_faults);
     if (r->budget_exceeded) {
         fprintf(out, "error: instruction budget of %" PRIu64 " exhausted; the kernel was stopped "
-                     "(raise it with `budget:` or --budget)\n", budget);
+                     "(raise it with `budget:` or --budget)\n", r->budget ? r->budget : budget);
         printed++;
     }
     return printed;

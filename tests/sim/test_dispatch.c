@@ -265,6 +265,21 @@ static void test_budget(void **state)
     for (uint32_t i = 0; i < h.res.num_faults; i++)
         found |= h.res.faults[i].kind == SIM_FAULT_BUDGET;
     assert_true(found);
+    assert_int_equal(h.res.budget, 1000);
+    h_free(&h);
+    /* the default: 10^8 + 10^5 per SIMD-group, at most 2 * 10^9 (a runaway two-SIMD-group
+     * kernel ran 2 * 10^9 instructions, over a minute timed, before it stopped) */
+    assert_int_equal(sim_default_budget(2), 100200000u);
+    assert_int_equal(sim_default_budget(19000), 2000000000u);
+    assert_int_equal(sim_default_budget(18999), 1999900000u);
+    assert_int_equal(sim_default_budget(UINT64_MAX), 2000000000u);
+    h_init(&h, ".kernel quick\n.regs 2\n    stop\n");
+    for (int timed = 0; timed < 2; timed++) {
+        h_grid(&h, false, 4096, 1, 1, 256, 1, 1); /* 128 SIMD-groups */
+        h.launch.mode = timed ? SIM_MODE_TIMED : SIM_MODE_FUNCTIONAL;
+        h_run(&h);
+        assert_int_equal(h.res.budget, 100000000u + 128u * 100000u);
+    }
     h_free(&h);
 }
 
