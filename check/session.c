@@ -553,6 +553,29 @@ static void name_past_array(const IsaProgram *p, CheckSite *site)
     site->index = (int64_t)((site->offset - best->offset) / elem);
 }
 
+/* A threadgroup fault names the array (or argument block) its base pointed into, with the
+ * offset from that array's start: the element, by the array's element size and shape. */
+static void name_tg_fault(const CheckSession *s, const SimFault *f, CheckSite *site)
+{
+    const IsaProgram *p = s->program;
+    snprintf(site->symbol, sizeof site->symbol, "%s", f->buffer);
+    uint32_t elem = 1;
+    bool array = true;
+    for (uint32_t i = 0; i < p->num_symbols; i++)
+        if (p->symbols[i].space == ISA_SYM_THREADGROUP && strcmp(p->symbols[i].name, f->buffer) == 0) {
+            elem = p->symbols[i].elem_size ? p->symbols[i].elem_size : 1;
+            array = p->symbols[i].array;
+            memcpy(site->dims, p->symbols[i].dims, sizeof site->dims);
+        }
+    for (uint32_t i = 0; i < p->num_args; i++)
+        if (p->args[i].kind == ISA_ARG_THREADGROUP && strcmp(p->args[i].name, f->buffer) == 0)
+            elem = p->args[i].elem_size ? p->args[i].elem_size : 1;
+    /* an element index; past a scalar variable, bytes: `total[4]` would read as an array */
+    site->index = array ? (int64_t)f->offset / (int64_t)elem : (int64_t)f->offset;
+    if (!array)
+        site->index = CHECK_NO_INDEX;
+}
+
 static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
 {
     CheckFinding g = {.severity = CHECK_ERROR, .count = count};
@@ -581,7 +604,9 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
         g.first.index = CHECK_NO_INDEX;
         if (f->space == MEM_SPACE_THREAD && !f->buffer)
             name_past_array(s->program, &g.first);
-        if (f->buffer) {
+        if (f->buffer && f->space == MEM_SPACE_THREADGROUP) {
+            name_tg_fault(s, f, &g.first);
+        } else if (f->buffer) {
             snprintf(g.first.symbol, sizeof g.first.symbol, "%s", f->buffer);
             for (uint32_t i = 0; i < s->num_buffers; i++)
                 if (s->device->buffers[i].name && strcmp(s->device->buffers[i].name, f->buffer) == 0 &&

@@ -198,6 +198,35 @@ uint64_t sim_threadgroup_layout(const IsaProgram *p, const SimArgBinding *bindin
     return tg_offset;
 }
 
+/* The kernel's named threadgroup blocks and its argument blocks, and the byte map of them
+ * (SimDispatch.tg_home); overlapping blocks (none the compiler makes) keep the first. */
+static void map_tg_blocks(SimDispatch *d)
+{
+    const IsaProgram *p = d->program;
+    uint32_t n = 0, *offsets = util_calloc(p->num_args ? p->num_args : 1, sizeof *offsets);
+    sim_threadgroup_layout(p, d->launch->bindings, offsets);
+    d->tg_blocks = util_calloc(p->num_symbols + p->num_args + 1, sizeof *d->tg_blocks);
+    for (uint32_t i = 0; i < p->num_symbols; i++)
+        if (p->symbols[i].space == ISA_SYM_THREADGROUP && p->symbols[i].size)
+            d->tg_blocks[n++] = (SimTgBlock){p->symbols[i].offset, p->symbols[i].size,
+                                             p->symbols[i].name};
+    for (uint32_t i = 0; i < p->num_args; i++)
+        if (p->args[i].kind == ISA_ARG_THREADGROUP && d->launch->bindings[i].tg_bytes)
+            d->tg_blocks[n++] = (SimTgBlock){offsets[i], d->launch->bindings[i].tg_bytes,
+                                             p->args[i].name};
+    free(offsets);
+    d->num_tg_blocks = n;
+    if (!n || n >= UINT16_MAX || !d->tg_mem_bytes)
+        return;
+    d->tg_home = util_calloc(d->tg_mem_bytes, sizeof *d->tg_home);
+    for (uint32_t b = 0; b < n; b++) {
+        const SimTgBlock *k = &d->tg_blocks[b];
+        for (uint64_t x = k->offset; x < (uint64_t)k->offset + k->size && x < d->tg_mem_bytes; x++)
+            if (!d->tg_home[x])
+                d->tg_home[x] = (uint16_t)(b + 1);
+    }
+}
+
 static bool bind_arguments(SimDispatch *d, UtilError *err)
 {
     const SimLaunch *L = d->launch;
@@ -233,6 +262,7 @@ static bool bind_arguments(SimDispatch *d, UtilError *err)
                          "argument blocks), more than the GPU's per-threadgroup limit of %u bytes",
                          p->name, (unsigned long long)tg_total, p->tg_mem_bytes, limit);
     d->tg_mem_bytes = (uint32_t)tg_total;
+    map_tg_blocks(d);
     return true;
 }
 
@@ -444,6 +474,8 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
         bool ok = sim_timed_run(&d, err);
         free(d.code);
         free(d.consts);
+        free(d.tg_blocks);
+        free(d.tg_home);
         free(d.issued);
         return ok;
     }
@@ -470,6 +502,8 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
     }
     free(d.code);
     free(d.consts);
+    free(d.tg_blocks);
+    free(d.tg_home);
     free(d.issued);
     free(d.groups);
     free(d.reg_storage);

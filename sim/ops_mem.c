@@ -81,6 +81,14 @@ static uint8_t *resolve(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace
     }
     uint64_t offset = (uint64_t)((int64_t)base[l] + index * (int64_t)esize);
     *addr_out = offset;
+    const SimTgBlock *home = space == MEM_SPACE_THREADGROUP ? sim_tg_home(d, base[l]) : NULL;
+    if (home && (offset < home->offset || offset + bytes > (uint64_t)home->offset + home->size)) {
+        /* as for device buffers: an index that leaves the array its base points into is out
+         * of bounds of that array, even where another one lies */
+        sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, space, is_write, home->name,
+                  offset - home->offset, bytes, home->size);
+        return NULL;
+    }
     uint64_t limit = space == MEM_SPACE_THREADGROUP ? d->tg_mem_bytes : d->program->stack_bytes;
     if ((int64_t)offset < 0 || offset + bytes > limit) {
         sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, space, is_write, NULL, offset, bytes, limit);
@@ -156,6 +164,20 @@ static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint
     return bad;
 }
 
+/* Whether every active lane's bytes [off, off + bytes) lie in the block its base points
+ * into (lanes whose base is in no named block: anywhere, as lane_offsets checked). */
+static bool inside_homes(const SimDispatch *d, const SimGroup *g, const uint32_t *base,
+                         const uint64_t *off, uint32_t bytes)
+{
+    for (uint32_t m = g->exec_mask; m; m &= m - 1) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m);
+        const SimTgBlock *home = sim_tg_home(d, base[l]);
+        if (home && (off[l] < home->offset || off[l] + bytes > (uint64_t)home->offset + home->size))
+            return false;
+    }
+    return true;
+}
+
 /* reg[l] = the 32-bit word at base + 4 * index[l] for every lane whose select[] is all ones
  * (those lanes' words are in bounds; the others are neither read nor changed). */
 static inline void gather_words(uint32_t *reg, const uint8_t *base, const uint32_t *index,
@@ -196,6 +218,13 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         region = d->tg_memory;
         region_size = d->tg_mem_bytes;
         origin = base[0];
+        const SimTgBlock *home = in->o[1].bank == SIM_BANK_CONSTS ? sim_tg_home(d, base[0]) : NULL;
+        if (home) { /* one base for all lanes: the block it points into bounds them */
+            region += home->offset;
+            region_size = home->size;
+            origin -= home->offset;
+            address_base = home->offset;
+        }
     } else if (space != MEM_SPACE_THREAD && in->o[1].bank == SIM_BANK_CONSTS) {
         uint64_t addr = (uint64_t)base[W] << 32 | base[0];
         MemBuffer *b = mem_device_buffer_at(d->device, addr);
@@ -300,6 +329,8 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         /* only threadgroup memory with a per-lane base gets here */
         if (lane_offsets(g, base, index, esize, bytes, region_size, off))
             return false;
+        if (d->tg_home && !inside_homes(d, g, base, off, bytes))
+            return false; /* the slow path names the array a lane ran past */
     }
     const IsaOperand *data = &isa->opd[0];
     const uint32_t full = g->exec_mask == SIM_FULL_MASK;

@@ -61,6 +61,12 @@ typedef struct SimGroup {
     SimGroupView view;      /* kept current for observers */
 } SimGroup;
 
+/* A named block of threadgroup memory: bytes [offset, offset + size). */
+typedef struct SimTgBlock {
+    uint32_t offset, size;
+    const char *name;
+} SimTgBlock;
+
 /* An observer's inst_issued or inst_retired with its opcode filter (never NULL). */
 typedef struct SimInstHook {
     void (*fn)(void *ctx, const SimGroupView *sg, const IsaInst *inst);
@@ -87,6 +93,12 @@ typedef struct SimDispatch {
     uint32_t tg_count[3];      /* threadgroups per grid */
     uint32_t grid_size[3];     /* threads per grid */
     uint32_t tg_mem_bytes;     /* static + argument blocks */
+    /* The named blocks of threadgroup memory (the kernel's arrays and variables, its
+     * threadgroup arguments' blocks) and, per byte, 1 + the block it belongs to (0: none;
+     * NULL when there are none): an access belongs to the block its base points into. */
+    SimTgBlock *tg_blocks;
+    uint32_t num_tg_blocks;
+    uint16_t *tg_home;
     SimThreadgroupView tg;     /* the threadgroup running now */
     SimGroup *groups;
     uint32_t num_groups;
@@ -98,6 +110,13 @@ typedef struct SimDispatch {
     uint64_t budget;
     bool stopped;              /* the budget ran out */
 } SimDispatch;
+
+/* The named threadgroup block a base offset points into, or NULL. */
+static inline const SimTgBlock *sim_tg_home(const SimDispatch *d, uint32_t base)
+{
+    const uint16_t h = d->tg_home && base < d->tg_mem_bytes ? d->tg_home[base] : 0;
+    return h ? &d->tg_blocks[h - 1] : NULL;
+}
 
 /* ---- operand access ----------------------------------------------------------------------- */
 

@@ -80,7 +80,10 @@ static const char *space_text(const SimFault *f, char *buf, size_t size)
                  f->buffer ? f->buffer : "?");
         break;
     case MEM_SPACE_THREADGROUP:
-        snprintf(buf, size, "threadgroup memory");
+        if (f->buffer) /* an array (or argument block) an index ran past */
+            snprintf(buf, size, "threadgroup array '%s'", f->buffer);
+        else
+            snprintf(buf, size, "threadgroup memory");
         break;
     default:
         snprintf(buf, size, "thread (stack) memory");

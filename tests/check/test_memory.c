@@ -464,6 +464,68 @@ static void test_out_of_bounds_negative_index(void **state)
     done(&c);
 }
 
+/* Threadgroup arrays side by side: an index that leaves the array its base points into is
+ * out of bounds of that array, though the bytes belong to the next one (s[64] is t[0]) --
+ * through a constant base (s[lid + 1], t[lid - 1], each lane's own word or a float4), a
+ * pointer held in a register (p = s + 8), a 2-D array, and a threadgroup argument's block.
+ * Lanes inside stay silent. Before, only accesses past all of threadgroup memory faulted. */
+static void test_out_of_bounds_between_threadgroup_arrays(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h,
+            "kernel void k(device float *out [[buffer(0)]],\n"                       /* 1 */
+            "              threadgroup float *blk [[threadgroup(0)]],\n"              /* 2 */
+            "              uint lid [[thread_index_in_threadgroup]]) {\n"             /* 3 */
+            "    threadgroup float s[64];\n"                                          /* 4 */
+            "    threadgroup float t[64];\n"                                          /* 5 */
+            "    threadgroup float m[2][8];\n"                                        /* 6 */
+            "    s[lid] = 1.0f; t[lid] = 2.0f; blk[lid] = 3.0f;\n"                    /* 7 */
+            "    if (lid < 16) m[lid / 8][lid % 8] = 4.0f;\n"                         /* 8 */
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                  /* 9 */
+            "    threadgroup float *p = s + 8;\n"                                     /* 10 */
+            "    float x = s[lid + 1];\n"                                             /* 11 */
+            "    float y = t[int(lid) - 1];\n"                                        /* 12 */
+            "    float z = p[lid];\n"                                                 /* 13 */
+            "    float w = m[1][lid % 16];\n"                                         /* 14 */
+            "    float v = blk[lid + 2];\n"                                           /* 15 */
+            "    float4 q = ((threadgroup float4 *)s)[lid % 17];\n"                   /* 16 */
+            "    out[lid] = x + y + z + w + v + q.x;\n"                               /* 17 */
+            "}\n",
+            NULL);
+    CheckBufferInfo info[1] = {{.elem_size = 4}};
+    c.info = info;
+    h_buffer(&c.h, 0, "out", 256, MEM_SPACE_DEVICE);
+    c.h.bind[1].tg_bytes = 256;
+    run_checked(&c, 64, 64);
+    static const struct {
+        const char *message;
+        uint32_t line, thread, count;
+    } want[] = {
+        {"out-of-bounds read of s[64] (byte offset 256, 4 bytes; valid 0..255)", 11, 63, 1},
+        {"out-of-bounds read of t[-1] (byte offset -4, 4 bytes; valid 0..255)", 12, 0, 1},
+        {"out-of-bounds read of s[64] (byte offset 256, 4 bytes; valid 0..255)", 13, 56, 8},
+        {"out-of-bounds read of m[2][0] (byte offset 64, 4 bytes; valid 0..63)", 14, 8, 8 * 4},
+        {"out-of-bounds read of blk[64] (byte offset 256, 4 bytes; valid 0..255)", 15, 62, 2},
+        {"out-of-bounds read of s[64] (byte offset 256, 16 bytes; valid 0..255)", 16, 16, 3},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const CheckFinding *f = NULL;
+        for (uint32_t k = 0; k < c.n && !f; k++)
+            if (c.f[k].kind == CHECK_OUT_OF_BOUNDS && strcmp(c.f[k].message, want[i].message) == 0 &&
+                line_of(&c, &c.f[k].first) == want[i].line)
+                f = &c.f[k];
+        if (!f) {
+            dump(&c);
+            fail_msg("no finding \"%s\" at line %u", want[i].message, want[i].line);
+        }
+        assert_int_equal(f->first.thread.grid[0], want[i].thread);
+        assert_int_equal(f->count, want[i].count);
+    }
+    assert_int_equal(c.n, sizeof want / sizeof want[0]);
+    done(&c);
+}
+
 /* Assembly: the faulting load's register is overwritten before anything reads it. */
 static void test_out_of_bounds_overwritten_register(void **state)
 {
@@ -721,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_read_used_is_error),
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
         cmocka_unit_test(test_out_of_bounds_negative_index),
+        cmocka_unit_test(test_out_of_bounds_between_threadgroup_arrays),
         cmocka_unit_test(test_read_before_wait),
         cmocka_unit_test(test_matrix_reads_other_lanes_before_wait),
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
