@@ -130,6 +130,10 @@ typedef struct Race {
     /* the latest barrier that did not cover a space: for "mem_none orders execution only" */
     uint32_t noncover_serial[SP_COUNT], noncover_pc[SP_COUNT];
     uint8_t noncover_flags[SP_COUNT];
+    /* the same for each SIMD-group's latest simdgroup_barrier (strict_simd) */
+    uint32_t simd_noncover_serial[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH][SP_COUNT];
+    uint32_t simd_noncover_pc[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH][SP_COUNT];
+    uint8_t simd_noncover_flags[SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH][SP_COUNT];
     uint8_t pending_flags;
     bool pending_any;
     uint32_t pending_pc;

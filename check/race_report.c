@@ -114,8 +114,18 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
         else
             snprintf(f->fix, sizeof f->fix, "threadgroups cannot synchronize: use atomics or separate dispatches");
         break;
-    case REASON_SIMD:
-        if (one_line) /* one statement, two lanes: no barrier can go between them */
+    case REASON_SIMD: {
+        const uint32_t g = b->tid / SIM_SIMD_WIDTH;
+        if (a->serial < r->simd_noncover_serial[g][b->sp]) { /* a barrier, of the wrong flags */
+            const uint8_t flags = r->simd_noncover_flags[g][b->sp];
+            const CheckLine line = check_line(p, r->simd_noncover_pc[g][b->sp]);
+            flags_name(flags, fl, sizeof fl);
+            snprintf(f->fix, sizeof f->fix,
+                     "the simdgroup_barrier at line %s has mem_flags::%s: it does not order %s "
+                     "memory; use simdgroup_barrier(%s) (strict_simd: lanes of a SIMD-group are "
+                     "not assumed to run in lockstep)",
+                     line.s, fl, b->sp == SP_TG ? "threadgroup" : "device", want);
+        } else if (one_line) /* one statement, two lanes: no barrier can go between them */
             snprintf(f->fix, sizeof f->fix,
                      "lanes of one SIMD-group read and write the same element at line %s: give "
                      "each lane its own, or use an atomic (strict_simd: lanes of a SIMD-group are "
@@ -125,6 +135,7 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
                      "add simdgroup_barrier(%s) between line %s and line %s (strict_simd: lanes "
                      "of a SIMD-group are not assumed to run in lockstep)", want, la, lb);
         break;
+    }
     case REASON_FLAGS: {
         uint8_t flags = r->noncover_flags[b->sp];
         const CheckLine line_ = check_line(p, r->noncover_pc[b->sp]);

@@ -50,6 +50,7 @@ static void on_threadgroup_begin(void *ctx, const SimThreadgroupView *tg)
     memcpy(t->size, tg->size, sizeof t->size);
     memset(r->rel, 0, sizeof r->rel);
     memset(r->simd_rel, 0, sizeof r->simd_rel);
+    memset(r->simd_noncover_serial, 0, sizeof r->simd_noncover_serial);
     memset(r->noncover_serial, 0, sizeof r->noncover_serial);
     r->pending_flags = 0xff;
     r->pending_any = false;
@@ -94,9 +95,16 @@ static void on_inst_issued(void *ctx, const SimGroupView *sg, const IsaInst *ins
     Race *r = ctx;
     if (inst->op != ISA_OP_SIMD_BARRIER || sg->simdgroup >= UTIL_ARRAY_LEN(r->simd_rel))
         return;
-    for (int sp = 0; sp < SP_COUNT; sp++)
-        if (inst->flags & space_bit[sp])
-            r->simd_rel[sg->simdgroup][sp] = r->serial + 1;
+    const uint32_t g = sg->simdgroup;
+    for (int sp = 0; sp < SP_COUNT; sp++) {
+        if (inst->flags & space_bit[sp]) {
+            r->simd_rel[g][sp] = r->serial + 1;
+        } else {
+            r->simd_noncover_serial[g][sp] = r->serial + 1;
+            r->simd_noncover_pc[g][sp] = inst->pc;
+            r->simd_noncover_flags[g][sp] = inst->flags;
+        }
+    }
 }
 
 /* ---- the checker -------------------------------------------------------------------------- */

@@ -822,6 +822,40 @@ static void test_strict_simd_same_line(void **state)
     done(&c);
 }
 
+/* Under strict_simd, a simdgroup_barrier whose flags do not cover the memory: the fix names
+ * it and its flags (it said to add a simdgroup_barrier where one already was); with the
+ * right flags, silent. */
+static void test_strict_simd_barrier_flags(void **state)
+{
+    (void)state;
+    for (int right = 0; right < 2; right++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "kernel void k(device uint *out [[buffer(0)]], uint lid [[thread_index_in_threadgroup]]) {\n"
+                 "    threadgroup uint tile[32];\n"
+                 "    tile[lid] = lid; // W\n"
+                 "    simdgroup_barrier(mem_flags::%s); // B\n"
+                 "    out[lid] = tile[lid ^ 1]; // R\n"
+                 "}\n", right ? "mem_threadgroup" : "mem_none");
+        Checked c;
+        setup(&c, src, 256);
+        CheckOptions o = races_only();
+        o.strict_simd = true;
+        run_opts(&c, 32, 32, &o);
+        if (right) {
+            expect_silent(&c);
+        } else {
+            const CheckFinding *f = find(&c, "threadgroup memory race (read after write) on tile[1]");
+            expect_lines(&c, f, line_of(src, "// W"), line_of(src, "// R"));
+            expect_fix(&c, f, fmt("the simdgroup_barrier at line %u has mem_flags::mem_none: it "
+                                  "does not order threadgroup memory; use simdgroup_barrier("
+                                  "mem_threadgroup) (strict_simd: lanes of a SIMD-group are not "
+                                  "assumed to run in lockstep)", line_of(src, "// B")));
+        }
+        done(&c);
+    }
+}
+
 /* ---- cost ------------------------------------------------------------------------------------ */
 
 static double seconds(void)
@@ -890,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_lockstep_ordered_by_default),
         cmocka_unit_test(test_strict_simd_reports),
         cmocka_unit_test(test_strict_simd_same_line),
+        cmocka_unit_test(test_strict_simd_barrier_flags),
         cmocka_unit_test(test_two_dimensional_names),
         cmocka_unit_test(test_three_dimensional_names),
         cmocka_unit_test(test_slowdown),
