@@ -837,10 +837,12 @@ static __attribute__((noinline)) void issued_other(RegdefChecker *c, RegGroup *g
         return;
     }
     const uint32_t res = result_def(c, g, sg, in, exec) & exec;
+    /* a shuffle's value is undefined in the lanes it reads from, not in its own */
+    const uint32_t from = check_simd_name(in->op) ? exec : exec & ~res;
     uint32_t root = 0;
     for (int k = 0; res != exec && k < ISA_MAX_OPERANDS && !root; k++)
         if (c->roles.role[in->op][k] == CHECK_ROLE_READ)
-            root = operand_root(c, g, in, k, index, exec & ~res);
+            root = operand_root(c, g, in, k, index, from);
     write_result(ri, g, exec, res, root);
 }
 

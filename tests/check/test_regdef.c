@@ -167,6 +167,30 @@ static void test_reduction_over_undefined_lanes(void **state)
     done(&c);
 }
 
+/* A shuffle carries the undefined value from the lanes it reads: lanes 0-15 read x of lanes
+ * 16-31, which never assigned it. The report names `x` (it named the shuffle's result
+ * register, "register r5", with assembly-level advice). */
+static void test_shuffle_names_the_variable(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n"
+          "              uint lane [[thread_index_in_simdgroup]]) {\n"
+          "    float x;\n"                                                  /* 3 */
+          "    if (lane < 16) x = float(lane);\n"
+          "    float y = simd_shuffle(x, ushort(lane ^ 16));\n"
+          "    if (lane < 16) out[gid] = y;\n"                              /* 6 */
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINIT_VALUE, "comes from `x`, declared at line 3");
+    assert_int_equal(primary_line(&c, f), 6);
+    assert_int_equal(f->first.thread.lane, 0);
+    assert_null(strstr(f->fix, "register"));
+    assert_int_equal(c.n, 1);
+    done(&c);
+}
+
 /* A vector's, a struct's and an array's members are told apart, and named as in source. */
 static void test_vector_member(void **state)
 {
@@ -734,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_assigned_on_one_path_only),
         cmocka_unit_test(test_branch_address_and_lane_operand),
         cmocka_unit_test(test_reduction_over_undefined_lanes),
+        cmocka_unit_test(test_shuffle_names_the_variable),
         cmocka_unit_test(test_vector_member),
         cmocka_unit_test(test_assembly_register_never_written),
         cmocka_unit_test(test_assembly_while_brings_back_parked_lanes),
