@@ -76,6 +76,25 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
     LangType *lt = lhs->type, *rt = rhs->type;
     node->lhs = lhs;
     node->rhs = rhs;
+    if ((kind == LND_LOGAND || kind == LND_LOGOR) &&
+        (lt->kind == LTY_VECTOR || rt->kind == LTY_VECTOR)) {
+        /* on vectors, component-wise and not short-circuit (MSL 6.3): bool vectors hold 0 or
+         * 1, so & and | of them are the logical operators */
+        const int n = lt->kind == LTY_VECTOR ? lt->len : rt->len;
+        if ((lt->kind == LTY_VECTOR && rt->kind == LTY_VECTOR && lt->len != rt->len) ||
+            !is_numeric(lt) || !is_numeric(rt)) {
+            lang_error_soft(p->ctx, tok, "invalid operands to binary expression ('%s' and '%s')",
+                            lang_type_name(p->ctx, lt), lang_type_name(p->ctx, rt));
+            node->type = lang_ty_bool;
+            return node;
+        }
+        LangType *bn = lang_vector_of(p->ctx, lang_ty_bool, n, false);
+        node->kind = kind == LND_LOGAND ? LND_BITAND : LND_BITOR;
+        node->lhs = lang_p_cast(p, lhs, bn, tok, true); /* each component tested, as if (x) */
+        node->rhs = lang_p_cast(p, rhs, bn, tok, true);
+        node->type = bn;
+        return node;
+    }
     if (kind == LND_LOGAND || kind == LND_LOGOR) {
         node->lhs = lang_p_to_bool(p, lhs);
         node->rhs = lang_p_to_bool(p, rhs);

@@ -318,6 +318,41 @@ static void test_huge_arrays_refused(void **state)
                          "the struct is too large");
 }
 
+/* && and || on vectors are component-wise (MSL 6.3: "a scalar or vector Boolean"); they were
+ * refused ("'bool4' used where a scalar condition is required"). */
+static void test_logical_operators_on_vectors(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {\n"
+            "  int4 v = int4((int)tid, 1, 5, -7);\n"
+            "  bool4 b = (v < 2) && (v != 5);\n"
+            "  bool4 c = (v > 3) || bool4(tid & 1, false, false, true);\n"
+            "  bool2 d = float2(tid, 0.0f) && true;\n"
+            "  out[tid * 3] = as_type<uint>(uchar4(b));\n"
+            "  out[tid * 3 + 1] = as_type<uint>(uchar4(c));\n"
+            "  out[tid * 3 + 2] = uint(d.x) | uint(d.y) << 8;\n"
+            "}\n", NULL);
+    uint32_t *out = ch_buf(&h, 0, 4 * 12);
+    ch_run(&h, 4, 4);
+    for (int t = 0; t < 4; t++) {
+        const int v[4] = {t, 1, 5, -7};
+        uint32_t b = 0, c = 0;
+        for (int k = 0; k < 4; k++) {
+            b |= (uint32_t)(v[k] < 2 && v[k] != 5) << (8 * k);
+            c |= (uint32_t)(v[k] > 3 || (k == 0 ? (t & 1) : k == 3)) << (8 * k);
+        }
+        CH_IEQ(out[t * 3], b, t);
+        CH_IEQ(out[t * 3 + 1], c, t);
+        CH_IEQ(out[t * 3 + 2], (uint32_t)(t != 0), t);
+    }
+    h_free(&h);
+    expect_error_no_leak("kernel void k(device uint *out [[buffer(0)]]) {\n"
+                         "  bool4 b = int4(1) && int2(1); out[0] = b.x;\n}\n",
+                         "invalid operands to binary expression ('int4' and 'int2')");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_as_type_char_uchar),
         cmocka_unit_test(test_typedef_of_the_same_name),
         cmocka_unit_test(test_huge_arrays_refused),
+        cmocka_unit_test(test_logical_operators_on_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
