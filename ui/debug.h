@@ -122,6 +122,11 @@ typedef struct UiDbg {
     bool sim_turn;          /* the simulator's thread runs; else the user's */
     _Atomic bool cancel;
     _Atomic bool interrupt; /* set by a signal handler: stop at the next instruction */
+    /* while a resume runs, the user's thread calls poll(poll_ctx) every few hundredths of a
+     * second, with nothing locked (the terminal reads its keys: q and Ctrl-C stop the run,
+     * with ui_dbg_interrupt); NULL: it only waits */
+    void (*poll)(void *ctx);
+    void *poll_ctx;
 
     /* what the current resume asked for (read by the simulator's thread) */
     UiDbgRun run;
@@ -199,7 +204,7 @@ typedef struct UiDbg {
  * stops after an instruction that made a new finding. */
 void ui_dbg_start(UiDbg *dbg, UiLaunch *launch, UiChecking *checking);
 /* Runs on as `run` says (count for STEP and NEXT, x y z for THREAD); returns when stopped or
- * finished. */
+ * finished, calling dbg->poll meanwhile. */
 void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thread[3]);
 /* Asks a running resume to stop at the next instruction (async-signal-safe). */
 void ui_dbg_interrupt(UiDbg *dbg);

@@ -8,8 +8,10 @@
  * reads registers and memory while they hold still, and the run is exactly the run
  * `lockstep run --mode functional` makes: same order, same results, every time.
  *
- * Quitting early sets SimLaunch.cancel, which the simulator reads before each instruction,
- * so a quit in the middle of a runaway loop ends at once.
+ * While the simulator's thread runs, the user's thread wakes every few hundredths of a second
+ * to call dbg->poll (the terminal reads its keys there), so `q` or Ctrl-C in the middle of
+ * a runaway loop asks it to stop at its next instruction. Quitting sets SimLaunch.cancel,
+ * which the simulator reads before each instruction, so the run then ends at once.
  */
 #include "debug.h"
 
@@ -17,6 +19,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* How often the user's thread polls while the simulator's runs. */
+#define POLL_NS 30000000L
 
 uint32_t ui_dbg_line_of(const IsaProgram *p, uint32_t index)
 {
@@ -296,7 +302,11 @@ void ui_dbg_start(UiDbg *dbg, UiLaunch *launch, UiChecking *checking)
     dbg->program = launch->program;
     load_source(dbg, launch->m->kernel_path);
     pthread_mutex_init(&dbg->mutex, NULL);
-    pthread_cond_init(&dbg->cond, NULL);
+    pthread_condattr_t attr; /* timed waits on the monotonic clock: a clock change is no stop */
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&dbg->cond, &attr);
+    pthread_condattr_destroy(&attr);
     atomic_init(&dbg->cancel, false);
     atomic_init(&dbg->interrupt, false);
     dbg->run = UI_DBG_STEP;
@@ -329,7 +339,28 @@ void ui_dbg_resume(UiDbg *dbg, UiDbgRun run, uint64_t count, const uint32_t thre
         memcpy(dbg->target, thread, sizeof dbg->target);
     atomic_store(&dbg->interrupt, false); /* a Ctrl-C while stopped does not count */
     pthread_mutex_lock(&dbg->mutex);
-    pass_turn(dbg, true);
+    if (!dbg->poll) {
+        pass_turn(dbg, true);
+        pthread_mutex_unlock(&dbg->mutex);
+        return;
+    }
+    dbg->sim_turn = true;
+    pthread_cond_broadcast(&dbg->cond);
+    while (dbg->sim_turn) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += POLL_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&dbg->cond, &dbg->mutex, &until);
+        if (dbg->sim_turn) {
+            pthread_mutex_unlock(&dbg->mutex);
+            dbg->poll(dbg->poll_ctx);
+            pthread_mutex_lock(&dbg->mutex);
+        }
+    }
     pthread_mutex_unlock(&dbg->mutex);
 }
 

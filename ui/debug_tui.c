@@ -3,7 +3,9 @@
  *
  * It draws the lines debug_view.c writes (the same ones `screen` prints in a script), marks
  * the current source line and instruction, and turns keys into the command lines the
- * command table binds them to; `:` reads a command line of any command.
+ * command table binds them to; `:` reads a command line of any command. While a command
+ * runs, it keeps reading keys (the session polls, debug_session.c): `q` stops the run and
+ * quits, Ctrl-C stops it, and other keys wait their turn.
  */
 #include "debug.h"
 
@@ -21,6 +23,49 @@ static void on_sigint(int sig)
     (void)sig;
     if (interrupted_dbg)
         ui_dbg_interrupt(interrupted_dbg);
+}
+
+/* Keys typed while a command ran, to read after it: oldest first. */
+static int typed_ahead[64];
+static uint32_t num_typed_ahead;
+static bool running_shown;   /* the key bar says a command runs */
+
+static int next_key(void)
+{
+    if (!num_typed_ahead)
+        return getch();
+    int key = typed_ahead[0];
+    memmove(typed_ahead, typed_ahead + 1, --num_typed_ahead * sizeof typed_ahead[0]);
+    return key;
+}
+
+/* Called every few hundredths of a second while a command runs: says so on the key bar,
+ * and reads the keys typed meanwhile. q stops the run and quits; Ctrl-C (a key only when
+ * the terminal sends no signal for it) stops it; the rest wait for it to end. */
+static void poll_keys(void *ctx)
+{
+    UiDbgUi *ui = ctx;
+    if (!running_shown) {
+        int rows, cols;
+        getmaxyx(stdscr, rows, cols);
+        move(rows - 1, 0);
+        clrtoeol();
+        mvaddnstr(rows - 1, 0, "running...  q quits, Ctrl-C stops it here", cols);
+        refresh();
+        running_shown = true;
+    }
+    nodelay(stdscr, TRUE);
+    for (int key; (key = getch()) != ERR;) {
+        if (key == 'q') {
+            ui->quit = true;
+            ui_dbg_interrupt(ui->dbg);
+        } else if (key == 3) {
+            ui_dbg_interrupt(ui->dbg);
+        } else if (key != KEY_RESIZE && num_typed_ahead < UTIL_ARRAY_LEN(typed_ahead)) {
+            typed_ahead[num_typed_ahead++] = key; /* the screen is redrawn after the run */
+        }
+    }
+    nodelay(stdscr, FALSE);
 }
 
 /* Draws the screen; the rows whose source or assembly half is at the stop in bold. */
@@ -108,9 +153,12 @@ int ui_dbg_tui(UiDbgUi *ui)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_sa);
     ui_dbg_where(ui->dbg, &ui->messages);
+    ui->dbg->poll = poll_keys;
+    ui->dbg->poll_ctx = ui;
     while (!ui->quit) {
         draw(ui);
-        int key = getch();
+        running_shown = false;
+        int key = next_key();
         char line[256];
         const char *cmd = NULL;
         if (key == ':') {
@@ -132,6 +180,7 @@ int ui_dbg_tui(UiDbgUi *ui)
         if (cmd)
             ui_dbg_command(ui, cmd);
     }
+    ui->dbg->poll = NULL;
     sigaction(SIGINT, &old_sa, NULL);
     interrupted_dbg = NULL;
     endwin();

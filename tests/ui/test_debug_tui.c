@@ -1,0 +1,162 @@
+/*
+ * test_debug_tui.c — the interactive `lockstep debug` as a user sees it: keys read while a
+ * command runs, what the screen shows at a given terminal size, a resize in the middle of
+ * typing. The debugger runs in a detached tmux session (a real pseudo-terminal of a size we
+ * set and change), and the screen is read back as text with `tmux capture-pane`, so a test
+ * looks at what is drawn where, not at curses' escape sequences. Without tmux the tests
+ * skip. They run from the repository root and use $LOCKSTEP.
+ */
+#include <stdbool.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "debug_harness.h"
+
+/* One debugger in a tmux session of its own (its own server socket, no user config). */
+typedef struct Tui {
+    char socket[64];
+    char status[96];        /* the debugger's exit status is written here when it ends */
+} Tui;
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static int tmux(const Tui *t, const char *args, char **out)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "tmux -f /dev/null -L %s %s", t->socket, args);
+    return test_run(cmd, out);
+}
+
+/* Starts `env lockstep ARGS` in a cols x rows terminal; skips the test without tmux. */
+static void tui_start(Tui *t, int cols, int rows, const char *env, const char *args)
+{
+    if (test_run("command -v tmux", NULL) != 0)
+        skip();
+    static int n;
+    snprintf(t->socket, sizeof t->socket, "lockstep-test-%d-%d", (int)getpid(), n++);
+    snprintf(t->status, sizeof t->status, "/tmp/%s.status", t->socket);
+    unlink(t->status);
+    char cwd[1024], cmd[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "new-session -d -x %d -y %d -c '%s' \"TERM=xterm %s %s %s; "
+             "echo \\$? > %s; sleep 60\"", cols, rows, cwd, env, test_lockstep_path(), args,
+             t->status);
+    assert_int_equal(tmux(t, cmd, NULL), 0);
+}
+
+/* The screen as text, one line a row (newly allocated). */
+static char *tui_screen(const Tui *t)
+{
+    char *out;
+    tmux(t, "capture-pane -p", &out);
+    return out;
+}
+
+/* Waits (up to 10 s) until the screen shows `text`; fails with the screen if it never does. */
+static void tui_wait_for(const Tui *t, const char *text)
+{
+    char *s = NULL;
+    for (int i = 0; i < 200; i++) {
+        free(s);
+        s = tui_screen(t);
+        if (strstr(s, text)) {
+            free(s);
+            return;
+        }
+        sleep_ms(50);
+    }
+    snprintf(failure, sizeof failure, "the screen never showed `%s`:\n%s", text, s);
+    free(s);
+    fail_msg("%s", failure);
+}
+
+/* Types keys (tmux send-keys names: `s`, `Enter`, `C-c`, `Escape`; -l: literal text). */
+static void tui_keys(const Tui *t, const char *keys)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "send-keys -t 0 %s", keys);
+    assert_int_equal(tmux(t, cmd, NULL), 0);
+    sleep_ms(150);
+}
+
+/* The debugger's exit status, waiting up to `ms` for it to end; -1 when it has not. */
+static int tui_status(const Tui *t, int ms)
+{
+    for (int waited = 0;; waited += 20) {
+        FILE *f = fopen(t->status, "r");
+        int status = -1;
+        if (f) {
+            if (fscanf(f, "%d", &status) != 1)
+                status = -1;
+            fclose(f);
+        }
+        if (status >= 0 || waited >= ms)
+            return status;
+        sleep_ms(20);
+    }
+}
+
+static void tui_end(Tui *t)
+{
+    tmux(t, "kill-server", NULL);
+    unlink(t->status);
+}
+
+/* A kernel whose loop never ends (k is even, never 1). */
+static void spin_kernel(TempKernel *k)
+{
+    temp_kernel(k, "spin.metal",
+                "// spin — a loop that never ends\n"
+                "kernel void spin(device uint *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    for (uint k = 0; k != 1; k += 2) {}\n"
+                "    out[i] = 1;\n"
+                "}\n",
+                "kernel: spin.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n"
+                "  out: {type: uint, count: 32}\n");
+}
+
+/* `q` while `continue` runs into a loop that never ends stops the run and quits at once
+ * (status 0); Ctrl-C stops it where it is and the session goes on. */
+static void test_q_stops_a_run(void **state)
+{
+    (void)state;
+    TempKernel k;
+    spin_kernel(&k);
+    char args[512];
+    snprintf(args, sizeof args, "debug %s --mode functional --budget 4000000000", k.manifest);
+    Tui t;
+    tui_start(&t, 100, 30, "", args);
+    tui_wait_for(&t, "at the start: line ");
+    tui_keys(&t, "c");
+    tui_wait_for(&t, "running...");
+    sleep_ms(500);
+    assert_int_equal(tui_status(&t, 0), -1); /* still running */
+    tui_keys(&t, "q");
+    int status = tui_status(&t, 3000);
+    tui_end(&t);
+    assert_int_equal(status, 0);
+
+    tui_start(&t, 100, 30, "", args);
+    tui_wait_for(&t, "at the start: line ");
+    tui_keys(&t, "c");
+    tui_wait_for(&t, "running...");
+    tui_keys(&t, "C-c");
+    tui_wait_for(&t, "interrupted: line 3,");
+    tui_keys(&t, "q");
+    status = tui_status(&t, 3000);
+    tui_end(&t);
+    temp_kernel_remove(&k);
+    assert_int_equal(status, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_q_stops_a_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
