@@ -234,9 +234,14 @@ void ui_dbg_text_add(UiDbgText *t, const char *fmt, ...) UTIL_PRINTF(2, 3);
 void ui_dbg_text_clear(UiDbgText *t);
 void ui_dbg_text_free(UiDbgText *t);
 
-/* The whole screen for a terminal of cols x rows: where it stopped, the source and assembly
- * around it, the lanes (exec mask and nesting depth), the live variables of lanes
- * [first_lane, first_lane + 8) and, at the bottom, the last lines of `messages`. */
+/* The smallest screen that has every pane (the terminal has a row more, for the keys). */
+#define UI_DBG_MIN_COLS 60
+#define UI_DBG_MIN_ROWS 23
+
+/* The whole screen, cols x rows lines: where it stopped, the source and assembly around it,
+ * the lanes (exec mask and nesting depth), the live variables of lanes [first_lane,
+ * first_lane + 8) and, at the bottom, the last lines of `messages` (msg_rows: how many the
+ * last command said; the pane grows to show them, up to a third of the rows). */
 void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
                    const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out);
 /* `print WHAT`: a variable live at the stop, a register (r5, r5l, r5h), a named block

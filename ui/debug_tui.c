@@ -68,28 +68,35 @@ static void poll_keys(void *ctx)
     nodelay(stdscr, FALSE);
 }
 
-/* Draws the screen; the rows whose source or assembly half is at the stop in bold. */
+/* Draws the screen, the keys on the bottom row; the rows whose source or assembly half is
+ * at the stop in bold. */
 static void draw(UiDbgUi *ui)
 {
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
+    erase();
+    if (rows < 2 || cols < 1)
+        return;
+    uint32_t height = (uint32_t)rows - 1;
     UiDbgText screen = {0};
     /* the messages pane grows to show all the last command said (up to a third) */
-    ui_dbg_screen(ui->dbg, (uint32_t)cols, (uint32_t)rows - 1, ui->first_lane, &ui->messages,
+    ui_dbg_screen(ui->dbg, (uint32_t)cols, height, ui->first_lane, &ui->messages,
                   ui->messages.count - ui->output_from, &screen);
-    erase();
-    uint32_t left = ((uint32_t)(cols < 60 ? 60 : cols) - 1) / 2;
-    for (uint32_t r = 0; r < screen.count && (int)r < rows - 1; r++) {
-        const char *line = screen.lines[r];
-        mvaddnstr((int)r, 0, line, cols);
-        if (r == 0)
-            mvchgat((int)r, 0, cols, A_REVERSE, 0, NULL);
+    /* a screen of fewer rows than it needs is drawn from its bottom: the messages show */
+    uint32_t skip = screen.count > height ? screen.count - height : 0;
+    uint32_t left = ((uint32_t)(cols < UI_DBG_MIN_COLS ? UI_DBG_MIN_COLS : cols) - 1) / 2;
+    for (uint32_t r = 0; r + skip < screen.count && r < height; r++) {
+        const char *line = screen.lines[r + skip];
+        int y = (int)r;
+        mvaddnstr(y, 0, line, cols);
+        if (strncmp(line, "lockstep debug: ", 16) == 0)
+            mvchgat(y, 0, cols, A_REVERSE, 0, NULL);
         else if (strncmp(line, "-- ", 3) == 0)
-            mvchgat((int)r, 0, cols, A_BOLD, 0, NULL);
+            mvchgat(y, 0, cols, A_BOLD, 0, NULL);
         if (strlen(line) > 3 && strncmp(line + 1, "=>", 2) == 0)
-            mvchgat((int)r, 0, (int)left, A_BOLD | A_REVERSE, 0, NULL);
+            mvchgat(y, 0, (int)left, A_BOLD | A_REVERSE, 0, NULL);
         if (strlen(line) > left + 4 && strncmp(line + left + 2, "=>", 2) == 0)
-            mvchgat((int)r, (int)left + 1, cols - (int)left - 1, A_BOLD | A_REVERSE, 0, NULL);
+            mvchgat(y, (int)left + 1, cols - (int)left - 1, A_BOLD | A_REVERSE, 0, NULL);
     }
     mvaddnstr(rows - 1, 0, "s step  n next  l line  c continue  : command  h help  q quit", cols);
     ui_dbg_text_free(&screen);

@@ -592,25 +592,28 @@ static void asm_row(const UiDbg *dbg, uint32_t r, uint32_t height, char *buf, ui
     fit(buf, width, row);
 }
 
-void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
-                   const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out)
+/* The messages pane: its rule (saying how many lines of the last command's output do not
+ * fit) and the last `rows` messages. */
+static void messages_pane(const UiDbgText *messages, uint32_t cols, uint32_t rows, uint32_t said,
+                          UiDbgText *out)
 {
-    cols = cols < 60 ? 60 : cols > 400 ? 400 : cols;
-    rows = rows < 24 ? 24 : rows;
-    msg_rows = msg_rows < 4 ? 4 : msg_rows > rows / 3 ? rows / 3 : msg_rows;
+    char buf[1024], title[96] = "messages (h: help)";
+    if (said > rows)
+        snprintf(title, sizeof title, "messages (h: help; %u earlier line%s not shown: a taller "
+                 "terminal shows them)", said - rows, said - rows == 1 ? "" : "s");
+    rule(buf, cols, title);
+    ui_dbg_text_add(out, "%s", buf);
+    uint32_t from = messages->count > rows ? messages->count - rows : 0;
+    for (uint32_t r = 0; r < rows; r++) {
+        fit(buf, cols, from + r < messages->count ? messages->lines[from + r] : "");
+        ui_dbg_text_add(out, "%s", buf);
+    }
+}
+
+static void header_line(const UiDbg *dbg, uint32_t cols, UiDbgText *out)
+{
     char buf[1024], tmp[1024];
     const UiLaunch *L = dbg->launch;
-    const IsaVarLoc *live[256];
-    uint32_t num_live = dbg->finished ? 0 : live_vars(dbg, live, 256);
-    uint32_t var_rows = num_live < 6 ? num_live : 6;
-    /* the status: where it stopped, and (timed, or a thread found) one line more */
-    UiDbgText where = {0};
-    ui_dbg_where(dbg, &where);
-    uint32_t status_rows = where.count > 1 ? 2 : 1;
-    uint32_t fixed = 2 + status_rows + (dbg->finished ? 0 : 6 + 1 + (var_rows ? var_rows : 1)) +
-                     1 + msg_rows;
-    uint32_t code_rows = rows - fixed;
-
     snprintf(tmp, sizeof tmp, "lockstep debug: %s (%s), %s %u x %u x %u, threadgroup %u x %u x %u,"
              " %s", dbg->program->name, L->m->kernel_path,
              L->sim.by_threadgroups ? "threadgroups" : "grid", L->sim.grid[0],
@@ -618,12 +621,39 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
              L->sim.threadgroup[2], dbg->timing ? "timed" : "functional");
     fit(buf, cols, tmp);
     ui_dbg_text_add(out, "%s", buf);
+}
+
+void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
+                   const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out)
+{
+    /* the status: where it stopped, and (timed, or a thread found) one line more */
+    UiDbgText where = {0};
+    ui_dbg_where(dbg, &where);
+    uint32_t status_rows = where.count > 1 ? 2 : 1;
+    rows = rows < UI_DBG_MIN_ROWS ? UI_DBG_MIN_ROWS : rows;
+    cols = cols < UI_DBG_MIN_COLS ? UI_DBG_MIN_COLS : cols > 400 ? 400 : cols;
+    uint32_t said = msg_rows;
+    msg_rows = msg_rows < 4 ? 4 : msg_rows > rows / 3 ? rows / 3 : msg_rows;
+    char buf[1024], tmp[1024];
+    const IsaVarLoc *live[256];
+    uint32_t num_live = dbg->finished ? 0 : live_vars(dbg, live, 256);
+    uint32_t var_rows = num_live < 6 ? num_live : 6;
+    /* what is left for the source and assembly: at least 3 rows, else the messages (down
+     * to 4) and the variables (down to one and `... and N more`) give way, then the code */
+    uint32_t fixed = 2 + status_rows + (dbg->finished ? 0 : 6 + 1 + (var_rows ? var_rows : 1)) +
+                     1 + msg_rows;
+    for (; fixed + 3 > rows && msg_rows > 4; msg_rows--)
+        fixed--;
+    for (; fixed + 3 > rows && var_rows > 2; var_rows--)
+        fixed--;
+    uint32_t code_rows = rows > fixed ? rows - fixed : 0;
+
+    header_line(dbg, cols, out);
     for (uint32_t r = 0; r < status_rows; r++) {
         fit(buf, cols, where.count > r ? where.lines[r] : "");
         ui_dbg_text_add(out, "%s", buf);
     }
     ui_dbg_text_free(&where);
-
     uint32_t left = (cols - 1) / 2, right = cols - 1 - left;
     rule(buf, left, "source");
     rule(tmp, right, "assembly");
@@ -670,8 +700,8 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
         ui_dbg_text_add(out, "%s", buf);
         uint32_t colw = (cols - 14) / 8;
         for (uint32_t v = 0; v < var_rows; v++) {
-            if (v == 5 && num_live > 6) {
-                snprintf(tmp, sizeof tmp, "... and %u more (print NAME)", num_live - 5);
+            if (v + 1 == var_rows && num_live > var_rows) {
+                snprintf(tmp, sizeof tmp, "... and %u more (print NAME)", num_live - v);
                 fit(buf, cols, tmp);
                 ui_dbg_text_add(out, "%s", buf);
                 break;
@@ -697,13 +727,7 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
             ui_dbg_text_add(out, "%s", buf);
         }
     }
-    rule(buf, cols, "messages (h: help)");
-    ui_dbg_text_add(out, "%s", buf);
-    uint32_t from = messages->count > msg_rows ? messages->count - msg_rows : 0;
-    for (uint32_t r = 0; r < msg_rows; r++) {
-        fit(buf, cols, from + r < messages->count ? messages->lines[from + r] : "");
-        ui_dbg_text_add(out, "%s", buf);
-    }
+    messages_pane(messages, cols, msg_rows, said, out);
 }
 
 /* ---- memory accesses ----------------------------------------------------------------------------- */

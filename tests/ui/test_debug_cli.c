@@ -456,6 +456,35 @@ static void test_pane_fits(void **state)
     free(out);
 }
 
+/* `screen` is exactly the rows asked for, whatever the panes hold (a timed stop has two
+ * status lines; matmul_tensor has many variables), and its last row is the newest message. */
+static void test_screen_rows(void **state)
+{
+    (void)state;
+    static const char *const sizes[] = {"60x24", "80x24", "100x25", "100x40"};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        char options[64], *out;
+        unsigned cols, rows;
+        sscanf(sizes[i], "%ux%u", &cols, &rows);
+        snprintf(options, sizeof options, "--size %s", sizes[i]);
+        assert_int_equal(debug("kernels/linalg/matmul_tensor.yaml", options,
+                               "next 12\nscreen\n", &out), 0);
+        char *s = said(out, "screen", 0);
+        unsigned lines = 0;
+        const char *last = s;
+        for (const char *p = s; *p; p++)
+            if (*p == '\n') {
+                lines++;
+                if (p[1])
+                    last = p + 1;
+            }
+        if (lines != rows || strncmp(last, "timed: issues at cycle", 22) != 0)
+            fail_msg("%s: %u lines, the last `%.40s`:\n%s", sizes[i], lines, last, s);
+        free(s);
+        free(out);
+    }
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -788,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_mem),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_pane_fits),
+        cmocka_unit_test(test_screen_rows),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),

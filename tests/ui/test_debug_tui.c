@@ -56,6 +56,17 @@ static char *tui_screen(const Tui *t)
     return out;
 }
 
+/* Row r of the screen (from 0) into buf. */
+static void tui_row(const Tui *t, int r, char *buf, size_t size)
+{
+    char *s = tui_screen(t);
+    const char *p = s;
+    for (int i = 0; i < r && p; i++)
+        p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+    snprintf(buf, size, "%.*s", p ? (int)strcspn(p, "\n") : 0, p ? p : "");
+    free(s);
+}
+
 /* Waits (up to 10 s) until the screen shows `text`; fails with the screen if it never does. */
 static void tui_wait_for(const Tui *t, const char *text)
 {
@@ -153,10 +164,47 @@ static void test_q_stops_a_run(void **state)
     assert_int_equal(status, 0);
 }
 
+/* At 80x24 the screen takes every row above the key bar: the newest message is on the row
+ * right above it (timed: after a step, the run's outcome after finish); a command that says
+ * more than the messages pane holds says how many of its lines are not shown. */
+static void test_newest_message_at_80x24(void **state)
+{
+    (void)state;
+    Tui t;
+    char row[512];
+    tui_start(&t, 80, 24, "", "debug kernels/basics/vector_add.yaml");
+    tui_wait_for(&t, "at the start: line ");
+    tui_keys(&t, "s");
+    tui_wait_for(&t, "stepped: line ");
+    tui_row(&t, 22, row, sizeof row);
+    expect_in(row, "timed: issues at cycle 1 on core 0", row);
+    tui_row(&t, 23, row, sizeof row);
+    expect_in(row, "s step  n next", row);
+    tui_keys(&t, "f");
+    tui_wait_for(&t, "finished: ");
+    tui_row(&t, 22, row, sizeof row);
+    expect_in(row, "expect c    ok (1000 elements)", row);
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+
+    /* reduce_threadgroup: 8 SIMD-groups a threadgroup, `groups` says 9 lines */
+    tui_start(&t, 80, 24, "", "debug kernels/reduce/reduce_threadgroup.yaml --mode functional");
+    tui_wait_for(&t, "at the start: line ");
+    tui_keys(&t, "g");
+    tui_wait_for(&t, "earlier lines not shown");
+    tui_row(&t, 22, row, sizeof row);
+    expect_in(row, "sg 7 ", row);
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_q_stops_a_run),
+        cmocka_unit_test(test_newest_message_at_80x24),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
