@@ -241,7 +241,8 @@ void ui_dbg_text_free(UiDbgText *t);
 /* The whole screen, cols x rows lines: where it stopped, the source and assembly around it,
  * the lanes (exec mask and nesting depth), the live variables of lanes [first_lane,
  * first_lane + 8) and, at the bottom, the last lines of `messages` (msg_rows: how many the
- * last command said; the pane grows to show them, up to a third of the rows). */
+ * last command said; the pane grows to show them, up to a third of the rows). Below
+ * UI_DBG_MIN_ROWS rows, the latest messages, where it stopped and the source only. */
 void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
                    const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out);
 /* `print WHAT`: a variable live at the stop, a register (r5, r5l, r5h), a named block

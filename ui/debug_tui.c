@@ -69,25 +69,39 @@ static void poll_keys(void *ctx)
 }
 
 /* Draws the screen, the keys on the bottom row; the rows whose source or assembly half is
- * at the stop in bold. */
+ * at the stop in bold. A terminal smaller than the screen needs says so on its top row and
+ * gets the small screen (debug_view.c): the latest messages first. */
 static void draw(UiDbgUi *ui)
 {
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     erase();
-    if (rows < 2 || cols < 1)
+    if (rows < 1 || cols < 1)
         return;
-    uint32_t height = (uint32_t)rows - 1;
+    bool small = rows < UI_DBG_MIN_ROWS + 1 || cols < UI_DBG_MIN_COLS;
+    int top = small && rows >= 2, bar = rows >= 3;
+    if (top) {
+        char note[160];
+        snprintf(note, sizeof note, "terminal %dx%d is too small: lockstep debug needs at least "
+                 "%dx%d", cols, rows, UI_DBG_MIN_COLS, UI_DBG_MIN_ROWS + 1);
+        if ((int)strlen(note) > cols)
+            snprintf(note, sizeof note, "%dx%d too small, needs %dx%d", cols, rows,
+                     UI_DBG_MIN_COLS, UI_DBG_MIN_ROWS + 1);
+        mvaddnstr(0, 0, note, cols);
+        mvchgat(0, 0, cols, A_BOLD | A_REVERSE, 0, NULL);
+    }
+    uint32_t height = (uint32_t)(rows - top - bar);
     UiDbgText screen = {0};
     /* the messages pane grows to show all the last command said (up to a third) */
     ui_dbg_screen(ui->dbg, (uint32_t)cols, height, ui->first_lane, &ui->messages,
                   ui->messages.count - ui->output_from, &screen);
-    /* a screen of fewer rows than it needs is drawn from its bottom: the messages show */
-    uint32_t skip = screen.count > height ? screen.count - height : 0;
-    uint32_t left = ((uint32_t)(cols < UI_DBG_MIN_COLS ? UI_DBG_MIN_COLS : cols) - 1) / 2;
-    for (uint32_t r = 0; r + skip < screen.count && r < height; r++) {
-        const char *line = screen.lines[r + skip];
-        int y = (int)r;
+    /* the source's half of a row: all of it on the small screen */
+    uint32_t left = height < UI_DBG_MIN_ROWS ? (uint32_t)cols
+                                             : ((uint32_t)(cols < UI_DBG_MIN_COLS ? UI_DBG_MIN_COLS
+                                                                                  : cols) - 1) / 2;
+    for (uint32_t r = 0; r < screen.count && r < height; r++) {
+        const char *line = screen.lines[r];
+        int y = (int)r + top;
         mvaddnstr(y, 0, line, cols);
         if (strncmp(line, "lockstep debug: ", 16) == 0)
             mvchgat(y, 0, cols, A_REVERSE, 0, NULL);
@@ -98,24 +112,76 @@ static void draw(UiDbgUi *ui)
         if (strlen(line) > left + 4 && strncmp(line + left + 2, "=>", 2) == 0)
             mvchgat(y, (int)left + 1, cols - (int)left - 1, A_BOLD | A_REVERSE, 0, NULL);
     }
-    mvaddnstr(rows - 1, 0, "s step  n next  l line  c continue  : command  h help  q quit", cols);
+    if (bar)
+        mvaddnstr(rows - 1, 0, cols >= 62 ? "s step  n next  l line  c continue  : command  h help  q quit"
+                                          : "s n l c  : command  h help  q quit", cols);
     ui_dbg_text_free(&screen);
     refresh();
 }
 
-/* The command list over the whole screen, until a key is pressed. */
+/* A help line cut into lines of at most cols columns, at spaces, the rest of it under the
+ * help column (or indented 4 in a narrow terminal). */
+static void wrap(const char *line, int cols, UiDbgText *out)
+{
+    int indent = cols >= 60 ? 31 : 4;
+    for (bool first = true; *line; first = false) {
+        int room = first || cols - indent < 10 ? cols : cols - indent;
+        int n = (int)strlen(line);
+        if (n > room) {
+            int cut = room;
+            while (cut > 0 && line[cut] != ' ')
+                cut--;
+            n = cut > 0 ? cut : room;
+        }
+        ui_dbg_text_add(out, "%*s%.*s", first || room == cols ? 0 : indent, "", n, line);
+        line += n;
+        while (*line == ' ')
+            line++;
+    }
+}
+
+/* The command list over the whole screen, wrapped to its width, until a key other than
+ * those that scroll it is pressed; a resize redraws it. */
 static void show_help(void)
 {
     UiDbgText help = {0};
     ui_dbg_help(&help);
-    erase();
-    mvaddstr(0, 0, "lockstep debug: keys and commands (any key to go back)");
-    mvchgat(0, 0, -1, A_REVERSE, 0, NULL);
-    for (uint32_t i = 0; i < help.count && (int)i + 2 < LINES; i++)
-        mvaddnstr((int)i + 2, 0, help.lines[i], COLS);
+    int first = 0;
+    for (;;) {
+        int rows, cols;
+        getmaxyx(stdscr, rows, cols);
+        UiDbgText lines = {0};
+        for (uint32_t i = 0; cols > 0 && i < help.count; i++)
+            wrap(help.lines[i], cols, &lines);
+        int top = rows >= 6 ? 2 : 1, body = rows - top > 0 ? rows - top : 0;
+        int last = (int)lines.count > body ? (int)lines.count - body : 0;
+        first = first < 0 ? 0 : first > last ? last : first;
+        erase();
+        mvaddnstr(0, 0, !last ? "lockstep debug: keys and commands (any key to go back)"
+                        : cols >= 80 ? "lockstep debug: keys and commands (arrows, space scroll; "
+                                       "any other key goes back)"
+                                     : "help (space: more; other keys: back)", cols);
+        mvchgat(0, 0, -1, A_REVERSE, 0, NULL);
+        for (int i = 0; i < body && first + i < (int)lines.count; i++)
+            mvaddnstr(top + i, 0, lines.lines[first + i], cols);
+        ui_dbg_text_free(&lines);
+        refresh();
+        int key = getch();
+        if (key == KEY_RESIZE || key == ERR)
+            continue;
+        int page = body > 1 ? body - 1 : 1;
+        if (last && (key == KEY_DOWN || key == 'j'))
+            first++;
+        else if (last && (key == KEY_UP || key == 'k'))
+            first--;
+        else if (last && (key == ' ' || key == KEY_NPAGE))
+            first += page;
+        else if (last && key == KEY_PPAGE)
+            first -= page;
+        else
+            break;
+    }
     ui_dbg_text_free(&help);
-    refresh();
-    getch();
 }
 
 /* Reads a command line on the bottom row. */

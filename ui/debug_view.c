@@ -623,6 +623,49 @@ static void header_line(const UiDbg *dbg, uint32_t cols, UiDbgText *out)
     ui_dbg_text_add(out, "%s", buf);
 }
 
+/* A screen of fewer than UI_DBG_MIN_ROWS rows: no lanes or variables, the source alone
+ * across the width, and the rows that matter most first: the latest messages, where the
+ * run is, the header, then as much source as fits. */
+static void small_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, const UiDbgText *where,
+                         const UiDbgText *messages, uint32_t said, UiDbgText *out)
+{
+    char buf[1024];
+    uint32_t want = said < 1 ? 1 : said, left = rows;
+    uint32_t msg = want < (rows / 3 ? rows / 3 : 1) ? want : rows / 3 ? rows / 3 : 1;
+    left -= msg;
+    uint32_t status = left && where->count ? 1 : 0;
+    left -= status;
+    bool header = left > 0, rule_shown = left > 1;
+    left -= header + rule_shown;
+    if (left && where->count > 1)
+        status++, left--;
+    uint32_t code = left >= 2 ? left - 1 : 0;
+    msg += left - (code ? code + 1 : 0);  /* a row too few for the source: one more message */
+    if (header)
+        header_line(dbg, cols, out);
+    for (uint32_t r = 0; r < status; r++) {
+        fit(buf, cols, where->lines[r]);
+        ui_dbg_text_add(out, "%s", buf);
+    }
+    if (code) {
+        rule(buf, cols, "source");
+        ui_dbg_text_add(out, "%s", buf);
+        for (uint32_t r = 0; r < code; r++) {
+            source_row(dbg, r, code, buf, cols);
+            ui_dbg_text_add(out, "%s", buf);
+        }
+    }
+    if (rule_shown) {
+        messages_pane(messages, cols, msg, said, out);
+        return;
+    }
+    uint32_t from = messages->count > msg ? messages->count - msg : 0;
+    for (uint32_t r = 0; r < msg; r++) {
+        fit(buf, cols, from + r < messages->count ? messages->lines[from + r] : "");
+        ui_dbg_text_add(out, "%s", buf);
+    }
+}
+
 void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
                    const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out)
 {
@@ -630,7 +673,12 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
     UiDbgText where = {0};
     ui_dbg_where(dbg, &where);
     uint32_t status_rows = where.count > 1 ? 2 : 1;
-    rows = rows < UI_DBG_MIN_ROWS ? UI_DBG_MIN_ROWS : rows;
+    if (rows < UI_DBG_MIN_ROWS) {
+        small_screen(dbg, cols < 10 ? 10 : cols > 400 ? 400 : cols, rows ? rows : 1, &where,
+                     messages, msg_rows, out);
+        ui_dbg_text_free(&where);
+        return;
+    }
     cols = cols < UI_DBG_MIN_COLS ? UI_DBG_MIN_COLS : cols > 400 ? 400 : cols;
     uint32_t said = msg_rows;
     msg_rows = msg_rows < 4 ? 4 : msg_rows > rows / 3 ? rows / 3 : msg_rows;

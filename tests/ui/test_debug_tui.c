@@ -200,11 +200,48 @@ static void test_newest_message_at_80x24(void **state)
     tui_end(&t);
 }
 
+/* A terminal smaller than the screen needs says so, and shows the latest messages, where
+ * the run is and some source; the keys still work, and help scrolls. */
+static void test_small_terminal(void **state)
+{
+    (void)state;
+    Tui t;
+    char row[512];
+    tui_start(&t, 40, 10, "", "debug kernels/basics/vector_add.yaml");
+    tui_wait_for(&t, "40x10 too small, needs 60x24");
+    tui_wait_for(&t, "at the start: line 21");
+    tui_keys(&t, "s");
+    tui_wait_for(&t, "stepped: line 23");
+    tui_keys(&t, "f");
+    tui_wait_for(&t, "finished: ");
+    tui_row(&t, 8, row, sizeof row);
+    expect_in(row, "expect c    ok", row);
+    tui_keys(&t, "h");
+    tui_wait_for(&t, "help (space: more; other keys: back)");
+    tui_wait_for(&t, "run N");
+    tui_keys(&t, "Space Space Space Space Space Space Space Space Space Space");
+    tui_wait_for(&t, "shortened (s, n, b 24, p sum)");
+    tui_keys(&t, "x");
+    tui_wait_for(&t, "40x10 too small");
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+
+    tui_start(&t, 80, 23, "", "debug kernels/basics/vector_add.yaml");
+    tui_wait_for(&t, "terminal 80x23 is too small: lockstep debug needs at least 60x24");
+    tui_row(&t, 21, row, sizeof row);
+    expect_in(row, "timed: issues at cycle 0", row);
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_q_stops_a_run),
         cmocka_unit_test(test_newest_message_at_80x24),
+        cmocka_unit_test(test_small_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
