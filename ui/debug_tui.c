@@ -3,9 +3,10 @@
  *
  * It draws the lines debug_view.c writes (the same ones `screen` prints in a script), marks
  * the current source line and instruction, and turns keys into the command lines the
- * command table binds them to; `:` reads a command line of any command. While a command
- * runs, it keeps reading keys (the session polls, debug_session.c): `q` stops the run and
- * quits, Ctrl-C stops it, and other keys wait their turn.
+ * command table binds them to; `:` reads a command line of any command (kept through a
+ * resize; Escape or Ctrl-C cancel it). While a command runs, it keeps reading keys (the
+ * session polls, debug_session.c): `q` stops the run and quits, Ctrl-C stops it, and other
+ * keys wait their turn.
  */
 #include "debug.h"
 
@@ -184,21 +185,48 @@ static void show_help(void)
     ui_dbg_text_free(&help);
 }
 
-/* Reads a command line on the bottom row. */
-static bool read_command(char *buf, int size)
+/* Reads a command line on the bottom row into buf (size bytes), starting from what buf
+ * holds. A resize redraws the screen under it and keeps what was typed; Enter runs it (true);
+ * Escape, Ctrl-C, or Backspace on an empty line cancel it (false). The terminal is raw
+ * meanwhile, so Ctrl-C is a key here, not an interrupt. */
+static bool read_command(UiDbgUi *ui, char *buf, size_t size)
 {
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    (void)cols;
-    move(rows - 1, 0);
-    clrtoeol();
-    addstr(":");
-    echo();
+    size_t len = strlen(buf);
+    raw();
     curs_set(1);
-    int got = getnstr(buf, size - 1);
-    noecho();
+    bool ok = false;
+    for (;;) {
+        int rows, cols;
+        getmaxyx(stdscr, rows, cols);
+        /* the end of the line, when it is longer than the row */
+        size_t from = cols > 2 && len + 2 > (size_t)cols ? len + 2 - (size_t)cols : 0;
+        move(rows - 1, 0);
+        clrtoeol();
+        addch(':');
+        addnstr(buf + from, cols > 1 ? cols - 1 : 0);
+        refresh();
+        int key = next_key();
+        if (key == KEY_RESIZE) {
+            draw(ui);
+        } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+            ok = true;
+            break;
+        } else if (key == 27 || key == 3 || key == ERR) { /* Escape, Ctrl-C */
+            break;
+        } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+            if (!len)
+                break;
+            buf[--len] = '\0';
+        } else if (key == 21) { /* Ctrl-U: the whole line */
+            buf[len = 0] = '\0';
+        } else if (key >= ' ' && key < 127 && len + 1 < size) {
+            buf[len++] = (char)key;
+            buf[len] = '\0';
+        }
+    }
+    cbreak();
     curs_set(0);
-    return got == OK;
+    return ok;
 }
 
 int ui_dbg_tui(UiDbgUi *ui)
@@ -218,6 +246,7 @@ int ui_dbg_tui(UiDbgUi *ui)
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
+    set_escdelay(25); /* Escape alone cancels a command line at once */
     curs_set(0);
     interrupted_dbg = ui->dbg;
     struct sigaction sa, old_sa;
@@ -235,7 +264,8 @@ int ui_dbg_tui(UiDbgUi *ui)
         char line[256];
         const char *cmd = NULL;
         if (key == ':') {
-            if (read_command(line, sizeof line))
+            line[0] = '\0';
+            if (read_command(ui, line, sizeof line))
                 cmd = line;
         } else if (key == 3) { /* Ctrl-C with the terminal in raw mode */
             ui_dbg_text_add(&ui->messages, "nothing is running (q quits)");

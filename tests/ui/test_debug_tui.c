@@ -94,6 +94,14 @@ static void tui_keys(const Tui *t, const char *keys)
     sleep_ms(150);
 }
 
+static void tui_resize(const Tui *t, int cols, int rows)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "resize-window -t 0 -x %d -y %d", cols, rows);
+    assert_int_equal(tmux(t, cmd, NULL), 0);
+    sleep_ms(300);
+}
+
 /* The debugger's exit status, waiting up to `ms` for it to end; -1 when it has not. */
 static int tui_status(const Tui *t, int ms)
 {
@@ -236,12 +244,59 @@ static void test_small_terminal(void **state)
     tui_end(&t);
 }
 
+/* A resize while a command line is typed redraws the screen and keeps the line; one while
+ * help is shown keeps help. Escape and Ctrl-C cancel a command line. */
+static void test_resize_and_prompt(void **state)
+{
+    (void)state;
+    Tui t;
+    char row[512];
+    tui_start(&t, 100, 30, "", "debug kernels/basics/vector_add.yaml --mode functional");
+    tui_wait_for(&t, "at the start: line 21");
+    tui_keys(&t, "-l :pri");
+    tui_resize(&t, 90, 28);
+    tui_row(&t, 27, row, sizeof row);
+    expect_in(row, ":pri", row);
+    tui_keys(&t, "-l 'nt i'");
+    tui_keys(&t, "Enter");
+    tui_wait_for(&t, "i (uint, r1), lanes 0-31");
+    char *screen = tui_screen(&t);
+    if (strstr(screen, "stepped:")) /* n and l did not run as keys */
+        fail_msg("a key of the command line ran:\n%s", screen);
+    free(screen);
+
+    tui_keys(&t, "h");
+    tui_wait_for(&t, "keys and commands");
+    tui_resize(&t, 100, 30);
+    tui_wait_for(&t, "keys and commands");
+    tui_keys(&t, "x");
+    tui_wait_for(&t, "-- messages");
+
+    /* Escape and Ctrl-C leave the line: nothing runs, and the keys are back */
+    tui_keys(&t, "-l ':step 5'");
+    tui_keys(&t, "Escape");
+    tui_keys(&t, "-l ':step 7'");
+    tui_keys(&t, "C-c");
+    tui_row(&t, 29, row, sizeof row);
+    expect_in(row, "s step  n next", row);
+    tui_keys(&t, "s");
+    tui_wait_for(&t, "stepped: line 23, pc 0x0004");
+    screen = tui_screen(&t);
+    if (strstr(screen, "step 5") || strstr(screen, "step 7") || strstr(screen, "^["))
+        fail_msg("a cancelled command line ran or was typed into:\n%s", screen);
+    free(screen);
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_q_stops_a_run),
         cmocka_unit_test(test_newest_message_at_80x24),
         cmocka_unit_test(test_small_terminal),
+        cmocka_unit_test(test_resize_and_prompt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
