@@ -21,7 +21,8 @@ typedef bool (*CmdFn)(UiDbgUi *ui, char **args, int nargs);
 
 typedef struct CmdKey {
     int key;
-    const char *line;       /* the command line the key runs */
+    const char *line;       /* the command line the key runs; one ending in a space opens the
+                             * command line with it, for the user to finish (`print `) */
 } CmdKey;
 
 typedef struct Cmd {
@@ -413,7 +414,7 @@ static const Cmd COMMANDS[] = {
      "stop after each store or atomic to element I of a buffer or threadgroup array", cmd_watch},
     {"delete", "d", {{0}}, "N", "delete breakpoint N", cmd_delete},
     {"breaks", "breaks", {{0}}, "", "list the breakpoints and their hits", cmd_breaks},
-    {"print", "p", {{0}}, "WHAT",
+    {"print", "p", {{'p', "print "}}, "WHAT",
      "a variable's value in every lane, a register (r5, r5l), a buffer or array (out, out[3])",
      cmd_print},
     {"mem", "m", {{'m', "mem"}}, "",

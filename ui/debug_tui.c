@@ -114,8 +114,9 @@ static void draw(UiDbgUi *ui)
             mvchgat(y, (int)left + 1, cols - (int)left - 1, A_BOLD | A_REVERSE, 0, NULL);
     }
     if (bar)
-        mvaddnstr(rows - 1, 0, cols >= 62 ? "s step  n next  l line  c continue  : command  h help  q quit"
-                                          : "s n l c  : command  h help  q quit", cols);
+        mvaddnstr(rows - 1, 0, cols >= 72 ? "s step  n next  l line  c continue  p print  : command  "
+                                            "h help  q quit"
+                                          : "s n l c p  : command  h help  q quit", cols);
     ui_dbg_text_free(&screen);
     refresh();
 }
@@ -273,7 +274,11 @@ int ui_dbg_tui(UiDbgUi *ui)
             continue;
         } else {
             cmd = ui_dbg_key_command(key);
-            if (!cmd && key < 128)
+            size_t n = cmd ? strlen(cmd) : 0;
+            if (n && cmd[n - 1] == ' ') { /* `p`: the command line, `print ` typed */
+                snprintf(line, sizeof line, "%s", cmd);
+                cmd = read_command(ui, line, sizeof line) ? line : NULL;
+            } else if (!cmd && key < 128)
                 ui_dbg_text_add(&ui->messages, "no command on key `%c` (h: help)", key);
         }
         if (cmd && (strcmp(cmd, "help") == 0 || strcmp(cmd, "h") == 0)) {

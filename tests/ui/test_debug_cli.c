@@ -568,6 +568,7 @@ static void test_help(void **state)
                                         "screen", "help", "quit"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_in(out, names[i], out);
+    expect_in(out, "  p     print WHAT ", out); /* the key --help and the tutorial name */
     free(out);
     /* abbreviations: s, n, b, p, d */
     assert_int_equal(debug("kernels/basics/vector_add.yaml", "",

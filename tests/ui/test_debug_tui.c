@@ -290,6 +290,27 @@ static void test_resize_and_prompt(void **state)
     tui_end(&t);
 }
 
+/* `p` opens the command line with `print ` typed: the user adds the name. */
+static void test_p_prints(void **state)
+{
+    (void)state;
+    Tui t;
+    char row[512];
+    tui_start(&t, 100, 30, "", "debug kernels/basics/vector_add.yaml --mode functional");
+    tui_wait_for(&t, "at the start: line 21");
+    tui_keys(&t, "p");
+    tui_row(&t, 29, row, sizeof row);
+    expect_in(row, ":print", row);
+    tui_keys(&t, "-l i");
+    tui_row(&t, 29, row, sizeof row);
+    expect_in(row, ":print i", row);
+    tui_keys(&t, "Enter");
+    tui_wait_for(&t, "i (uint, r1), lanes 0-31");
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_newest_message_at_80x24),
         cmocka_unit_test(test_small_terminal),
         cmocka_unit_test(test_resize_and_prompt),
+        cmocka_unit_test(test_p_prints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
