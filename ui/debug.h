@@ -2,8 +2,9 @@
  * debug.h — the debugger's parts, inside ui/: a session that runs a launch on a thread of its
  * own and holds it still where the user asked (debug_session.c), the cycles of a timed run
  * of the same launch to show beside it (debug_timing.c), what it shows, drawn as lines of
- * text (debug_view.c), the commands, one table for the script and the keys (debug_cmd.c),
- * and the curses front end (debug_tui.c, the only file that includes curses).
+ * text (debug_view.c, and the screen: debug_screen.c), the commands, one table for the
+ * script and the keys (debug_cmd.c), and the curses front end (debug_tui.c, the only file
+ * that includes curses).
  *
  * Stopped means: the simulator's thread waits inside the observer's inst_issued, before the
  * instruction at the stop runs, so everything the SimGroupView points to (registers, the
@@ -221,7 +222,7 @@ bool ui_dbg_delete(UiDbg *dbg, uint32_t number);
 /* The kernel's source line of an instruction (0: none known, or another file's). */
 uint32_t ui_dbg_line_of(const IsaProgram *p, uint32_t index);
 
-/* ---- what is shown (debug_view.c) ------------------------------------------------------------ */
+/* ---- what is shown (debug_view.c; the screen, debug_screen.c) ------------------------------ */
 
 /* Lines of text a command or a screen writes into; the script mode prints them, curses draws
  * them. */
@@ -245,6 +246,15 @@ void ui_dbg_text_free(UiDbgText *t);
  * UI_DBG_MIN_ROWS rows, the latest messages, where it stopped and the source only. */
 void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t first_lane,
                    const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out);
+/* Lane `lane`'s value of a register operand (R16 index = register * 2 + half), formatted as
+ * `type` ("float", "uint", ... or NULL for hex). With `fit` > 0 (the screen's columns) a
+ * number longer than fit characters is shortened to fewer significant digits (4000000000
+ * -> 4e+09) rather than cut. */
+void ui_dbg_format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t index,
+                       const char *type, uint32_t lane, uint32_t fit, char *buf, size_t size);
+bool ui_dbg_lane_active(const SimGroupView *sg, uint32_t lane);
+/* The variables live at the stop (pc in [pc_begin, pc_end)), at most max. */
+uint32_t ui_dbg_live_vars(const UiDbg *dbg, const IsaVarLoc **out, uint32_t max);
 /* `print WHAT`: a variable live at the stop, a register (r5, r5l, r5h), a named block
  * of threadgroup memory (`shared`, `shared[3]`) or a buffer argument (`out`, `out[5]`).
  * False with a message in out when WHAT names nothing printable here. */

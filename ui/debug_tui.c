@@ -1,7 +1,7 @@
 /*
  * debug_tui.c — the debugger in a terminal: the only file of lockstep that includes curses.
  *
- * It draws the lines debug_view.c writes (the same ones `screen` prints in a script), marks
+ * It draws the lines debug_screen.c writes (the same ones `screen` prints in a script), marks
  * the current source line and instruction, and turns keys into the command lines the
  * command table binds them to; `:` reads a command line of any command (kept through a
  * resize; Escape or Ctrl-C cancel it). While a command runs, it keeps reading keys (the
@@ -71,7 +71,7 @@ static void poll_keys(void *ctx)
 
 /* Draws the screen, the keys on the bottom row; the rows whose source or assembly half is
  * at the stop in bold. A terminal smaller than the screen needs says so on its top row and
- * gets the small screen (debug_view.c): the latest messages first. */
+ * gets the small screen (debug_screen.c): the latest messages first. */
 static void draw(UiDbgUi *ui)
 {
     int rows, cols;
