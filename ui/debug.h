@@ -235,6 +235,15 @@ void ui_dbg_text_add(UiDbgText *t, const char *fmt, ...) UTIL_PRINTF(2, 3);
 void ui_dbg_text_clear(UiDbgText *t);
 void ui_dbg_text_free(UiDbgText *t);
 
+/* Text is UTF-8. One character of s: its code point in *c and its length in bytes; 0 when
+ * the bytes there are no UTF-8 character. */
+size_t ui_dbg_utf8(const char *s, uint32_t *c);
+/* The columns the character at s takes (a malformed byte: one, as its `?`), its bytes in
+ * *bytes. */
+uint32_t ui_dbg_char_width(const char *s, size_t *bytes);
+/* How many bytes of s fill at most `cols` columns. */
+size_t ui_dbg_text_bytes(const char *s, uint32_t cols);
+
 /* The smallest screen that has every pane (the terminal has a row more, for the keys). */
 #define UI_DBG_MIN_COLS 60
 #define UI_DBG_MIN_ROWS 23

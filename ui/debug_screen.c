@@ -9,29 +9,107 @@
  */
 #include "debug.h"
 
-#include <ctype.h>
 #include <string.h>
 
-/* Appends s to buf at column *col, cut at `width` columns, tabs as 4 spaces. */
-static void put(char *buf, uint32_t *col, uint32_t width, const char *s)
+/* A row's bytes: up to 400 columns of UTF-8 (4 bytes a character at most), and more. */
+#define ROW_BYTES 2048
+
+/* The columns a character takes: none for combining marks, two for East Asian wide ones
+ * and emoji, else one (wcwidth's answer in a UTF-8 locale, without needing one). */
+static uint32_t char_width(uint32_t c)
 {
-    for (; *s && *col < width; s++) {
-        if (*s == '\t') {
+    if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) || (c >= 0xfe00 && c <= 0xfe0f))
+        return 0;
+    if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf && c != 0x303f) ||
+        (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
+        (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+        (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) ||
+        (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x20000 && c <= 0x3fffd))
+        return 2;
+    return 1;
+}
+
+size_t ui_dbg_utf8(const char *s, uint32_t *c)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3
+             : (u[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0 || u[0] == 0)
+        return 0;
+    uint32_t v = n == 1 ? u[0] : u[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((u[i] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (u[i] & 0x3f);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < least[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0; /* overlong, past Unicode, or a surrogate */
+    *c = v;
+    return n;
+}
+
+uint32_t ui_dbg_char_width(const char *s, size_t *bytes)
+{
+    uint32_t c;
+    size_t n = ui_dbg_utf8(s, &c);
+    *bytes = n ? n : 1;
+    return n ? char_width(c) : 1;
+}
+
+size_t ui_dbg_text_bytes(const char *s, uint32_t cols)
+{
+    size_t at = 0;
+    for (uint32_t col = 0; s[at];) {
+        size_t n;
+        uint32_t w = ui_dbg_char_width(s + at, &n);
+        if (col + w > cols)
+            break;
+        col += w;
+        at += n;
+    }
+    return at;
+}
+
+/* Appends s to buf (at byte *len, column *col), cut at `width` columns: UTF-8 characters
+ * whole, tabs as 4 spaces, control characters and malformed bytes as `?`. */
+static void put(char *buf, size_t *len, uint32_t *col, uint32_t width, const char *s)
+{
+    while (*s && *col < width) {
+        uint32_t c;
+        size_t n = ui_dbg_utf8(s, &c);
+        uint32_t w = n ? char_width(c) : 1;
+        /* the rest of the row, in spaces, must fit after it */
+        if (*col + w > width || *len + (n ? n : 1) + (width - *col) + 1 > ROW_BYTES)
+            break;
+        if (n == 1 && c == '\t') {
             for (int k = 0; k < 4 && *col < width; k++)
-                buf[(*col)++] = ' ';
+                buf[(*len)++] = ' ', (*col)++;
+        } else if (n == 0 || c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+            buf[(*len)++] = '?', (*col)++;
         } else {
-            buf[(*col)++] = isprint((unsigned char)*s) ? *s : '?';
+            memcpy(buf + *len, s, n);
+            *len += n;
+            *col += w;
         }
+        s += n ? n : 1;
     }
 }
 
-/* A line of `width` columns: s, then padding. */
+/* Ends a row begun with put: spaces to `width` columns. */
+static void pad(char *buf, size_t len, uint32_t col, uint32_t width)
+{
+    memset(buf + len, ' ', width - col);
+    buf[len + width - col] = '\0';
+}
+
+/* A row of `width` columns: s, then padding. */
 static void fit(char *buf, uint32_t width, const char *s)
 {
     uint32_t col = 0;
-    put(buf, &col, width, s);
-    memset(buf + col, ' ', width - col);
-    buf[width] = '\0';
+    size_t len = 0;
+    put(buf, &len, &col, width, s);
+    pad(buf, len, col, width);
 }
 
 /* "-- title ------" across width columns. */
@@ -40,7 +118,7 @@ static void rule(char *buf, uint32_t width, const char *title)
     char head[256];
     snprintf(head, sizeof head, "-- %s ", title);
     fit(buf, width, head);
-    for (uint32_t c = (uint32_t)strlen(head); c < width; c++)
+    for (size_t c = ui_dbg_text_bytes(head, width); buf[c]; c++) /* the padding */
         buf[c] = '-';
 }
 
@@ -76,10 +154,10 @@ static void source_row(const UiDbg *dbg, uint32_t r, uint32_t height, char *buf,
     snprintf(head, sizeof head, "%c%s%4u  ", is_break_line(dbg, line) ? '*' : ' ',
              line == cur ? "=>" : "  ", line);
     uint32_t col = 0;
-    put(buf, &col, width, head);
-    put(buf, &col, width, dbg->lines[line - 1]);
-    memset(buf + col, ' ', width - col);
-    buf[width] = '\0';
+    size_t len = 0;
+    put(buf, &len, &col, width, head);
+    put(buf, &len, &col, width, dbg->lines[line - 1]);
+    pad(buf, len, col, width);
 }
 
 /* Row r of the assembly pane, centred on the stop's instruction. */
@@ -107,7 +185,7 @@ static void asm_row(const UiDbg *dbg, uint32_t r, uint32_t height, char *buf, ui
 static void messages_pane(const UiDbgText *messages, uint32_t cols, uint32_t rows, uint32_t said,
                           UiDbgText *out)
 {
-    char buf[1024], title[96] = "messages (h: help)";
+    char buf[ROW_BYTES], title[96] = "messages (h: help)";
     if (said > rows)
         snprintf(title, sizeof title, "messages (h: help; %u earlier line%s not shown: a taller "
                  "terminal shows them)", said - rows, said - rows == 1 ? "" : "s");
@@ -122,7 +200,7 @@ static void messages_pane(const UiDbgText *messages, uint32_t cols, uint32_t row
 
 static void header_line(const UiDbg *dbg, uint32_t cols, UiDbgText *out)
 {
-    char buf[1024], tmp[1024];
+    char buf[ROW_BYTES], tmp[ROW_BYTES];
     const UiLaunch *L = dbg->launch;
     snprintf(tmp, sizeof tmp, "lockstep debug: %s (%s), %s %u x %u x %u, threadgroup %u x %u x %u,"
              " %s", dbg->program->name, L->m->kernel_path,
@@ -139,7 +217,7 @@ static void header_line(const UiDbg *dbg, uint32_t cols, UiDbgText *out)
 static void small_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, const UiDbgText *where,
                          const UiDbgText *messages, uint32_t said, UiDbgText *out)
 {
-    char buf[1024];
+    char buf[ROW_BYTES];
     uint32_t want = said < 1 ? 1 : said, left = rows;
     uint32_t msg = want < (rows / 3 ? rows / 3 : 1) ? want : rows / 3 ? rows / 3 : 1;
     left -= msg;
@@ -192,7 +270,7 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
     cols = cols < UI_DBG_MIN_COLS ? UI_DBG_MIN_COLS : cols > 400 ? 400 : cols;
     uint32_t said = msg_rows;
     msg_rows = msg_rows < 4 ? 4 : msg_rows > rows / 3 ? rows / 3 : msg_rows;
-    char buf[1024], tmp[1024];
+    char buf[ROW_BYTES], tmp[ROW_BYTES];
     const IsaVarLoc *live[256];
     uint32_t num_live = dbg->finished ? 0 : ui_dbg_live_vars(dbg, live, 256);
     uint32_t var_rows = num_live < 6 ? num_live : 6;
@@ -265,8 +343,9 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
                 break;
             }
             uint32_t col = 0;
+            size_t len = 0;
             snprintf(tmp, sizeof tmp, "%-13.13s ", live[v]->name);
-            put(buf, &col, cols, tmp);
+            put(buf, &len, &col, cols, tmp);
             for (uint32_t l = first_lane; l <= last; l++) {
                 char value[64], cell[80];
                 /* room for the value, its parentheses when inactive, and a space */
@@ -274,10 +353,9 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
                            colw > 4 ? colw - 3 : 1, value, sizeof value);
                 snprintf(cell, sizeof cell, ui_dbg_lane_active(sg, l) ? "%s" : "(%s)", value);
                 snprintf(tmp, sizeof tmp, "%-*.*s", (int)colw, (int)colw - 1, cell);
-                put(buf, &col, cols, tmp);
+                put(buf, &len, &col, cols, tmp);
             }
-            memset(buf + col, ' ', cols - col);
-            buf[cols] = '\0';
+            pad(buf, len, col, cols);
             ui_dbg_text_add(out, "%s", buf);
         }
         if (!var_rows) {

@@ -11,6 +11,8 @@
 #include "debug.h"
 
 #include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,32 @@ static void poll_keys(void *ctx)
     nodelay(stdscr, FALSE);
 }
 
+/* The terminal takes UTF-8 (the locale says so): text is drawn as it is; else each
+ * character past ASCII is drawn as `?` (two for a wide one). */
+static bool utf8;
+
+/* Row y: line, cut at cols columns. */
+static void draw_row(int y, const char *line, int cols)
+{
+    if (utf8) {
+        mvaddnstr(y, 0, line, (int)ui_dbg_text_bytes(line, (uint32_t)cols));
+        return;
+    }
+    char *ascii = util_malloc(2 * strlen(line) + 1);
+    size_t len = 0;
+    for (size_t at = 0, n; line[at]; at += n) {
+        uint32_t w = ui_dbg_char_width(line + at, &n);
+        if ((unsigned char)line[at] < 0x80)
+            ascii[len++] = line[at];
+        else
+            for (uint32_t k = 0; k < w; k++)
+                ascii[len++] = '?';
+    }
+    ascii[len] = '\0';
+    mvaddnstr(y, 0, ascii, cols);
+    free(ascii);
+}
+
 /* Draws the screen, the keys on the bottom row; the rows whose source or assembly half is
  * at the stop in bold. A terminal smaller than the screen needs says so on its top row and
  * gets the small screen (debug_screen.c): the latest messages first. */
@@ -103,14 +131,15 @@ static void draw(UiDbgUi *ui)
     for (uint32_t r = 0; r < screen.count && r < height; r++) {
         const char *line = screen.lines[r];
         int y = (int)r + top;
-        mvaddnstr(y, 0, line, cols);
+        draw_row(y, line, cols);
         if (strncmp(line, "lockstep debug: ", 16) == 0)
             mvchgat(y, 0, cols, A_REVERSE, 0, NULL);
         else if (strncmp(line, "-- ", 3) == 0)
             mvchgat(y, 0, cols, A_BOLD, 0, NULL);
         if (strlen(line) > 3 && strncmp(line + 1, "=>", 2) == 0)
             mvchgat(y, 0, (int)left, A_BOLD | A_REVERSE, 0, NULL);
-        if (strlen(line) > left + 4 && strncmp(line + left + 2, "=>", 2) == 0)
+        size_t half = ui_dbg_text_bytes(line, left + 2); /* the assembly's `=>` */
+        if (strlen(line) > half + 2 && strncmp(line + half, "=>", 2) == 0)
             mvchgat(y, (int)left + 1, cols - (int)left - 1, A_BOLD | A_REVERSE, 0, NULL);
     }
     if (bar)
@@ -232,6 +261,10 @@ static bool read_command(UiDbgUi *ui, char *buf, size_t size)
 
 int ui_dbg_tui(UiDbgUi *ui)
 {
+    /* the terminal's character set (LC_CTYPE only: numbers keep their `.`) */
+    setlocale(LC_CTYPE, "");
+    const char *codeset = nl_langinfo(CODESET);
+    utf8 = codeset && (strcmp(codeset, "UTF-8") == 0 || strcmp(codeset, "utf8") == 0);
     /* newterm, not initscr: initscr exits the program (status 1) when TERM names no
      * terminal it knows, and that is bad input (status 2) with our message */
     SCREEN *screen = newterm(NULL, stdout, stdin);

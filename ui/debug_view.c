@@ -18,16 +18,21 @@
 
 void ui_dbg_text_add(UiDbgText *t, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *line = util_malloc(n > 0 ? (size_t)n + 1 : 1);
+    line[0] = '\0';
+    if (n > 0)
+        vsnprintf(line, (size_t)n + 1, fmt, again);
+    va_end(again);
     if (t->count == t->capacity) {
         t->capacity = t->capacity ? 2 * t->capacity : 16;
         t->lines = util_realloc(t->lines, t->capacity * sizeof *t->lines);
     }
-    t->lines[t->count++] = util_strdup(buf);
+    t->lines[t->count++] = line;
 }
 
 void ui_dbg_text_clear(UiDbgText *t)

@@ -485,6 +485,34 @@ static void test_screen_rows(void **state)
     }
 }
 
+/* `screen` passes UTF-8 through whole: the em dash of a kernel's first line, a wide
+ * character taking two columns (the source half still ends at its column), and a byte
+ * that is no UTF-8 as one `?`. */
+static void test_screen_utf8(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(debug("kernels/basics/vector_add.yaml", "--size 100x60", "screen\n", &out), 0);
+    char *s = said(out, "screen", 0);
+    expect_in(s, "\n      1  // vector_add.metal \u2014 the \"hello world\" | =>0000", out);
+    free(s);
+    free(out);
+    TempKernel k;
+    temp_kernel(&k, "wide.metal",
+                "// \u6570\u636e \u2014 ok \xff!\n"
+                "kernel void wide(device uint *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    out[i] = i;\n"
+                "}\n",
+                "kernel: wide.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  out: {count: 4}\n");
+    assert_int_equal(debug(k.manifest, "--mode functional", "screen\n", &out), 0);
+    temp_kernel_remove(&k);
+    s = said(out, "screen", 0);
+    /* 100 columns: the source half is 49; the line takes 9 + 3 + 4 + 8 of them, 25 spaces */
+    expect_in(s, "\n      1  // \u6570\u636e \u2014 ok ?!                         |", out);
+    free(s);
+    free(out);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -819,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_pane_fits),
         cmocka_unit_test(test_screen_rows),
+        cmocka_unit_test(test_screen_utf8),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),

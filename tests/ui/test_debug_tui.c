@@ -311,6 +311,29 @@ static void test_p_prints(void **state)
     tui_end(&t);
 }
 
+/* A kernel's first line has an em dash: drawn as it is in a UTF-8 locale, as one `?` (not
+ * one a byte) in a locale that is not. */
+static void test_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *env, *want;
+    } cases[] = {
+        {"LC_ALL=C.UTF-8", "      1  // vector_add.metal \u2014 the \"hello world\""},
+        {"LC_ALL=C", "      1  // vector_add.metal ? the \"hello world\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (i == 0 && test_run("locale -a | grep -qix 'C.UTF-8\\|C.utf8'", NULL) != 0)
+            continue; /* no UTF-8 locale here */
+        Tui t;
+        tui_start(&t, 100, 60, cases[i].env, "debug kernels/basics/vector_add.yaml");
+        tui_wait_for(&t, cases[i].want);
+        tui_keys(&t, "q");
+        assert_int_equal(tui_status(&t, 3000), 0);
+        tui_end(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_small_terminal),
         cmocka_unit_test(test_resize_and_prompt),
         cmocka_unit_test(test_p_prints),
+        cmocka_unit_test(test_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
