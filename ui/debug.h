@@ -257,8 +257,9 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
                    const UiDbgText *messages, uint32_t msg_rows, UiDbgText *out);
 /* Lane `lane`'s value of a register operand (R16 index = register * 2 + half), formatted as
  * `type` ("float", "uint", ... or NULL for hex). With `fit` > 0 (the screen's columns) a
- * number longer than fit characters is shortened to fewer significant digits (4000000000
- * -> 4e+09) rather than cut. */
+ * float longer than fit characters gets fewer significant digits, and hex loses its leading
+ * zeros when they do not fit; integers keep every digit (the screen cuts what still does
+ * not fit, and marks it). */
 void ui_dbg_format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t index,
                        const char *type, uint32_t lane, uint32_t fit, char *buf, size_t size);
 bool ui_dbg_lane_active(const SimGroupView *sg, uint32_t lane);

@@ -347,13 +347,19 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
             snprintf(tmp, sizeof tmp, "%-13.13s ", live[v]->name);
             put(buf, &len, &col, cols, tmp);
             for (uint32_t l = first_lane; l <= last; l++) {
-                char value[64], cell[80];
-                /* room for the value, its parentheses when inactive, and a space */
+                /* room for the value, its parentheses when inactive, and a space; a value
+                 * that does not fit is cut and ends in `…`, never shown as another value */
+                bool active = ui_dbg_lane_active(sg, l);
+                uint32_t room = colw - 1 - (active ? 0 : 2), start = col;
+                char value[80], cell[96];
                 ui_dbg_format_reg(sg, live[v]->kind, live[v]->index, live[v]->type_name, l,
-                           colw > 4 ? colw - 3 : 1, value, sizeof value);
-                snprintf(cell, sizeof cell, ui_dbg_lane_active(sg, l) ? "%s" : "(%s)", value);
-                snprintf(tmp, sizeof tmp, "%-*.*s", (int)colw, (int)colw - 1, cell);
-                put(buf, &len, &col, cols, tmp);
+                                  room, value, sizeof value);
+                if (strlen(value) > room)
+                    snprintf(value + room - 1, sizeof value - (room - 1), "\u2026");
+                snprintf(cell, sizeof cell, active ? "%s" : "(%s)", value);
+                put(buf, &len, &col, cols, cell);
+                for (; col < start + colw && col < cols; col++)
+                    buf[len++] = ' ';
             }
             pad(buf, len, col, cols);
             ui_dbg_text_add(out, "%s", buf);

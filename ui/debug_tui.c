@@ -72,7 +72,8 @@ static void poll_keys(void *ctx)
 }
 
 /* The terminal takes UTF-8 (the locale says so): text is drawn as it is; else each
- * character past ASCII is drawn as `?` (two for a wide one). */
+ * character past ASCII is drawn as `?` (two for a wide one), and the `…` that ends a value
+ * cut short as `>`. */
 static bool utf8;
 
 /* Row y: line, cut at cols columns. */
@@ -88,6 +89,8 @@ static void draw_row(int y, const char *line, int cols)
         uint32_t w = ui_dbg_char_width(line + at, &n);
         if ((unsigned char)line[at] < 0x80)
             ascii[len++] = line[at];
+        else if (n == 3 && memcmp(line + at, "\u2026", 3) == 0) /* a value cut short */
+            ascii[len++] = '>';
         else
             for (uint32_t k = 0; k < w; k++)
                 ascii[len++] = '?';

@@ -85,14 +85,16 @@ void ui_dbg_format_reg(const SimGroupView *sg, IsaOperandKind kind, uint32_t ind
             snprintf(buf, size, "%.6g", n.f);
         else
             ui_format_number(t.scalar, &n, buf, size);
-        double v = n.is_float ? n.f : n.negative ? -(double)n.magnitude : (double)n.magnitude;
-        for (int digits = 5; fit && strlen(buf) > fit && digits >= 1; digits--)
-            snprintf(buf, size, "%.*g", digits, v);
+        for (int digits = 5; fit && n.is_float && strlen(buf) > fit && digits >= 1; digits--)
+            snprintf(buf, size, "%.*g", digits, n.f);
         return;
     }
     uint64_t v = 0;
     memcpy(&v, bytes, width);
-    snprintf(buf, size, "0x%0*llx", (int)width * 2, (unsigned long long)v);
+    if (fit && 2 + (size_t)width * 2 > fit) /* the screen: without leading zeros */
+        snprintf(buf, size, "0x%llx", (unsigned long long)v);
+    else
+        snprintf(buf, size, "0x%0*llx", (int)width * 2, (unsigned long long)v);
 }
 
 bool ui_dbg_lane_active(const SimGroupView *sg, uint32_t lane)

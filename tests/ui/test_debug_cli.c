@@ -430,9 +430,10 @@ static void test_groups(void **state)
     free(out);
 }
 
-/* The variables pane shortens a number that does not fit its column to fewer significant
- * digits, never cutting it: a ulong of 4000000000 shows as 4e+09 in a 100-column screen
- * (10 columns a lane), and `print` shows every digit. */
+/* The variables pane never shows a value that does not fit its column as another value: a
+ * float gets fewer digits, an integer keeps its digits and one cut short ends in `…` (in a
+ * 100-column screen a lane has 10 columns, 9 for an active lane's value), hex loses its
+ * leading zeros first; `print` shows every digit. */
 static void test_pane_fits(void **state)
 {
     (void)state;
@@ -441,17 +442,25 @@ static void test_pane_fits(void **state)
     temp_kernel(&k, "wide.metal",
                 "kernel void wide(device ulong *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
                 "    ulong acc = (ulong)i * 4000000000ul;\n"
-                "    out[i] = acc + 1;\n"
+                "    uint big = 700000000u + i;\n"
+                "    out[i] = acc + big;\n"
                 "}\n",
                 "kernel: wide.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  out: {count: 4}\n");
-    assert_int_equal(debug(k.manifest, "--mode functional", "break 3\ncontinue\nscreen\nprint acc\n",
+    assert_int_equal(debug(k.manifest, "--mode functional", "break 4\ncontinue\nscreen\nprint acc\n",
                            &out), 0);
     temp_kernel_remove(&k);
     char *s = said(out, "screen", 0);
-    expect_in(s, "\nacc           0         4e+09     8e+09     1.2e+10 ", out);
+    expect_in(s, "\nacc           0         40000000\u2026 80000000\u2026 12000000\u2026 ", out);
+    expect_in(s, "\nbig           700000000 700000001 700000002 700000003 ", out);
     free(s);
     s = said(out, "print acc", 0);
     expect_in(s, "  lanes  0-3 : 0 4000000000 8000000000 12000000000", out);
+    free(s);
+    free(out);
+    /* a pointer, 0x0000000100000000: never 0x0000000, which looks like null */
+    assert_int_equal(debug("kernels/linalg/matmul_tensor.yaml", "", "next 12\nscreen\n", &out), 0);
+    s = said(out, "screen", 0);
+    expect_in(s, "\na.data        0x100000\u2026 0x100000\u2026 ", out);
     free(s);
     free(out);
 }
