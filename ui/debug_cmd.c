@@ -362,7 +362,9 @@ static bool cmd_lanes(UiDbgUi *ui, char **args, int nargs)
         say(ui, "expected a lane number, not `%s`", a);
         return false;
     }
-    first = first < 0 ? 0 : first >= lanes ? lanes - 1 : first;
+    /* a whole window of 8: `lanes 99` and `>` at 24 show 24-31 */
+    int64_t most = lanes > 8 ? lanes - 8 : 0;
+    first = first < 0 ? 0 : first > most ? most : first;
     ui->first_lane = (uint32_t)first;
     return true;
 }

@@ -329,6 +329,9 @@ void ui_dbg_screen(const UiDbg *dbg, uint32_t cols, uint32_t rows, uint32_t firs
                                                            : "no memory access yet in this threadgroup");
         ui_dbg_text_add(out, "%s", buf);
         ui_dbg_text_free(&access);
+        /* a whole window of 8 lanes (or every lane of a smaller SIMD-group) */
+        if (first_lane + 8 > sg->lanes)
+            first_lane = sg->lanes > 8 ? sg->lanes - 8 : 0;
         uint32_t last = first_lane + 7 < sg->lanes ? first_lane + 7 : sg->lanes - 1;
         snprintf(tmp, sizeof tmp, "variables, lanes %u-%u (`lanes N` moves; (x): inactive lane)",
                  first_lane, last);

@@ -306,16 +306,20 @@ int ui_dbg_tui(UiDbgUi *ui)
                 cmd = line;
         } else if (key == 3) { /* Ctrl-C with the terminal in raw mode */
             ui_dbg_text_add(&ui->messages, "nothing is running (q quits)");
-        } else if (key == KEY_RESIZE || key == ERR) {
-            continue;
+        } else if (key == KEY_RESIZE || key == ERR || key == '\n' || key == '\r' ||
+                   key == KEY_ENTER || key == ' ' || key == 27) {
+            continue; /* Enter, space and Escape mean nothing here: no message for them */
         } else {
             cmd = ui_dbg_key_command(key);
             size_t n = cmd ? strlen(cmd) : 0;
             if (n && cmd[n - 1] == ' ') { /* `p`: the command line, `print ` typed */
                 snprintf(line, sizeof line, "%s", cmd);
                 cmd = read_command(ui, line, sizeof line) ? line : NULL;
-            } else if (!cmd && key < 128)
+            } else if (!cmd && key < ' ') {
+                ui_dbg_text_add(&ui->messages, "no command on key Ctrl-%c (h: help)", key + '@');
+            } else if (!cmd && key < 127) {
                 ui_dbg_text_add(&ui->messages, "no command on key `%c` (h: help)", key);
+            }
         }
         if (cmd && (strcmp(cmd, "help") == 0 || strcmp(cmd, "h") == 0)) {
             show_help();

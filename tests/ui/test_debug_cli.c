@@ -522,6 +522,28 @@ static void test_screen_utf8(void **state)
     free(out);
 }
 
+/* The variables pane always shows a whole window of 8 lanes: past lane 24 it is 24-31, and
+ * a SIMD-group of 4 lanes shows them all. */
+static void test_lanes_window(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(debug("kernels/basics/vector_add.yaml", "",
+                           "lanes 99\nscreen\nlanes 16\nlanes +8\nlanes +8\nscreen\nlanes 27\nscreen\n",
+                           &out), 0);
+    for (int i = 0; i < 3; i++) {
+        char *s = said(out, "screen", i);
+        expect_in(s, "-- variables, lanes 24-31 ", out);
+        free(s);
+    }
+    free(out);
+    assert_int_equal(debug("kernels/basics/saxpy.yaml", "", "lanes 5\nscreen\n", &out), 0);
+    char *s = said(out, "screen", 0);
+    expect_in(s, "-- variables, lanes 0-7 ", out);
+    free(s);
+    free(out);
+}
+
 /* A budget ends the run with the budget's message; quitting mid-run exits 0 at once. */
 static void test_budget_and_quit(void **state)
 {
@@ -857,6 +879,7 @@ int main(void)
         cmocka_unit_test(test_pane_fits),
         cmocka_unit_test(test_screen_rows),
         cmocka_unit_test(test_screen_utf8),
+        cmocka_unit_test(test_lanes_window),
         cmocka_unit_test(test_budget_and_quit),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),

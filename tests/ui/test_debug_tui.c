@@ -334,6 +334,27 @@ static void test_utf8(void **state)
     }
 }
 
+/* Enter and space on the main screen do nothing (no `no command on key` message); `>` stops
+ * at the last whole window of lanes, 24-31. */
+static void test_keys_that_do_nothing(void **state)
+{
+    (void)state;
+    Tui t;
+    tui_start(&t, 100, 30, "", "debug kernels/basics/vector_add.yaml --mode functional");
+    tui_wait_for(&t, "at the start: line 21");
+    tui_keys(&t, "Enter Space '>' '>' '>' '>' '>'");
+    tui_wait_for(&t, "-- variables, lanes 24-31 ");
+    char *screen = tui_screen(&t);
+    if (strstr(screen, "no command on key"))
+        fail_msg("Enter or space said something:\n%s", screen);
+    free(screen);
+    tui_keys(&t, "x");
+    tui_wait_for(&t, "no command on key `x` (h: help)");
+    tui_keys(&t, "q");
+    assert_int_equal(tui_status(&t, 3000), 0);
+    tui_end(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_resize_and_prompt),
         cmocka_unit_test(test_p_prints),
         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_keys_that_do_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
