@@ -16,7 +16,7 @@
 /* The one keyword table: C, then the C++/MSL words the parser needs to see as keywords. */
 static const char *const keywords[] = {
     "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue",
-    "return", "sizeof", "struct", "typedef", "enum", "union", "const", "static", "inline",
+    "return", "sizeof", "alignof", "struct", "typedef", "enum", "union", "const", "static", "inline",
     "volatile", "void", "bool", "char", "short", "int", "long", "unsigned", "signed", "float",
     "true", "false",
     "kernel", "vertex", "fragment", "device", "constant", "threadgroup", "thread", "using",

@@ -838,6 +838,7 @@ static LangNode *cast_template(LangParser *p, LangToken *tok, bool bitcast)
 }
 
 // primary = "(" expr ")" | num | "true" | "false" | "sizeof" ("(" typename ")" | unary)
+//         | "alignof" "(" typename ")"
 //         | ("static_cast" | "as_type") "<" typename ">" "(" expr ")"
 //         | typename ("(" args ")" | "{" args "}")
 //         | ("metal" | "fast" | "precise") "::" primary
@@ -892,6 +893,14 @@ static LangNode *primary(LangParser *p)
             ty = unary(p)->type;
         }
         return lang_p_num(p, tok, lang_ty_ulong, (uint64_t)ty->size, 0);
+    }
+    if (lang_p_consume(p, "alignof")) { /* alignof(type), as in C++ */
+        lang_p_skip(p, "(");
+        if (!lang_p_is_typename(p, p->tok))
+            lang_error_at(p->ctx, p->tok, "expected a type in alignof(...)");
+        LangType *ty = lang_p_typename(p);
+        lang_p_skip(p, ")");
+        return lang_p_num(p, tok, lang_ty_ulong, (uint64_t)ty->align, 0);
     }
     if (lang_p_consume(p, "static_cast"))
         return cast_template(p, tok, false);

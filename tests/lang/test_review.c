@@ -353,6 +353,29 @@ static void test_logical_operators_on_vectors(void **state)
                          "invalid operands to binary expression ('int4' and 'int2')");
 }
 
+/* alignof(T) was refused ("use of undeclared identifier 'alignof'", then a second, wrong
+ * error); the values are MSL's (Table 2.2: float3 16, packed_float3 4, half2 4). */
+static void test_alignof(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "struct S { char c; float4 v; };\n"
+            "kernel void k(device uint *out [[buffer(0)]]) {\n"
+            "  out[0] = alignof(float); out[1] = alignof(float3); out[2] = alignof(S);\n"
+            "  out[3] = alignof(half2); out[4] = alignof(packed_float3); out[5] = alignof(char);\n"
+            "  out[6] = alignof(long); out[7] = alignof(device float *);\n"
+            "}\n", NULL);
+    uint32_t *out = ch_buf(&h, 0, 4 * 8);
+    ch_run(&h, 1, 1);
+    static const uint32_t want[8] = {4, 16, 16, 4, 4, 1, 8, 8};
+    for (int i = 0; i < 8; i++)
+        CH_IEQ(out[i], want[i], i);
+    h_free(&h);
+    expect_error_no_leak("kernel void k(device uint *out [[buffer(0)]]) { out[0] = alignof(out); }\n",
+                         "expected a type in alignof(...)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_typedef_of_the_same_name),
         cmocka_unit_test(test_huge_arrays_refused),
         cmocka_unit_test(test_logical_operators_on_vectors),
+        cmocka_unit_test(test_alignof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
