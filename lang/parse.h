@@ -108,6 +108,7 @@ typedef struct LangParser {
     LangNode *cur_switch, *last_case;
     int tg_bytes;          /* threadgroup memory of the kernel being parsed */
     int depth;             /* nesting of expressions and statements (bounded) */
+    int inst_depth;        /* template instances being made inside one another (bounded) */
     int height;            /* tree levels above the expression being parsed (bounded) */
     long num_nodes;        /* nodes made so far */
     LangFnSize *sizes;

@@ -223,11 +223,16 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     for (LangInstance *i = t->instances; i; i = i->next)
         if (same_args(t, &i->args, args))
             return i->func;
+    if (p->inst_depth >= 32) /* each instance's body asked for another: r<N> calls r<N - 1> */
+        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
+                      "recursive templates are not supported", t->name_tok->len,
+                      t->name_tok->loc);
     LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
     inst->args = *args;
     inst->next = t->instances;
     t->instances = inst;
     LangParser saved = *p;
+    p->inst_depth++;
     p->scope = p->global;
     bind_params(p, t, args, t->num_params);
     p->tok = t->start;

@@ -376,6 +376,16 @@ static void test_alignof(void **state)
                          "expected a type in alignof(...)");
 }
 
+/* A template that instantiates itself (r<N> calls r<N - 1>) was refused as "expression or
+ * statement nests too deeply"; it is named as recursion, as direct and mutual calls are. */
+static void test_recursive_template_named(void **state)
+{
+    (void)state;
+    expect_error_no_leak("template <int N> static int r() { return N + r<N - 1>(); }\n"
+                         "kernel void k(device int *out [[buffer(0)]]) { out[0] = r<5>(); }\n",
+                         "recursive templates are not supported");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_huge_arrays_refused),
         cmocka_unit_test(test_logical_operators_on_vectors),
         cmocka_unit_test(test_alignof),
+        cmocka_unit_test(test_recursive_template_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
