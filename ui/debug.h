@@ -181,6 +181,11 @@ typedef struct UiDbg {
     /* faults so far, and for UI_DBG_WHY_FAULT the new ones: [fault, fault + num_new) */
     uint64_t faults_seen;
     uint64_t fault;
+    /* the instruction issued last (the one whose faults the next issue finds), and with
+     * --check, per instruction whether its faults stopped the run (the finding they make
+     * stops it once, as other findings do) */
+    uint32_t prev_index;
+    bool *fault_stopped;
 
     /* when the launch is timed: the cycles of its timed run (NULL: functional) */
     const UiDbgTiming *timing;

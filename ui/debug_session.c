@@ -124,9 +124,14 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         }
         dbg->watch_pending.watch = -1;
     }
-    /* the faults of the instruction before (the budget's comes at the end) */
-    if (dbg->result.total_faults > dbg->faults_seen && dbg->run != UI_DBG_END) {
+    /* the faults of the instruction before (the budget's comes at the end); with --check,
+     * an instruction's faults are one finding, which stops the run once */
+    bool again = dbg->fault_stopped && dbg->prev_index < dbg->program->count &&
+                 dbg->fault_stopped[dbg->prev_index];
+    if (dbg->result.total_faults > dbg->faults_seen && dbg->run != UI_DBG_END && !again) {
         stop = true, why = UI_DBG_WHY_FAULT;
+        if (dbg->fault_stopped && dbg->prev_index < dbg->program->count)
+            dbg->fault_stopped[dbg->prev_index] = true;
         dbg->fault = dbg->faults_seen;
         dbg->num_new = (uint32_t)(dbg->result.total_faults - dbg->faults_seen);
     }
@@ -150,6 +155,7 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
             why = UI_DBG_WHY_BREAKPOINT;
         stop = true;
     }
+    dbg->prev_index = index;
     if (!stop || atomic_load(&dbg->cancel))
         return;
     dbg->why = why;
@@ -300,6 +306,9 @@ void ui_dbg_start(UiDbg *dbg, UiLaunch *launch, UiChecking *checking)
     dbg->checking = checking;
     dbg->watch_pending.watch = dbg->watch_shown.watch = -1;
     dbg->program = launch->program;
+    dbg->prev_index = UINT32_MAX;
+    if (checking)
+        dbg->fault_stopped = util_calloc(dbg->program->count ? dbg->program->count : 1, 1);
     load_source(dbg, launch->m->kernel_path);
     pthread_mutex_init(&dbg->mutex, NULL);
     pthread_condattr_t attr; /* timed waits on the monotonic clock: a clock change is no stop */
@@ -384,6 +393,8 @@ void ui_dbg_end(UiDbg *dbg)
     pthread_mutex_destroy(&dbg->mutex);
     pthread_cond_destroy(&dbg->cond);
     sim_result_free(&dbg->result);
+    free(dbg->fault_stopped);
+    dbg->fault_stopped = NULL;
     free(dbg->lines);
     free(dbg->source);
     dbg->lines = NULL;
