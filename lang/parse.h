@@ -203,6 +203,10 @@ LangNode *lang_p_matrix_construct(LangParser *p, LangType *ty, LangToken *tok, L
                                   int n);        /* T(v): a diagonal matrix */
 /* m.thread_elements(), at the name after the '.' */
 LangNode *lang_p_matrix_member(LangParser *p, LangNode *lhs, LangToken *name);
+/* parse_access.c: `lhs.name` / `lhs->name` (a member or a swizzle), and `lhs[...]` after
+ * its `[` (tok). */
+LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name);
+LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok);
 /* Types the arguments of simdgroup_load/store/multiply/multiply_accumulate; void. */
 LangType *lang_p_matrix_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
 
