@@ -178,7 +178,8 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size)
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);
     else
-        snprintf(buf, size, "%s memory byte %llu", (unsigned)site->space < MEM_SPACE_COUNT ? mem_space_names[site->space] : "?",
+        snprintf(buf, size, "%s memory byte %llu",
+                 (unsigned)site->space < MEM_SPACE_COUNT ? mem_space_names[site->space] : "?",
                  (unsigned long long)site->offset);
     return buf;
 }
@@ -570,10 +571,8 @@ static void name_tg_fault(const CheckSession *s, const SimFault *f, CheckSite *s
     for (uint32_t i = 0; i < p->num_args; i++)
         if (p->args[i].kind == ISA_ARG_THREADGROUP && strcmp(p->args[i].name, f->buffer) == 0)
             elem = p->args[i].elem_size ? p->args[i].elem_size : 1;
-    /* an element index; past a scalar variable, bytes: `total[4]` would read as an array */
-    site->index = array ? (int64_t)f->offset / (int64_t)elem : (int64_t)f->offset;
-    if (!array)
-        site->index = CHECK_NO_INDEX;
+    /* a scalar variable is named alone (`total[1]` would read as an array) */
+    site->index = array ? (int64_t)f->offset / (int64_t)elem : CHECK_NO_INDEX;
 }
 
 static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)

@@ -460,8 +460,9 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
     if (!size_grid(&d, err) || !bind_arguments(&d, err))
         return false;
     if (!launch->instruction_budget) {
-        uint64_t tgs = (uint64_t)d.tg_count[0] * d.tg_count[1] * d.tg_count[2];
-        d.budget = sim_default_budget(tgs * ((d.tg_size[0] * d.tg_size[1] * d.tg_size[2] + W - 1) / W));
+        const uint64_t tgs = (uint64_t)d.tg_count[0] * d.tg_count[1] * d.tg_count[2];
+        const uint32_t per_tg = (d.tg_size[0] * d.tg_size[1] * d.tg_size[2] + W - 1) / W;
+        d.budget = sim_default_budget(tgs * per_tg);
     }
     result->budget = d.budget;
     for (int k = 0; k < 3; k++) {
