@@ -1,7 +1,9 @@
 /*
  * util.c — checked allocation, error formatting and file reading shared by every module,
  * and mapping a large buffer's pages ahead of writing it (util_populate). Allocation failure
- * is not a recoverable condition for a simulator: it aborts with a message.
+ * is not a recoverable condition for a simulator: it aborts with a message. Files read whole
+ * are regular files of at most UTIL_MAX_FILE_BYTES: a device, a FIFO or a runaway file is
+ * bad input, not something to wait on or to read until memory runs out.
  */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */
@@ -12,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 bool util_failv(UtilError *err, const char *fmt, va_list ap)
@@ -119,13 +123,34 @@ void util_reserve(void **items, size_t *capacity, size_t needed, size_t item_siz
 
 char *util_read_file(const char *path, size_t *size, UtilError *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; it is refused below */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
         util_fail(err, "%s: error: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 4096, len = 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        util_fail(err, "%s: error: expected a regular file", path);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > UTIL_MAX_FILE_BYTES) {
+        close(fd);
+        util_fail(err, "%s: error: %llu bytes; expected a file of at most 1 GiB", path,
+                  (unsigned long long)st.st_size);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        util_fail(err, "%s: error: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* st_size is a hint (files in /proc say 0, a file may grow): read to the end, capped */
+    size_t cap = (size_t)st.st_size + 4096, len = 0;
     char *buf = util_malloc(cap);
+    bool too_big = false;
     for (;;) {
         if (len + 1 >= cap) {
             cap *= 2;
@@ -135,12 +160,19 @@ char *util_read_file(const char *path, size_t *size, UtilError *err)
         len += got;
         if (got == 0)
             break;
+        if (len > UTIL_MAX_FILE_BYTES) {
+            too_big = true;
+            break;
+        }
     }
     bool failed = ferror(f);
     fclose(f);
-    if (failed) {
+    if (failed || too_big) {
         free(buf);
-        util_fail(err, "%s: error: cannot read (is it a directory?)", path);
+        if (too_big)
+            util_fail(err, "%s: error: more than 1 GiB; expected a file of at most 1 GiB", path);
+        else
+            util_fail(err, "%s: error: cannot read: %s", path, strerror(errno));
         return NULL;
     }
     buf[len] = '\0';

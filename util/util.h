@@ -61,13 +61,16 @@ void util_reserve(void **items, size_t *capacity, size_t needed, size_t item_siz
         (items)[(count)++] = (value);                                                            \
     } while (0)
 
-/* Reads a whole file; returns NULL with err set ("PATH: error: ...") when it cannot. The
- * buffer is NUL-terminated (not counted in *size). */
 /* Writes s (up to its NUL or its first len bytes; NULL: "") as a JSON string, quotes
  * included: quotes, backslashes and control characters escaped. */
 void util_json_string_n(FILE *out, const char *s, size_t len);
 void util_json_string(FILE *out, const char *s);
 
+/* The most util_read_file reads: the largest data file a buffer takes (1 GiB). */
+#define UTIL_MAX_FILE_BYTES ((uint64_t)1 << 30)
+/* Reads a whole regular file of at most UTIL_MAX_FILE_BYTES; returns NULL with err set
+ * ("PATH: error: ...") when it cannot (a directory, device or FIFO: "expected a regular
+ * file"). The buffer is NUL-terminated (not counted in *size). */
 char *util_read_file(const char *path, size_t *size, UtilError *err);
 
 /* util_read_file for source text (kernels, assembly): a NUL byte, which would end the text

@@ -26,6 +26,17 @@ static void write_file(const char *name, const void *data, size_t len)
     fclose(f);
 }
 
+/* A sparse file of `size` bytes (no disk used). */
+static int truncate_file(const char *path, off_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int rc = ftruncate(fileno(f), size);
+    fclose(f);
+    return rc;
+}
+
 static void write_text(const char *name, const char *text) { write_file(name, text, strlen(text)); }
 
 /* A .npy image: header text padded to 64 bytes, then `data_len` bytes of data. */
@@ -105,6 +116,12 @@ static int setup(void **state)
     char path[256];
     snprintf(path, sizeof path, "%s/adir", tmp);
     mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/fifo.yaml", tmp);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    snprintf(path, sizeof path, "%s/fifo.metal", tmp);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    snprintf(path, sizeof path, "%s/huge.yaml", tmp);
+    assert_int_equal(truncate_file(path, ((off_t)1 << 30) + 1), 0);
     /* 5000 nested lists */
     char *deep = malloc(10002);
     memset(deep, '[', 5000);
@@ -310,6 +327,11 @@ static void test_command_line(void **state)
         {"help run", 0, "--budget"},
         {"run --help", 0, "--mode functional|timed"},
         {"--version", 0, "lockstep "},
+        /* a device or a FIFO is not a file to read whole: /dev/zero was read until memory
+         * ran out, a FIFO waited for a writer */
+        {"run /dev/zero", 2, "/dev/zero: error: expected a regular file"},
+        {"run --gpu /dev/zero kernels/basics/vector_add.yaml", 2, "/dev/zero: error: expected a regular file"},
+        {"compile /dev/zero", 2, "/dev/zero: error: expected a regular file"},
     };
     int failures = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -318,6 +340,26 @@ static void test_command_line(void **state)
         if (status != cases[i].status || !strstr(out, cases[i].needle)) {
             print_message("`lockstep %s`: status %d (expected %d), output:\n%s\n", cases[i].args,
                           status, cases[i].status, out);
+            failures++;
+        }
+        free(out);
+    }
+    assert_int_equal(failures, 0);
+    /* a FIFO (opening it waited for a writer) and a sparse file over the 1 GiB cap */
+    static const struct {
+        const char *file, *cmd, *needle;
+    } files[] = {
+        {"fifo.yaml", "run", "fifo.yaml: error: expected a regular file"},
+        {"fifo.metal", "compile", "fifo.metal: error: expected a regular file"},
+        {"huge.yaml", "run", "huge.yaml: error: 1073741825 bytes; expected a file of at most 1 GiB"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char args[512], *out = NULL;
+        snprintf(args, sizeof args, "%s %s/%s", files[i].cmd, tmp, files[i].file);
+        int status = test_lockstep(args, &out);
+        if (status != 2 || !strstr(out, files[i].needle)) {
+            print_message("`lockstep %s`: status %d (expected 2), output:\n%s\n", args, status,
+                          out);
             failures++;
         }
         free(out);

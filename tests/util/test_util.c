@@ -111,7 +111,7 @@ static void test_read_file(void **state)
     unlink(path);
 
     assert_null(util_read_file("/tmp", &size, &err));
-    assert_string_equal(err.message, "/tmp: error: cannot read (is it a directory?)");
+    assert_string_equal(err.message, "/tmp: error: expected a regular file");
 }
 
 static void test_paths(void **state)
