@@ -1,14 +1,16 @@
 /*
  * trace_cmd.c — `lockstep trace`: record a launch's issues to a file, show a trace as text,
  * export it as JSON Lines or Chrome trace JSON (traces/ does the work; this file reads the
- * command line and reports).
+ * command line and reports). A recording never replaces one of the launch's own files.
  */
 #include "ui.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../traces/trace.h"
 
@@ -65,6 +67,69 @@ static bool parse_limit(const char *v, uint64_t *limit)
         return false;
     *limit = n.magnitude;
     return true;
+}
+
+/* The file a path names, as far as it can tell without the file: its folder's real path and
+ * its name, so "t.trace" and "./t.trace" are the same file. */
+static char *file_key(const char *path)
+{
+    char *dir = util_dirname(path);
+    const char *slash = strrchr(path, '/');
+    char *real = realpath(dir, NULL);
+    char *key = util_path_join(real ? real : dir, slash ? slash + 1 : path);
+    free(real);
+    free(dir);
+    return key;
+}
+
+/* a and b are one file: the same inode (links too), or the same path when one is not there
+ * yet. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ka = file_key(a), *kb = file_key(b);
+    bool same = strcmp(ka, kb) == 0;
+    free(ka);
+    free(kb);
+    return same;
+}
+
+/* The trace file must not be one the launch reads or writes: -o naming the manifest or the
+ * kernel would replace it without a word. Returns false having said which it is. */
+static bool check_output_path(const UiLaunch *L, const char *out_path)
+{
+    const UiManifest *m = L->m;
+    char what[200] = "";
+    const char *why = "writing the trace there would replace it";
+    if (same_file(out_path, m->path))
+        snprintf(what, sizeof what, "the launch manifest");
+    else if (same_file(out_path, m->kernel_path))
+        snprintf(what, sizeof what, "the kernel's source");
+    for (uint32_t i = 0; !what[0] && L->program && i < L->program->num_files; i++)
+        if (same_file(out_path, L->program->files[i]))
+            snprintf(what, sizeof what, "a source file of the kernel (%s)", L->program->files[i]);
+    if (!what[0] && L->gpu.path[0] && same_file(out_path, L->gpu.path))
+        snprintf(what, sizeof what, "the GPU config");
+    for (uint32_t i = 0; !what[0] && i < m->num_args; i++) {
+        const UiArgSpec *a = &m->args[i];
+        if (a->init.file && same_file(out_path, a->init.file))
+            snprintf(what, sizeof what, "the init: file of argument '%s' (%s:%u)", a->name,
+                     m->path, a->init.node->line);
+        else if (a->expect.file && same_file(out_path, a->expect.file))
+            snprintf(what, sizeof what, "the expect: file of argument '%s' (%s:%u)", a->name,
+                     m->path, a->expect.file_node->line);
+        else if (a->dump.path && same_file(out_path, a->dump.path)) {
+            snprintf(what, sizeof what, "the dump: file of argument '%s' (%s:%u)", a->name,
+                     m->path, a->dump.node->line);
+            why = "the dump would replace the trace";
+        }
+    }
+    if (!what[0])
+        return true;
+    fprintf(stderr, "lockstep trace: error: -o %s is %s; %s\n", out_path, what, why);
+    return false;
 }
 
 /* show / export */
@@ -172,6 +237,10 @@ static int record(int argc, char **argv)
         ui_launch_close(&L);
         return ui_bad_input(&err);
     }
+    if (!check_output_path(&L, out_path)) {
+        ui_launch_close(&L);
+        return UI_EXIT_BAD_INPUT;
+    }
     TraceInfo info = {.timed = L.sim.mode == SIM_MODE_TIMED, .cores = 1};
     snprintf(info.kernel, sizeof info.kernel, "%s", L.program->name);
     snprintf(info.source, sizeof info.source, "%s", L.m->kernel_path);
@@ -206,6 +275,7 @@ static int record(int argc, char **argv)
         printf("%-11s %" PRIu64 " of %" PRIu64 " instructions%s to %s\n", "trace", records,
                result.instructions, info.timed ? ", with their cycles," : "", out_path);
         fflush(stdout);
+
         uint64_t budget = L.sim.instruction_budget ? L.sim.instruction_budget
                                                    : SIM_DEFAULT_INSTRUCTION_BUDGET;
         if (ui_report_faults(stderr, &result, budget))

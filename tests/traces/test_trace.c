@@ -482,6 +482,58 @@ static void test_usage_and_write_errors(void **state)
     free(out);
 }
 
+/* -o naming a file of the launch (the manifest, the kernel, an init, expect or dump file)
+ * replaced it without a word; each is refused, the file left as it was. */
+static void test_output_is_not_an_input(void **state)
+{
+    (void)state;
+    char path[512], cmd[2048], *out = NULL;
+    size_t size;
+    UtilError err;
+    char *kernel = util_read_file("kernels/asm/divergent_if.s", &size, &err);
+    assert_non_null(kernel);
+    static const char *const names[] = {"clob.yaml", "clob.s", "x.bin", "want.bin", "out.bin"};
+    static const char yaml[] =
+        "kernel: clob.s\ngrid: [256]\nthreadgroup: [64]\nargs:\n"
+        "  x: {type: uint, count: 256, init: {file: x.bin}}\n"
+        "  out: {type: uint, count: 256, expect: {file: want.bin}, dump: out.bin}\n";
+    static char zeros[1024];
+    const struct {
+        const char *text;
+        size_t len;
+    } texts[] = {{yaml, sizeof yaml - 1}, {kernel, size}, {zeros, 1024}, {zeros, 1024},
+                 {zeros, 1024}};
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "wb");
+        fwrite(texts[i].text, 1, texts[i].len, f);
+        fclose(f);
+    }
+    static const char *const what[] = {
+        "is the launch manifest; writing the trace there would replace it",
+        "is the kernel's source; writing the trace there would replace it",
+        "is the init: file of argument 'x' (", "is the expect: file of argument 'out' (",
+        "is the dump: file of argument 'out' ("};
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(cmd, sizeof cmd, "trace %s/clob.yaml -o %s/./%s", dir, dir, names[i]);
+        int status = test_lockstep(cmd, &out);
+        if (status != 2 || !strstr(out, what[i]))
+            fail_msg("`%s`: exit %d, expected 2 and `%s`:\n%s", cmd, status, what[i], out);
+        free(out);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *now = util_read_file(path, &size, &err);
+        assert_non_null(now);
+        assert_int_equal(size, texts[i].len);
+        assert_memory_equal(now, texts[i].text, size);
+        free(now);
+    }
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    free(kernel);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_damaged_traces),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_usage_and_write_errors),
+        cmocka_unit_test(test_output_is_not_an_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
