@@ -41,6 +41,9 @@ typedef struct TraceInfo {
 
 typedef struct TraceRecorder TraceRecorder;
 
+/* The records `lockstep trace` keeps unless --limit says otherwise (40 bytes each: 400 MB). */
+#define TRACE_DEFAULT_LIMIT 10000000u
+
 /* Creates `path` and writes the header. limit > 0 records only the first `limit` issues
  * (the run goes on). NULL with err on failure (err names the file). */
 TraceRecorder *trace_record_open(const char *path, const IsaProgram *program,

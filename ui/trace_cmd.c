@@ -1,7 +1,8 @@
 /*
  * trace_cmd.c — `lockstep trace`: record a launch's issues to a file, show a trace as text,
  * export it as JSON Lines or Chrome trace JSON (traces/ does the work; this file reads the
- * command line and reports). A recording never replaces one of the launch's own files.
+ * command line and reports). A recording never replaces one of the launch's own files and
+ * stops at a default number of records, so a runaway kernel cannot fill the disk.
  */
 #include "ui.h"
 
@@ -34,7 +35,8 @@ void ui_trace_usage(FILE *out)
           "  --mode functional|timed   override the manifest's mode (default timed)\n"
           "  --gpu NAME|CONFIG.yaml    the GPU timed mode models (default m1)\n"
           "  --budget N                stop the kernel after N SIMD-group instructions\n"
-          "  --limit N                 record only the first N issues (the run goes on)\n"
+          "  --limit N                 record only the first N issues (the run goes on;\n"
+          "                            default 10000000, about 400 MB)\n"
           "options (show, export):\n"
           "  --limit N                 only the first N records\n"
           "  --format jsonl|chrome     (export) the format\n"
@@ -197,7 +199,8 @@ static int read_trace(int argc, char **argv, bool show)
 static int record(int argc, char **argv)
 {
     const char *manifest = NULL, *out_path = NULL;
-    uint64_t limit = 0;
+    uint64_t limit = TRACE_DEFAULT_LIMIT;
+    bool limit_given = false;
     UiLaunchFlags flags = {0};
     for (int i = 1; i < argc; i++) {
         bool missing = false;
@@ -217,6 +220,7 @@ static int record(int argc, char **argv)
         } else if ((v = option_value(argc, argv, &i, "--limit", &missing))) {
             if (!parse_limit(v, &limit))
                 return usage_error("expected --limit to be a positive integer, not '%s'", v);
+            limit_given = true;
         } else if (missing) {
             return usage_error("%s needs a value", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -275,7 +279,10 @@ static int record(int argc, char **argv)
         printf("%-11s %" PRIu64 " of %" PRIu64 " instructions%s to %s\n", "trace", records,
                result.instructions, info.timed ? ", with their cycles," : "", out_path);
         fflush(stdout);
-
+        if (records == limit && result.instructions > records)
+            fprintf(stderr, "lockstep trace: note: the trace stops at %s --limit of %" PRIu64
+                    " records (the run went on); give --limit N to record more\n",
+                    limit_given ? "the" : "the default", limit);
         uint64_t budget = L.sim.instruction_budget ? L.sim.instruction_budget
                                                    : SIM_DEFAULT_INSTRUCTION_BUDGET;
         if (ui_report_faults(stderr, &result, budget))

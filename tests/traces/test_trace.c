@@ -483,7 +483,8 @@ static void test_usage_and_write_errors(void **state)
 }
 
 /* -o naming a file of the launch (the manifest, the kernel, an init, expect or dump file)
- * replaced it without a word; each is refused, the file left as it was. */
+ * replaced it without a word; each is refused, the file left as it was. A trace cut by
+ * --limit says so. */
 static void test_output_is_not_an_input(void **state)
 {
     (void)state;
@@ -532,6 +533,13 @@ static void test_output_is_not_an_input(void **state)
         unlink(path);
     }
     free(kernel);
+    assert_int_equal(record("--limit 40", &out), 0);
+    assert_non_null(strstr(out, "note: the trace stops at the --limit of 40 records (the run "
+                                "went on); give --limit N to record more"));
+    free(out);
+    assert_int_equal(test_lockstep("trace --help", &out), 0);
+    assert_non_null(strstr(out, "default 10000000"));
+    free(out);
 }
 
 int main(void)
