@@ -252,6 +252,12 @@ int ui_cmd_compile(int argc, char **argv)
             UiNumber n;
             if (!eq || eq == def || !ui_yaml_parse_number(eq + 1, &n))
                 return compile_usage_error("expected -D NAME=NUMBER, not %s", def ? def : "nothing");
+            for (uint32_t k = 0; k < num_constants; k++)
+                if (strlen(constants[k].name) == (size_t)(eq - def) &&
+                    strncmp(constants[k].name, def, (size_t)(eq - def)) == 0)
+                    return compile_usage_error("expected each function constant once; -D %s "
+                                               "gives %.*s a second value", def,
+                                               (int)(eq - def), def);
             if (num_constants == UTIL_ARRAY_LEN(constants))
                 return compile_usage_error("too many -D options");
             constants[num_constants].name = util_strndup(def, (size_t)(eq - def));

@@ -482,6 +482,10 @@ static bool parse_top(Parser *p)
         if (!expect_map(p, v, "constants: a map from function constant names to values"))
             return false;
         m->constants = v;
+        for (uint32_t i = 0; i < v->count; i++)
+            if (!v->keys[i]->text[0])
+                return fail(p, v->keys[i], "expected a function constant's name, not an empty "
+                                           "key");
         if (v->count && ends_with(m->kernel, ".s"))
             return fail(p, v, "function constants need a .metal kernel; %s is assembly",
                         m->kernel);

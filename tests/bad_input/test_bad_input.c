@@ -221,6 +221,8 @@ static void test_bad_manifests(void **state)
          "entry.yaml:2:8: error: ", "vector_add"},
         {"constants", HEAD "constants: {N: 1}\n", "constants.yaml:4:12: error: ",
          "function constants need a .metal kernel"},
+        {"constant_name", "kernel: k.metal\ngrid: [64]\nthreadgroup: [32]\nconstants: {\"\": 1}\n",
+         "constant_name.yaml:4:13: error: ", "a function constant's name"},
         {"huge_count", HEAD "args:\n  a: {type: float, count: 99999999999}\n" ARGS_OK_BUT_A,
          "huge_count.yaml:5:27: error: ", "1 GiB"},
         {"huge_bytes", HEAD "args:\n  a: {bytes: 1e12}\n" ARGS_OK_BUT_A,
@@ -331,6 +333,7 @@ static void test_command_line(void **state)
          * ran out, a FIFO waited for a writer */
         {"run /dev/zero", 2, "/dev/zero: error: expected a regular file"},
         {"run --gpu /dev/zero kernels/basics/vector_add.yaml", 2, "/dev/zero: error: expected a regular file"},
+        {"compile x.metal -D N=4 -D N=5", 2, "-D N=5 gives N a second value"},
         {"compile /dev/zero", 2, "/dev/zero: error: expected a regular file"},
     };
     int failures = 0;
