@@ -459,18 +459,43 @@ bool ui_yaml_parse_number(const char *text, UiNumber *out)
     errno = 0;
     char *end;
     double v = strtod(p, &end);
-    if (*end)
+    if (*end || isinf(v)) /* 1e400: past the largest double, not infinity (.inf is that) */
         return false;
     out->is_float = true;
     out->f = neg ? -v : v;
     return true;
 }
 
+/* text is a number past the largest double (1e400, a 400-digit integer), which strtod
+ * would take for infinity. */
+static bool beyond_double(const char *text)
+{
+    const char *p = text + (text[0] == '-' || text[0] == '+');
+    if (!(*p >= '0' && *p <= '9') && !(*p == '.' && p[1] >= '0' && p[1] <= '9'))
+        return false;
+    if (p[0] == '0' && p[1] && strchr("xXoObB", p[1]))
+        return false;
+    char *end;
+    double v = strtod(p, &end);
+    return !*end && isinf(v);
+}
+
+/* "expected WHAT", saying why when the number is past the largest double. */
+static bool number_fail(const UiYamlDoc *doc, const UiYamlNode *node, const char *what,
+                        UtilError *err)
+{
+    if (node->kind == UI_YAML_SCALAR && !node->quoted && beyond_double(node->text))
+        return ui_yaml_fail(doc, node, err, "expected %s; %.20s%s is past the largest double "
+                            "(about 1.8e308): write .inf for infinity", what, node->text,
+                            strlen(node->text) > 20 ? "..." : "");
+    return ui_yaml_fail(doc, node, err, "expected %s", what);
+}
+
 bool ui_yaml_number(const UiYamlDoc *doc, const UiYamlNode *node, const char *what,
                     UiNumber *out, UtilError *err)
 {
     if (node->kind != UI_YAML_SCALAR || node->quoted || !ui_yaml_parse_number(node->text, out))
-        return ui_yaml_fail(doc, node, err, "expected %s", what);
+        return number_fail(doc, node, what, err);
     return true;
 }
 
@@ -480,7 +505,7 @@ bool ui_yaml_uint(const UiYamlDoc *doc, const UiYamlNode *node, const char *what
     UiNumber n;
     if (node->kind != UI_YAML_SCALAR || node->quoted || !ui_yaml_parse_number(node->text, &n) ||
         n.negative)
-        return ui_yaml_fail(doc, node, err, "expected %s", what);
+        return number_fail(doc, node, what, err);
     if (n.is_float) {
         /* 1e6 is a fine way to write a count. */
         if (!(n.f >= 0 && n.f < 18446744073709551616.0) || n.f != floor(n.f))

@@ -240,6 +240,24 @@ static void test_bad_manifests(void **state)
          "range_value.yaml:8:26: error: ", "out of range for uint"},
         {"init_str", HEAD "args:\n  a: {type: float, count: 64, init: {fill: \"1\"}}\n" ARGS_OK_BUT_A,
          "init_str.yaml:5:44: error: ", "a number"},
+        /* numbers past the largest double were taken for infinity */
+        {"fill_1e400", HEAD "args:\n  a: {type: float, count: 64, init: {fill: 1e400}}\n" ARGS_OK_BUT_A,
+         "fill_1e400.yaml:5:44: error: ", "1e400 is past the largest double"},
+        {"range_1e400", HEAD "args:\n  a: {type: float, count: 64, init: {range: [0, 1e400]}}\n"
+                        ARGS_OK_BUT_A, "range_1e400.yaml:5:49: error: ", "write .inf for infinity"},
+        {"expect_1e400", HEAD "args:\n  a: {type: float, count: 64}\n  b: {type: float, count: 64}\n"
+                         "  c: {type: float, count: 2, expect: [1e400, 1]}\n  n: {type: uint, value: 64}\n",
+         "expect_1e400.yaml:7:39: error: ", "past the largest double"},
+        {"rtol_1e400", HEAD "args:\n  a: {type: float, count: 64}\n  b: {type: float, count: 64}\n"
+                       "  c: {type: float, count: 1, expect: {values: [1], rtol: 1e400}}\n"
+                       "  n: {type: uint, value: 64}\n", "rtol_1e400.yaml:7:58: error: ",
+         "past the largest double"},
+        {"values_400_digits", HEAD "args:\n  a: {type: float, count: 1, init: {values: [1"
+         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000]}}\n"
+         ARGS_OK_BUT_A, "values_400_digits.yaml:5:46: error: ", "10000000000000000000... is past the largest double"},
         {"values_len", HEAD "args:\n  a: {type: float, count: 64, init: {values: [1, 2]}}\n"
                        ARGS_OK_BUT_A, "values_len.yaml:5:46: error: ", "expected 64 values"},
         {"alias", "a: &x [1]\nb: *x\n", "alias.yaml:2:4: error: ", "aliases"},
