@@ -1,12 +1,14 @@
 /*
  * imm.c — numeric literals of lockstep assembly: integers (decimal or 0x hex, with a sign)
- * and floats (1.5, -2e3, inf, nan) as the bits of an operand of 16, 32 or 64 bits. The
+ * and floats (1.5, -2e3, inf, nan) as the bits of an operand of 16, 32 or 64 bits; a value
+ * the operand cannot hold (300000 in 16 bits, 1e39 as a float) is an error. The
  * assembler reads immediates with it, and the disassembler checks with it that the text it
  * prints for an immediate reads back as the same bits.
  */
 #include "isa_internal.h"
 #include "../util/fp.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,15 +53,24 @@ const char *isa_parse_imm(const char *s, size_t len, unsigned bits, uint64_t *va
         memcpy(buf, s, (size_t)(e - s));
         buf[e - s] = '\0';
         char *stop;
+        /* a finite number past the type's largest is an error, not infinity (inf is that) */
+        bool inf = token_is(s, (size_t)(e - s), "inf");
         if (bits == 16) {
             double d = strtod(buf, &stop);
             if (*stop || stop == buf)
                 return "a float is written like 1.5, -2e3, inf or nan";
-            *value = (uint64_t)(util_f64_to_f16(d) ^ (neg ? 0x8000u : 0u));
+            uint16_t h = util_f64_to_f16(d);
+            if (!inf && (h & 0x7fffu) == 0x7c00u)
+                return "the number is out of range for half (largest finite 65504; write inf "
+                       "for infinity)";
+            *value = (uint64_t)(h ^ (neg ? 0x8000u : 0u));
         } else {
             float f = strtof(buf, &stop);
             if (*stop || stop == buf)
                 return "a float is written like 1.5, -2e3, inf or nan";
+            if (!inf && isinf(f))
+                return "the number is out of range for float (largest finite 3.40282e38; write "
+                       "inf for infinity)";
             *value = (uint64_t)(util_f32_bits(f) ^ (neg ? 0x80000000u : 0u));
         }
         return NULL;

@@ -64,6 +64,11 @@ static const ErrorCase cases[] = {
     {"immediate too big", ".regs 4\nmov r1, 0x100000000\n", "t.s:2:9: error:", "does not fit in 32 bits"},
     {"float in 64-bit op", ".regs 4\nmov64 r2, 1.5\n", "t.s:2:11: error:", "64-bit operands take integer immediates"},
     {"bad float", ".regs 4\nfadd32 r1, r2, 1.5q\n", "t.s:2:16: error:", "a float is written like 1.5"},
+    /* a number past the type's largest was taken for infinity */
+    {"float past float", ".regs 4\nmov r1, 1e400\n", "t.s:2:9: error:", "out of range for float"},
+    {"float past float 1e39", ".regs 4\nfadd32 r1, r2, -1e39\n", "t.s:2:16: error:", "out of range for float"},
+    {"float past half", ".regs 4\nmov16 r1l, 70000.0\n", "t.s:2:12: error:", "out of range for half"},
+    {"uniform past float", ".regs 4\n.uniform u9, 1e400\nstop\n", "t.s:2:14: error:", "out of range for float"},
     {"immediate destination", ".regs 4\nmov 3, r1\n", "t.s:2:5: error:", "got an immediate"},
     {"uniform pair past u255", ".regs 4\nld_dev.b32 r1, u255, 0, 0\n", "t.s:2:16: error:", "the last pair is u254"},
     {"unknown special register", ".regs 4\nget_sr r1, lane_id\n", "t.s:2:12: error:", "unknown special register 'lane_id'"},
