@@ -239,6 +239,22 @@ int trace_next(Trace *t, TraceRecord *rec, UtilError *err)
     return 1;
 }
 
+bool trace_check_records(Trace *t, uint64_t limit, UtilError *err)
+{
+    long at = ftell(t->f);
+    uint64_t next = t->next;
+    if (at < 0)
+        return util_fail(err, "cannot read trace %s: %s", t->path, strerror(errno));
+    TraceRecord rec;
+    int got = 1;
+    for (uint64_t n = 0; (limit == 0 || n < limit) && (got = trace_next(t, &rec, err)) > 0; n++)
+        ;
+    if (fseek(t->f, at, SEEK_SET) != 0)
+        return util_fail(err, "cannot read trace %s: %s", t->path, strerror(errno));
+    t->next = next;
+    return got >= 0;
+}
+
 void trace_close(Trace *t)
 {
     if (!t)

@@ -96,6 +96,10 @@ Trace *trace_open(const char *path, UtilError *err);
 /* The next record: 1 with *rec, 0 at the end, -1 on a malformed record (err says which one
  * and why). */
 int trace_next(Trace *t, TraceRecord *rec, UtilError *err);
+/* Reads the records from the current one on (at most limit when limit > 0) and comes back to
+ * it: false with err at the first malformed one. Exports check first, so a bad record never
+ * leaves half an export behind. */
+bool trace_check_records(Trace *t, uint64_t limit, UtilError *err);
 void trace_close(Trace *t);
 
 /* ---- exporting (export.c) -------------------------------------------------------------------- */

@@ -178,6 +178,18 @@ static int read_trace(int argc, char **argv, bool show)
     Trace *t = trace_open(path, &err);
     if (!t)
         return ui_bad_input(&err);
+    if (out_path && same_file(out_path, path)) {
+        fprintf(stderr, "lockstep trace: error: -o %s is the trace being exported; writing the "
+                "export there would replace it\n", out_path);
+        trace_close(t);
+        return UI_EXIT_BAD_INPUT;
+    }
+    /* every record the export takes is checked before a byte is written: a malformed one
+     * left a truncated file (invalid JSON) behind */
+    if (!trace_check_records(t, limit, &err)) {
+        trace_close(t);
+        return ui_bad_input(&err);
+    }
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w"))) {
         fprintf(stderr, "lockstep trace: error: cannot create %s: %s\n", out_path, strerror(errno));
@@ -192,6 +204,10 @@ static int read_trace(int argc, char **argv, bool show)
         ok = false;
         util_fail(&err, "cannot write %s: %s", out_path, strerror(errno));
     }
+    /* a file cut short by a write error (a full disk) is not left looking like an export */
+    struct stat st;
+    if (!ok && out_path && stat(out_path, &st) == 0 && S_ISREG(st.st_mode))
+        remove(out_path);
     trace_close(t);
     return ok ? UI_EXIT_OK : ui_bad_input(&err);
 }

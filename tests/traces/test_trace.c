@@ -542,6 +542,45 @@ static void test_output_is_not_an_input(void **state)
     free(out);
 }
 
+/* A malformed record late in a trace left a truncated export (invalid JSON) behind: the
+ * records are checked before anything is written, to a file or to standard output. An
+ * export onto the trace itself is refused. */
+static void test_bad_trace_leaves_no_export(void **state)
+{
+    (void)state;
+    char *out = NULL, json[300], cmd[1024];
+    assert_int_equal(record("--limit 40", &out), 0);
+    free(out);
+    size_t size;
+    UtilError err;
+    char *text = util_read_file(trace_path, &size, &err);
+    assert_non_null(text);
+    text[size - 40 + 30] = 9; /* the last record's wait reason */
+    FILE *f = fopen(trace_path, "wb");
+    fwrite(text, 1, size, f);
+    fclose(f);
+    free(text);
+    snprintf(json, sizeof json, "%s/out.json", dir);
+    static const char *const formats[] = {"chrome", "jsonl"};
+    for (int i = 0; i < 2; i++) {
+        unlink(json);
+        snprintf(cmd, sizeof cmd, "trace export %s --format %s -o %s", trace_path, formats[i], json);
+        assert_int_equal(test_lockstep(cmd, &out), 2);
+        assert_non_null(strstr(out, "record 39 (byte 1560 of the records) is malformed"));
+        free(out);
+        assert_int_equal(access(json, F_OK), -1);
+        snprintf(cmd, sizeof cmd, "trace export %s --format %s", trace_path, formats[i]);
+        assert_int_equal(test_lockstep(cmd, &out), 2);
+        if (strstr(out, "\"cycle\"") || strstr(out, "traceEvents"))
+            fail_msg("`%s` wrote part of an export:\n%s", cmd, out);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "trace export %s --format jsonl -o %s/./div.trace", trace_path, dir);
+    assert_int_equal(test_lockstep(cmd, &out), 2);
+    assert_non_null(strstr(out, "is the trace being exported"));
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_usage_and_write_errors),
         cmocka_unit_test(test_output_is_not_an_input),
+        cmocka_unit_test(test_bad_trace_leaves_no_export),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
