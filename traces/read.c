@@ -114,6 +114,20 @@ static bool read_header(Reader *r)
         return false;
     if (t->info.cores == 0 || t->info.cores > 65535)
         return fail_at(r, "expected 1 to 65535 cores, not %u", t->info.cores);
+    /* what the records are checked against: the threadgroups of the grid, the SIMD-groups of
+     * a threadgroup */
+    uint64_t groups = 1, threads = 1;
+    for (int k = 0; k < 3; k++) {
+        uint32_t g = t->info.grid[k], tg = t->info.threadgroup[k];
+        if (g == 0 || tg == 0)
+            return fail_at(r, "expected a grid and threadgroup of positive sizes, not %u and "
+                           "%u in dimension %d", g, tg, k);
+        uint64_t per = g / tg + (g % tg != 0);
+        groups = groups > UINT64_MAX / per ? UINT64_MAX : groups * per;
+        threads *= tg;
+    }
+    t->num_threadgroups = groups;
+    t->simdgroups_per_threadgroup = (threads + SIM_SIMD_WIDTH - 1) / SIM_SIMD_WIDTH;
     if (n[0] == 0 || n[0] > (1u << 24))
         return fail_at(r, "expected 1 to %u instructions, not %u", 1u << 24, n[0]);
     t->num_insts = n[0];
@@ -221,11 +235,19 @@ int trace_next(Trace *t, TraceRecord *rec, UtilError *err)
     else if (rec->core >= t->info.cores)
         why = (snprintf(buf, sizeof buf, "core %u; the header says %u cores", rec->core,
                         t->info.cores), buf);
-    else if (rec->simdgroup >= SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH)
-        why = (snprintf(buf, sizeof buf, "SIMD-group %u; a threadgroup has at most %d",
-                        rec->simdgroup, SIM_MAX_THREADS_PER_THREADGROUP / SIM_SIMD_WIDTH), buf);
-    else if (b[30] >= SIM_STALL_COUNT)
-        why = (snprintf(buf, sizeof buf, "wait reason %u; there are %d", b[30], SIM_STALL_COUNT), buf);
+    else if (rec->scheduler >= (t->info.timed ? TRACE_MAX_SCHEDULERS : 1))
+        why = (snprintf(buf, sizeof buf, "scheduler %u; %s %u", rec->scheduler, t->info.timed ?
+                        "a core has at most" : "a functional trace has only scheduler",
+                        t->info.timed ? TRACE_MAX_SCHEDULERS : 0), buf);
+    else if (rec->threadgroup >= t->num_threadgroups)
+        why = (snprintf(buf, sizeof buf, "threadgroup %" PRIu64 "; the grid has %" PRIu64,
+                        rec->threadgroup, t->num_threadgroups), buf);
+    else if (rec->simdgroup >= t->simdgroups_per_threadgroup)
+        why = (snprintf(buf, sizeof buf, "SIMD-group %u; a threadgroup has %u", rec->simdgroup,
+                        t->simdgroups_per_threadgroup), buf);
+    else if (b[30] > SIM_STALL_BARRIER) /* what a record waited on: its SIMD-group's own reason */
+        why = (snprintf(buf, sizeof buf, "wait reason %u; expected 0 (dependency), 1 (memory) or "
+                        "2 (barrier)", b[30]), buf);
     else if (b[31])
         why = "its reserved byte 31 is not zero";
     else if (rec->ready > rec->cycle)

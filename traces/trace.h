@@ -24,6 +24,8 @@
 #define TRACE_MAGIC "lockstep-trace"
 #define TRACE_VERSION 1
 #define TRACE_RECORD_BYTES 40
+/* The most schedulers a core of any GPU config has (the header does not say how many) */
+#define TRACE_MAX_SCHEDULERS 64u
 
 /* What the header says about the run. */
 typedef struct TraceInfo {
@@ -87,6 +89,8 @@ typedef struct Trace {
     uint32_t num_insts;
     uint64_t num_records;
     uint64_t next;            /* records read so far */
+    uint64_t num_threadgroups;           /* in the grid (UINT64_MAX when more) */
+    uint32_t simdgroups_per_threadgroup;
     FILE *f;
 } Trace;
 

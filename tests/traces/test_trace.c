@@ -273,9 +273,24 @@ static void test_malformed_traces(void **state)
     n = with_record(buf, 4, 1, 33, 0, 0);
     expect_bad(buf, n, "33 lanes; a SIMD-group has 1 to 32");
     n = with_record(buf, 4, 1, 32, 40, 0);
-    expect_bad(buf, n, "SIMD-group 40; a threadgroup has at most 32");
+    expect_bad(buf, n, "SIMD-group 40; a threadgroup has 1");
+    /* fields past what the header allows were read as they were */
+    n = with_record(buf, 4, 1, 32, 1, 0);
+    expect_bad(buf, n, "SIMD-group 1; a threadgroup has 1");
+    n = with_record(buf, 4, 1, 32, 0, 0);
+    buf[n - 40 + 8] = 1;
+    expect_bad(buf, n, "threadgroup 1; the grid has 1");
+    memset(buf + n - 40 + 8, 0xff, 8);
+    expect_bad(buf, n, "threadgroup 18446744073709551615; the grid has 1");
+    n = with_record(buf, 4, 1, 32, 0, 0);
+    buf[n - 40 + 26] = 1;
+    expect_bad(buf, n, "scheduler 1; a functional trace has only scheduler 0");
+    /* a record waits on a dependency, memory or a barrier (docs/traces.md); 3 and 4 (pipe,
+     * no work) are the scheduler's reasons, never a record's */
+    n = with_record(buf, 4, 1, 32, 0, 3);
+    expect_bad(buf, n, "wait reason 3; expected 0 (dependency), 1 (memory) or 2 (barrier)");
     n = with_record(buf, 4, 1, 32, 0, 9);
-    expect_bad(buf, n, "wait reason 9; there are 5");
+    expect_bad(buf, n, "wait reason 9; expected 0");
     n = with_record(buf, 4, 1, 32, 0, 0);
     buf[n - 8] = 11; /* ready 11, after the issue at 10 */
     expect_bad(buf, n, "ready at cycle 11, after it issued (10)");
