@@ -217,11 +217,38 @@ char *util_path_join(const char *base_dir, const char *rel)
     return util_format("%s/%s", base_dir, rel);
 }
 
+/* The length of the well-formed UTF-8 sequence of 2 to 4 bytes at p (before end), or 0. */
+static size_t utf8_sequence(const unsigned char *p, const unsigned char *end)
+{
+    size_t n = *p >= 0xc2 && *p <= 0xdf ? 2 : *p >= 0xe0 && *p <= 0xef ? 3
+             : *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
+    if (!n || (size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    /* no overlong forms, surrogates or code points past U+10FFFF */
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void util_json_string_n(FILE *out, const char *s, size_t len)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s, *end = p + len; p < end && *p; p++) {
-        if (*p == '"' || *p == '\\')
+        if (*p >= 0x80) {
+            /* UTF-8 as it is; any other byte (Latin-1 text, junk) would make the JSON
+             * invalid: U+FFFD, the replacement character, stands for it */
+            size_t n = utf8_sequence(p, end);
+            if (n) {
+                fwrite(p, 1, n, out);
+                p += n - 1;
+            } else {
+                fputs("\\ufffd", out);
+            }
+        } else if (*p == '"' || *p == '\\')
             fprintf(out, "\\%c", *p);
         else if (*p == '\n')
             fputs("\\n", out);

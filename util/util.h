@@ -62,7 +62,8 @@ void util_reserve(void **items, size_t *capacity, size_t needed, size_t item_siz
     } while (0)
 
 /* Writes s (up to its NUL or its first len bytes; NULL: "") as a JSON string, quotes
- * included: quotes, backslashes and control characters escaped. */
+ * included: quotes, backslashes and control characters escaped, and each byte that is not
+ * part of well-formed UTF-8 written as \ufffd, so the JSON stays valid. */
 void util_json_string_n(FILE *out, const char *s, size_t len);
 void util_json_string(FILE *out, const char *s);
 

@@ -114,6 +114,30 @@ static void test_read_file(void **state)
     assert_string_equal(err.message, "/tmp: error: expected a regular file");
 }
 
+/* A JSON string from bytes that are not all UTF-8 (a Latin-1 name in a trace's header): the
+ * bytes went out raw, and the JSON was invalid. */
+static void test_json_string(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"a\"b\\c\n\x01", "\"a\\\"b\\\\c\\n\\u0001\""},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"caf\xe9", "\"caf\\ufffd\""},                   /* Latin-1 */
+        {"\xc3", "\"\\ufffd\""},                           /* cut short */
+        {"\xc0\xaf \xed\xa0\x80 \xff", "\"\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd \\ufffd\""}, /* overlong, surrogate */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[256] = "";
+        FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+        assert_non_null(f);
+        util_json_string(f, cases[i].in);
+        fclose(f);
+        assert_string_equal(buf, cases[i].want);
+    }
+}
+
 static void test_paths(void **state)
 {
     (void)state;
@@ -245,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_fail),
         cmocka_unit_test(test_push),
         cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_bits),
         cmocka_unit_test(test_populate),
