@@ -71,7 +71,7 @@ static int cmd_isa(int argc, char **argv)
 
 static int cmd_help(int argc, char **argv)
 {
-    if (argc < 2) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return UI_EXIT_OK;
     }
