@@ -512,6 +512,9 @@ bool ui_yaml_uint(const UiYamlDoc *doc, const UiYamlNode *node, const char *what
             return ui_yaml_fail(doc, node, err, "expected %s", what);
         n.magnitude = (uint64_t)n.f;
     }
+    if (n.magnitude < min && max == UINT64_MAX) /* the caller checks a real cap itself */
+        return ui_yaml_fail(doc, node, err, "expected %s (at least %llu)", what,
+                            (unsigned long long)min);
     if (n.magnitude < min || n.magnitude > max)
         return ui_yaml_fail(doc, node, err, "expected %s (%llu to %llu)", what,
                             (unsigned long long)min, (unsigned long long)max);

@@ -225,6 +225,9 @@ static void test_bad_manifests(void **state)
          "constant_name.yaml:4:13: error: ", "a function constant's name"},
         {"huge_count", HEAD "args:\n  a: {type: float, count: 99999999999}\n" ARGS_OK_BUT_A,
          "huge_count.yaml:5:27: error: ", "1 GiB"},
+        /* not "(1 to 18446744073709551615)": the cap is 1 GiB */
+        {"zero_count", HEAD "args:\n  a: {type: float, count: 0}\n" ARGS_OK_BUT_A,
+         "zero_count.yaml:5:27: error: ", "a positive number of elements (at least 1)"},
         {"huge_bytes", HEAD "args:\n  a: {bytes: 1e12}\n" ARGS_OK_BUT_A,
          "huge_bytes.yaml:5:14: error: ", "1 GiB"},
         {"unknown_arg", HEAD "args:\n  q: {type: float, count: 4}\n", "unknown_arg.yaml:5:3: error: ",
