@@ -11,6 +11,8 @@
  * Declarations are in parse_decl.c, statements in parse_stmt.c, expressions in
  * parse_expr.c, the typing rules in type.c.
  */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "parse.h"
@@ -472,6 +474,63 @@ static void check_inlined_size(LangParser *p)
     }
 }
 
+/* Whether the value d given for a function constant of scalar type t fits it: an integer in
+ * the type's range (0 or 1 for bool), or a float in the type's finite range (or an infinity
+ * or NaN, given as such). */
+static bool constant_fits(const LangType *t, double d)
+{
+    if (lang_is_float(t))
+        return isnan(d) || isinf(d) || fabs(d) <= (t->kind == LTY_HALF ? 65504.0 : (double)FLT_MAX);
+    if (d != floor(d))
+        return false;
+    switch (t->kind) {
+    case LTY_BOOL: return d == 0 || d == 1;
+    case LTY_CHAR: return d >= -128 && d <= 127;
+    case LTY_UCHAR: return d >= 0 && d <= 255;
+    case LTY_SHORT: return d >= -32768 && d <= 32767;
+    case LTY_USHORT: return d >= 0 && d <= 65535;
+    case LTY_INT: return d >= -2147483648.0 && d <= 2147483647.0;
+    case LTY_UINT: return d >= 0 && d <= 4294967295.0;
+    case LTY_LONG: return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
+    case LTY_ULONG: return d >= 0 && d < 18446744073709551616.0;
+    default: return true;
+    }
+}
+
+/* The values given for function constants (a manifest's constants:, compile -D) must name
+ * one of the program's and fit its type: -1 for a uint, 2 for a bool or 1e39 for a float
+ * became other values silently. */
+static void check_constant_values(LangParser *p)
+{
+    const LangOptions *o = p->ctx->opts;
+    for (uint32_t i = 0; o && i < o->num_constants; i++) {
+        const LangConstant *c = &o->constants[i];
+        const LangVar *found = NULL;
+        char *names = "";
+        for (const LangVar *v = p->unit->globals; v; v = v->next) {
+            if (v->kind != LVAR_FUNCTION_CONSTANT)
+                continue;
+            names = lang_format(p->ctx, "%s%s%s", names, *names ? ", " : "", v->name);
+            if (strcmp(v->name, c->name) == 0)
+                found = v;
+        }
+        if (!found)
+            lang_error_soft(p->ctx, NULL, "a value is given for '%s', which is no function "
+                            "constant of this file (%s%s)", c->name,
+                            *names ? "its function constants: " : "it declares none", names);
+        else if (!constant_fits(found->type, c->number))
+            lang_error_soft(p->ctx, found->tok, "function constant '%s' is a %s: the value %s "
+                            "given for it (constants: or -D) does not fit (%s)", c->name,
+                            lang_type_name(p->ctx, lang_qualified(p->ctx, found->type, false)),
+                            c->number == floor(c->number) && fabs(c->number) < 1e18
+                                ? lang_format(p->ctx, "%.0f", c->number)
+                                : lang_format(p->ctx, "%.9g", c->number),
+                            found->type->kind == LTY_BOOL ? "0 or 1"
+                            : lang_is_float(found->type) ? "a finite value in its range, or .inf"
+                                                         : "an integer in its range");
+    }
+}
+
 // program = (using | typedef | template-def | explicit-instantiation | toplevel | ";")*
 LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
 {
@@ -501,6 +560,8 @@ LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
         }
     }
     check_recursion(p);
+    lang_bail_if_errors(ctx);
+    check_constant_values(p);
     lang_bail_if_errors(ctx);
     check_inlined_size(p);
     lang_bail_if_errors(ctx);

@@ -132,6 +132,52 @@ static void test_inlined_code_names_its_call(void **state)
     free(out);
 }
 
+/* A value given for a function constant must name one and fit its type: -1 for a uint,
+ * 99999999999 (which wrapped), 2 for a bool, 1e39 for a float and 100000 for a half were
+ * taken as other values, and a name the kernel lacks was ignored. */
+static void test_function_constant_values_checked(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lockstep-fc-XXXXXX", path[128], args[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/fc.metal", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("constant uint N [[function_constant(0)]];\n"
+          "constant float F [[function_constant(1)]];\n"
+          "constant bool B [[function_constant(2)]];\n"
+          "constant half H [[function_constant(3)]];\n"
+          "kernel void k(device float *a [[buffer(0)]]) { a[0] = N + F + (B ? 1 : 0) + H; }\n", f);
+    fclose(f);
+    static const struct {
+        const char *defs, *want;
+    } cases[] = {
+        {"-D N=-1 -D F=1 -D B=1 -D H=1", "fc.metal:1:15: error: function constant 'N' is a uint: the value -1"},
+        {"-D N=99999999999 -D F=1 -D B=1 -D H=1", "the value 99999999999 given for it"},
+        {"-D N=1.5 -D F=1 -D B=1 -D H=1", "'N' is a uint: the value 1.5"},
+        {"-D N=1 -D F=1e39 -D B=1 -D H=1", "fc.metal:2:16: error: function constant 'F' is a float: the value 1e+39"},
+        {"-D N=1 -D F=1 -D B=2 -D H=1", "'B' is a bool: the value 2 given for it (constants: or -D) does not fit (0 or 1)"},
+        {"-D N=1 -D F=1 -D B=1 -D H=100000", "'H' is a half: the value 100000"},
+        {"-D N=1 -D F=1 -D B=1 -D H=1 -D Q=3", "a value is given for 'Q', which is no function constant of this file (its function constants: N, F, B, H)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL;
+        snprintf(args, sizeof args, "compile %s %s", path, cases[i].defs);
+        int status = test_lockstep(args, &out);
+        if (status != 2 || !strstr(out, cases[i].want))
+            fail_msg("`lockstep %s` exited %d without \"%s\":\n%s", args, status, cases[i].want, out);
+        free(out);
+    }
+    char *out = NULL;
+    snprintf(args, sizeof args, "compile %s -D N=4294967295 -D F=-3.4e38 -D B=0 -D H=-65504", path);
+    int status = test_lockstep(args, &out);
+    if (status != 0)
+        fail_msg("`lockstep %s` exited %d:\n%s", args, status, out);
+    free(out);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_bad_usage(void **state)
 {
     (void)state;
@@ -190,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_function_constants_and_entry),
         cmocka_unit_test(test_bad_usage),
         cmocka_unit_test(test_inlined_code_names_its_call),
+        cmocka_unit_test(test_function_constant_values_checked),
         cmocka_unit_test(test_output_over_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
