@@ -447,10 +447,14 @@ static bool stmt_has_return(LangNode *s, LangNode *tail)
     return r;
 }
 
-/* Records the call being inlined at cg->loc; returns its IsaSourceLoc.call. */
+/* Records the call being inlined at cg->loc; returns its IsaSourceLoc.call. One call in the
+ * source is one call site, however often it is inlined (an unrolled loop's copies). */
 static uint32_t call_site(LangCg *cg, const LangFunction *f)
 {
     LangIr *ir = cg->ir;
+    for (uint32_t i = 0; i < ir->num_calls; i++)
+        if (isa_same_loc(&ir->calls[i].loc, &cg->loc) && strcmp(ir->calls[i].func, f->name) == 0)
+            return i + 1;
     if (ir->num_calls == ir->calls_cap) {
         size_t cap = ir->calls_cap ? ir->calls_cap * 2 : 16;
         IsaCallSite *calls = lang_alloc(cg->ctx, cap * sizeof *calls);

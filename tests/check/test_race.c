@@ -527,6 +527,38 @@ static void test_cross_threadgroup_race_kept_apart(void **state)
     done(&c);
 }
 
+/* A helper called in a loop the compiler unrolls: its copies are one call, so its races are
+ * the same findings as for a loop that stays a loop (each copy was a finding of its own). */
+static void test_race_in_helper_in_unrolled_loop(void **state)
+{
+    (void)state;
+    for (int trips = 4; trips <= 40; trips += 36) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "static void stage(threadgroup float *t, uint i, float v) {\n"
+                 "    t[i] = v + t[i ^ 32]; // RW\n"
+                 "}\n"
+                 "kernel void k(device float *out [[buffer(0)]],\n"
+                 "              uint tid [[thread_index_in_threadgroup]]) {\n"
+                 "    threadgroup float shared[64];\n"
+                 "    shared[tid] = 0.0f;\n"
+                 "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+                 "    for (int i = 0; i < %d; i++)\n"
+                 "        stage(shared, tid, float(i)); // C\n"
+                 "    out[tid] = shared[tid];\n"
+                 "}\n", trips);
+        Checked c;
+        setup(&c, src, 256);
+        run(&c, 64, 64);
+        expect_count(&c, 2);
+        const uint32_t rw = line_of(src, "// RW"), call = line_of(src, "// C");
+        for (uint32_t i = 0; i < c.n; i++)
+            expect_fix(&c, &c.f[i], fmt("no threadgroup_barrier(mem_threadgroup) between the two "
+                                        "accesses at line %u (in stage, called at line %u)", rw, call));
+        done(&c);
+    }
+}
+
 /* ---- correct kernels that naive checkers flag --------------------------------------------- */
 
 static void test_same_value_writes_benign(void **state)
@@ -909,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_dedup_counts_accesses),
         cmocka_unit_test(test_race_in_helper_names_the_call),
         cmocka_unit_test(test_cross_threadgroup_race_kept_apart),
+        cmocka_unit_test(test_race_in_helper_in_unrolled_loop),
         cmocka_unit_test(test_broadcast_reads_then_write),
         cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),
