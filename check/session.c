@@ -562,12 +562,17 @@ static void name_tg_fault(const CheckSession *s, const SimFault *f, CheckSite *s
     snprintf(site->symbol, sizeof site->symbol, "%s", f->buffer);
     uint32_t elem = 1;
     bool array = true;
+    /* by name and size: two scopes may each declare a `buf` */
+    const IsaSymbol *sym = NULL;
     for (uint32_t i = 0; i < p->num_symbols; i++)
-        if (p->symbols[i].space == ISA_SYM_THREADGROUP && strcmp(p->symbols[i].name, f->buffer) == 0) {
-            elem = p->symbols[i].elem_size ? p->symbols[i].elem_size : 1;
-            array = p->symbols[i].array;
-            memcpy(site->dims, p->symbols[i].dims, sizeof site->dims);
-        }
+        if (p->symbols[i].space == ISA_SYM_THREADGROUP && strcmp(p->symbols[i].name, f->buffer) == 0 &&
+            (!sym || p->symbols[i].size == f->valid_bytes))
+            sym = &p->symbols[i];
+    if (sym) {
+        elem = sym->elem_size ? sym->elem_size : 1;
+        array = sym->array;
+        memcpy(site->dims, sym->dims, sizeof site->dims);
+    }
     for (uint32_t i = 0; i < p->num_args; i++)
         if (p->args[i].kind == ISA_ARG_THREADGROUP && strcmp(p->args[i].name, f->buffer) == 0)
             elem = p->args[i].elem_size ? p->args[i].elem_size : 1;

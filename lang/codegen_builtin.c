@@ -334,14 +334,16 @@ static IsaOperand sqrt_of(LangCg *cg, LangType *s, IsaOperand x, LangNode *node)
 
 /* ---- atomics ----------------------------------------------------------------------------------- */
 
-static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args)
+/* known: the object's address when the call names it (`&bins[i]`): its array stays the base,
+ * so the simulator bounds the index by that array (else the pointer's value is the base). */
+static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args, const CgAddr *known)
 {
     LangBuiltin b = node->builtin;
     CgVal p = args[0];
     if (p.ref || p.type->kind != LTY_POINTER)
         cg_error(cg, node->tok, "an atomic operation needs an atomic object in device or threadgroup memory");
     LangType *vt = p.type->base->kind == LTY_ATOMIC ? p.type->base->base : p.type->base;
-    CgAddr a = cg_addr_of_pointer(cg, p);
+    CgAddr a = known ? *known : cg_addr_of_pointer(cg, p);
     bool dev = a.space == LAS_DEVICE;
     if (!dev && a.space != LAS_THREADGROUP)
         cg_error(cg, node->tok, "atomics work on device or threadgroup memory");
@@ -714,15 +716,30 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
         in->flags = (uint8_t)(flags & 7);
         return cg_val_new(cg, lang_ty_void, 0);
     }
+    const bool atomic = b >= LANG_BI_ATOMIC_STORE && b <= LANG_BI_ATOMIC_FETCH_XOR;
+    CgAddr object;
+    bool named = false;
     for (LangNode *a = node->args; a; a = a->next, i++) {
-        if (a->type && (a->type->kind == LTY_ENUM_MEMORY_ORDER))
+        if (a->type && (a->type->kind == LTY_ENUM_MEMORY_ORDER)) {
             args[i] = cg_val_new(cg, a->type, 0);
-        else
+        } else if (atomic && i == 0 && a->kind == LND_ADDR && a->type->kind == LTY_POINTER &&
+                   a->lhs->kind == LND_INDEX) {
+            CgLval *lv = cg_lval(cg, a->lhs); /* `&bins[i]`: the array and the index */
+            if (lv->kind == LV_MEM) {
+                object = lv->addr;
+                named = true;
+                args[i] = cg_val_new(cg, a->type, 1);
+                args[i].c[0] = lang_cg_imm(0); /* not read: the address is `object` */
+            } else {
+                args[i] = cg_expr(cg, a);
+            }
+        } else {
             args[i] = cg_expr(cg, a);
+        }
     }
     cg_set_loc(cg, node->tok);
-    if (b >= LANG_BI_ATOMIC_STORE && b <= LANG_BI_ATOMIC_FETCH_XOR)
-        return atomic_fn(cg, node, args);
+    if (atomic)
+        return atomic_fn(cg, node, args, named ? &object : NULL);
     if (b >= LANG_BI_SIMD_SHUFFLE)
         return simd_fn(cg, node, args);
     LangType *rt = node->type;

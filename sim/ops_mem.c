@@ -81,8 +81,11 @@ static uint8_t *resolve(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace
     }
     uint64_t offset = (uint64_t)((int64_t)base[l] + index * (int64_t)esize);
     *addr_out = offset;
-    const SimTgBlock *home = space == MEM_SPACE_THREADGROUP ? sim_tg_home(d, base[l]) : NULL;
-    if (home && (offset < home->offset || offset + bytes > (uint64_t)home->offset + home->size)) {
+    const SimTgBlock *home =
+        space == MEM_SPACE_THREADGROUP
+            ? sim_tg_overrun(d, base[l], offset, bytes, in->o[1].bank != SIM_BANK_CONSTS)
+            : NULL;
+    if (home) {
         /* as for device buffers: an index that leaves the array its base points into is out
          * of bounds of that array, even where another one lies */
         sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, space, is_write, home->name,
@@ -165,14 +168,14 @@ static uint32_t lane_offsets(const SimGroup *g, const uint32_t *base, const uint
 }
 
 /* Whether every active lane's bytes [off, off + bytes) lie in the block its base points
- * into (lanes whose base is in no named block: anywhere, as lane_offsets checked). */
+ * into (lanes whose base is in no named block: anywhere, as lane_offsets checked); pointer:
+ * the bases are registers (see sim_tg_overrun). */
 static bool inside_homes(const SimDispatch *d, const SimGroup *g, const uint32_t *base,
-                         const uint64_t *off, uint32_t bytes)
+                         const uint64_t *off, uint32_t bytes, bool pointer)
 {
     for (uint32_t m = g->exec_mask; m; m &= m - 1) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
-        const SimTgBlock *home = sim_tg_home(d, base[l]);
-        if (home && (off[l] < home->offset || off[l] + bytes > (uint64_t)home->offset + home->size))
+        if (sim_tg_overrun(d, base[l], off[l], bytes, pointer))
             return false;
     }
     return true;
@@ -329,7 +332,7 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         /* only threadgroup memory with a per-lane base gets here */
         if (lane_offsets(g, base, index, esize, bytes, region_size, off))
             return false;
-        if (d->tg_home && !inside_homes(d, g, base, off, bytes))
+        if (d->tg_home && !inside_homes(d, g, base, off, bytes, true))
             return false; /* the slow path names the array a lane ran past */
     }
     const IsaOperand *data = &isa->opd[0];
@@ -535,7 +538,8 @@ void sim_exec_atomic(SimDispatch *d, SimGroup *g, const SimInst *in)
     bool direct = false;
     if (space == MEM_SPACE_THREADGROUP) {
         region = d->tg_memory;
-        direct = lane_offsets(g, base, index, 4, 4, d->tg_mem_bytes, off) == 0;
+        direct = lane_offsets(g, base, index, 4, 4, d->tg_mem_bytes, off) == 0 &&
+                 (!d->tg_home || inside_homes(d, g, base, off, 4, in->o[1].bank != SIM_BANK_CONSTS));
     } else if (space == MEM_SPACE_DEVICE && mask) {
         /* a pointer per lane (base[W + l] its high word: the buffer), or a buffer argument's */
         const uint32_t stride = in->o[1].bank == SIM_BANK_CONSTS ? 0 : 1;

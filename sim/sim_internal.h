@@ -118,6 +118,24 @@ static inline const SimTgBlock *sim_tg_home(const SimDispatch *d, uint32_t base)
     return h ? &d->tg_blocks[h - 1] : NULL;
 }
 
+/* The named block the access [offset, offset + bytes) from a base offset leaves, or NULL:
+ * the block the base points into. A pointer (a base in a register) at the start of one
+ * block may also be one past the end of the block before it (`end = s + 64; end[-1]`): an
+ * access inside either is in bounds. A constant base is an array's own start. */
+static inline const SimTgBlock *sim_tg_overrun(const SimDispatch *d, uint32_t base,
+                                               uint64_t offset, uint32_t bytes, bool pointer)
+{
+    const SimTgBlock *home = sim_tg_home(d, base);
+    if (!home || (offset >= home->offset && offset + bytes <= (uint64_t)home->offset + home->size))
+        return NULL;
+    const SimTgBlock *before =
+        pointer && base == home->offset && base ? sim_tg_home(d, base - 1) : NULL;
+    if (before && before->offset + before->size == base && offset >= before->offset &&
+        offset + bytes <= base)
+        return NULL;
+    return home;
+}
+
 /* ---- operand access ----------------------------------------------------------------------- */
 
 static inline uint32_t *sim_bank(SimDispatch *d, SimGroup *g, const SimOpd *o)

@@ -526,6 +526,48 @@ static void test_out_of_bounds_between_threadgroup_arrays(void **state)
     done(&c);
 }
 
+/* A pointer one past the end of an array is the start of the next one: indexed backwards
+ * (`end[-1 - lid]`) it reads the first array, in bounds; the next array's own index that
+ * steps before it (t[lid - 1]) is out of bounds. Atomics are bounded by their array too
+ * (`&bins[lid % 9]` reached t[0] silently). */
+static void test_threadgroup_pointer_past_the_end_and_atomics(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h,
+            "kernel void k(device float *out [[buffer(0)]],\n"                          /* 1 */
+            "              uint lid [[thread_index_in_threadgroup]]) {\n"                /* 2 */
+            "    threadgroup float s[64];\n"                                             /* 3 */
+            "    threadgroup float t[64];\n"                                             /* 4 */
+            "    threadgroup atomic_uint bins[8];\n"                                     /* 5 */
+            "    threadgroup uint u[64];\n"                                              /* 6 */
+            "    s[lid] = float(lid); t[lid] = 100.0f; u[lid] = 0;\n"                    /* 7 */
+            "    if (lid < 8) atomic_store_explicit(&bins[lid], 0u, memory_order_relaxed);\n" /* 8 */
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                     /* 9 */
+            "    threadgroup float *end = s + 64;\n"                                     /* 10 */
+            "    float x = end[-1 - (int)lid];\n"                                        /* 11 */
+            "    float y = t[int(lid) - 1];\n"                                           /* 12 */
+            "    atomic_fetch_add_explicit(&bins[lid % 9], 1u, memory_order_relaxed);\n" /* 13 */
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                     /* 14 */
+            "    out[lid] = x + y + float(u[lid]);\n"                                    /* 15 */
+            "}\n",
+            NULL);
+    CheckBufferInfo info[1] = {{.elem_size = 4}};
+    c.info = info;
+    h_buffer(&c.h, 0, "out", 256, MEM_SPACE_DEVICE);
+    run_checked(&c, 64, 64);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of t[-1]");
+    assert_int_equal(line_of(&c, &f->first), 12);
+    f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds write of bins[8] (byte offset 32, 4 bytes; valid 0..31)");
+    assert_int_equal(line_of(&c, &f->first), 13);
+    assert_int_equal(f->count, 7); /* lid 8, 17, .., 62 */
+    assert_int_equal(c.n, 2);
+    const float *out = h_data(&c.h, 0);
+    for (uint32_t l = 1; l < 64; l++) /* end[-1 - l] is s[63 - l]; t[l - 1] is 100 */
+        CH_FEQ(out[l], (float)(63 - l) + 100.0f, l);
+    done(&c);
+}
+
 /* Assembly: the faulting load's register is overwritten before anything reads it. */
 static void test_out_of_bounds_overwritten_register(void **state)
 {
@@ -784,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
         cmocka_unit_test(test_out_of_bounds_negative_index),
         cmocka_unit_test(test_out_of_bounds_between_threadgroup_arrays),
+        cmocka_unit_test(test_threadgroup_pointer_past_the_end_and_atomics),
         cmocka_unit_test(test_read_before_wait),
         cmocka_unit_test(test_matrix_reads_other_lanes_before_wait),
         cmocka_unit_test(test_write_and_wrong_slot_before_wait),
