@@ -382,7 +382,7 @@ static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args, const CgAddr *kn
     IsaAtomicOp op;
     IsaOperand v = b == LANG_BI_ATOMIC_LOAD ? lang_cg_imm(0) : args[1].c[0];
     switch (b) {
-    case LANG_BI_ATOMIC_LOAD: op = it == ISA_TYPE_F32 ? ISA_ATOM_ADD : ISA_ATOM_OR; break;
+    case LANG_BI_ATOMIC_LOAD: op = ISA_ATOM_OR; break;
     case LANG_BI_ATOMIC_STORE: case LANG_BI_ATOMIC_EXCHANGE: op = ISA_ATOM_XCHG; break;
     case LANG_BI_ATOMIC_FETCH_ADD: op = ISA_ATOM_ADD; break;
     case LANG_BI_ATOMIC_FETCH_SUB: op = ISA_ATOM_SUB; break;
@@ -392,10 +392,10 @@ static CgVal atomic_fn(LangCg *cg, LangNode *node, CgVal *args, const CgAddr *kn
     case LANG_BI_ATOMIC_FETCH_OR: op = ISA_ATOM_OR; break;
     default: op = ISA_ATOM_XOR; break;
     }
+    if (b == LANG_BI_ATOMIC_LOAD && it == ISA_TYPE_F32)
+        it = ISA_TYPE_U32; /* the bits, or 0: x + -0 would write back a NaN made quiet */
     if (it == ISA_TYPE_F32 && op != ISA_ATOM_ADD && op != ISA_ATOM_XCHG)
         cg_error(cg, node->tok, "atomic_float supports load, store, exchange and fetch_add only");
-    if (b == LANG_BI_ATOMIC_LOAD && it == ISA_TYPE_F32)
-        v = lang_cg_imm(0x80000000u); /* x + -0 == x for every x, keeping +0 and -0 */
     IsaOperand old = lang_cg_new_vreg(cg, 32);
     IsaInst *in = lang_cg_emit(cg, dev ? ISA_OP_ATOM_DEV : ISA_OP_ATOM_TG);
     in->cond = (uint8_t)op;

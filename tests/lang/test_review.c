@@ -386,6 +386,29 @@ static void test_recursive_template_named(void **state)
                          "recursive templates are not supported");
 }
 
+/* atomic_load_explicit of an atomic_float was an atomic add of -0.0: it returned the bits but
+ * wrote x + -0 back, which made a signalling NaN quiet (0x7fa00001 became 0x7fc00000). A load
+ * does not change the object. */
+static void test_atomic_float_load_writes_nothing(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device atomic_float *f [[buffer(0)]], device uint *o [[buffer(1)]],\n"
+            "              uint i [[thread_position_in_grid]]) {\n"
+            "  o[i] = as_type<uint>(atomic_load_explicit(&f[i], memory_order_relaxed));\n"
+            "}\n", NULL);
+    uint32_t *f = ch_buf(&h, 0, 4 * 4), *o = ch_buf(&h, 1, 4 * 4);
+    static const uint32_t bits[4] = {0x7fa00001u, 0x80000000u, 0xffc12345u, 0x3f800000u};
+    memcpy(f, bits, sizeof bits);
+    ch_run(&h, 4, 4);
+    for (int i = 0; i < 4; i++) {
+        CH_IEQ(o[i], bits[i], i);
+        CH_IEQ(((uint32_t *)h_data(&h, 0))[i], bits[i], i);
+    }
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_logical_operators_on_vectors),
         cmocka_unit_test(test_alignof),
         cmocka_unit_test(test_recursive_template_named),
+        cmocka_unit_test(test_atomic_float_load_writes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
