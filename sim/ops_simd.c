@@ -174,17 +174,19 @@ void sim_exec_reduce(SimDispatch *d, SimGroup *g, const SimInst *in)
     uint32_t span = quad ? 4 : W;
     for (uint32_t base = 0; base < W; base += span) {
         if (prefix) {
-            /* An exclusive sum starts from +0, as MSL's does (the tree's -0 identity is only
-             * there so that it leaves every value unchanged). */
-            uint32_t acc = op == ISA_RED_SUM ? 0 : id;
-            bool inclusive = isa->count != 0;
+            /* The running value starts at the identity (-0 for a float sum, which leaves every
+             * value as it is: a prefix of -0s sums to -0, as IEEE's does); the exclusive value
+             * of a lane with no active lane before it is +0 for a sum, as MSL's is. */
+            const uint32_t none = op == ISA_RED_SUM ? 0 : id;
+            uint32_t acc = id;
+            bool inclusive = isa->count != 0, any = false;
             for (uint32_t l = base; l < base + span; l++) {
-                uint32_t x = v[l];
-                if (inclusive)
-                    acc = ((g->exec_mask >> l) & 1) ? combine(op, type, acc, x) : acc;
-                res[l] = acc;
-                if (!inclusive && ((g->exec_mask >> l) & 1))
-                    acc = combine(op, type, acc, x);
+                const bool on = (g->exec_mask >> l) & 1;
+                if (inclusive && on)
+                    acc = combine(op, type, acc, v[l]), any = true;
+                res[l] = any ? acc : none;
+                if (!inclusive && on)
+                    acc = combine(op, type, acc, v[l]), any = true;
             }
         } else {
             uint32_t t[W];

@@ -409,6 +409,36 @@ static void test_atomic_float_load_writes_nothing(void **state)
     h_free(&h);
 }
 
+/* simd_prefix_inclusive_sum (and the quad one) started from +0, so a prefix of -0s gave +0
+ * where IEEE's sum (and simd_sum) gives -0. The exclusive sum of the first lane stays +0. */
+static void test_prefix_sum_keeps_negative_zero(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device const float *a [[buffer(0)]], device uint *o [[buffer(1)]],\n"
+            "              uint i [[thread_position_in_grid]]) {\n"
+            "  o[i * 4] = as_type<uint>(simd_prefix_inclusive_sum(a[i]));\n"
+            "  o[i * 4 + 1] = as_type<uint>(simd_prefix_exclusive_sum(a[i]));\n"
+            "  o[i * 4 + 2] = as_type<uint>(quad_prefix_inclusive_sum(a[i]));\n"
+            "  o[i * 4 + 3] = as_type<uint>(float(simd_prefix_inclusive_sum(half(a[i]))));\n"
+            "}\n", NULL);
+    float *a = ch_buf(&h, 0, 4 * 8);
+    uint32_t *o = ch_buf(&h, 1, 4 * 32);
+    for (int i = 0; i < 8; i++)
+        a[i] = i == 5 ? 1.0f : -0.0f;
+    ch_run(&h, 8, 8);
+    for (int i = 0; i < 8; i++) {
+        /* lanes 0..4 sum only -0s; from lane 5 on, 1 (the exclusive one lane later) */
+        const uint32_t neg0 = 0x80000000u, one = 0x3f800000u;
+        CH_IEQ(o[i * 4], i < 5 ? neg0 : one, i);
+        CH_IEQ(o[i * 4 + 1], i == 0 ? 0u : i < 6 ? neg0 : one, i);
+        CH_IEQ(o[i * 4 + 2], i < 5 ? neg0 : one, i); /* lanes 4..7 restart: -0, then 1 */
+        CH_IEQ(o[i * 4 + 3], i < 5 ? neg0 : one, i);
+    }
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_alignof),
         cmocka_unit_test(test_recursive_template_named),
         cmocka_unit_test(test_atomic_float_load_writes_nothing),
+        cmocka_unit_test(test_prefix_sum_keeps_negative_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
