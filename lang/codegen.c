@@ -443,6 +443,8 @@ static void bind_args(LangCg *cg, LangFunction *k)
         a->name = p->name;
         a->binding = p->attr_index;
         LangType *pointee = ty->base;
+        if (pointee->kind == LTY_ATOMIC) /* an atomic_float buffer holds floats */
+            pointee = pointee->base;
         a->type_name = pointee->name ? pointee->name : (char *)lang_type_name(cg->ctx, pointee);
         a->elem_size = (uint32_t)pointee->size;
         a->is_const = pointee->is_const || ty->space == LAS_CONSTANT;

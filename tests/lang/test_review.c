@@ -439,6 +439,27 @@ static void test_prefix_sum_keeps_negative_zero(void **state)
     h_free(&h);
 }
 
+/* A buffer of atomics is typed by what the atomics hold: a manifest binds `device
+ * atomic_float *` as floats without `type:` (it asked for one, as for assembly kernels). */
+static void test_atomic_buffer_types(void **state)
+{
+    (void)state;
+    UtilError err = {{0}};
+    IsaProgram *p = lang_compile_source(
+        "kernel void k(device atomic_float *f [[buffer(0)]], device atomic_int *n [[buffer(1)]],\n"
+        "              threadgroup atomic_uint *t [[threadgroup(0)]]) {\n"
+        "  atomic_fetch_add_explicit(f, 1.0f, memory_order_relaxed);\n"
+        "  atomic_fetch_add_explicit(n, 1, memory_order_relaxed);\n"
+        "  atomic_fetch_add_explicit(t, 1u, memory_order_relaxed);\n"
+        "}\n", "k.metal", NULL, NULL, &err);
+    assert_non_null(p);
+    assert_string_equal(p->args[0].type_name, "float");
+    assert_string_equal(p->args[1].type_name, "int");
+    assert_string_equal(p->args[2].type_name, "uint");
+    assert_int_equal(p->args[0].elem_size, 4);
+    isa_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_recursive_template_named),
         cmocka_unit_test(test_atomic_float_load_writes_nothing),
         cmocka_unit_test(test_prefix_sum_keeps_negative_zero),
+        cmocka_unit_test(test_atomic_buffer_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
