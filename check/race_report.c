@@ -85,7 +85,8 @@ static void build_finding(const Race *r, CheckFinding *f, const SimGroupView *sg
     const char *sv = same_value ? ", same value" : "";
     bool mixed = (acc_kind(*a) == ACC_ATOMIC) != (b->kind == ACC_ATOMIC);
     if (mixed)
-        snprintf(f->message, sizeof f->message, "atomic and non-atomic access race on %s", name);
+        snprintf(f->message, sizeof f->message, "atomic and non-atomic access race%s on %s",
+                 reason == REASON_CROSS_TG ? " between threadgroups" : "", name);
     else if (reason == REASON_CROSS_TG)
         snprintf(f->message, sizeof f->message, "device memory race between threadgroups (%s%s) on %s",
                  order, sv, name);

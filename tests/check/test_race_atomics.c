@@ -52,7 +52,7 @@ static void test_atomic_vs_plain_across_threadgroups(void **state)
     setup_aliased(&c, src);
     run(&c, 64, 32);
     expect_count(&c, 1);
-    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race between threadgroups on counter[0]");
     expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
     assert_int_equal(f->count, 32);
     assert_int_equal(f->first.access, CHECK_ACCESS_READ);
@@ -210,7 +210,9 @@ static void test_atomic_in_writer_simdgroup_hides_nothing(void **state)
                 setup(&c, src, 256);
                 run(&c, 64, tg);
                 const CheckFinding *f = find(&c, tgmem ? "atomic and non-atomic access race on tc[0]"
-                                                       : "atomic and non-atomic access race on dc[0]");
+                                                 : tg == 32 ? "atomic and non-atomic access race "
+                                                              "between threadgroups on dc[0]"
+                                                            : "atomic and non-atomic access race on dc[0]");
                 expect_lines(&c, f, line_of(src, "// P"), line_of(src, "// A"));
                 assert_int_equal(f->first.thread.grid[0], 0);
                 assert_int_equal(f->second.thread.grid[0], 40);
@@ -292,12 +294,12 @@ static void test_atomic_load_is_a_read(void **state)
     c.h.bind[1].buffer = c.h.bind[0].buffer;
     run(&c, 192, 64);
     expect_count(&c, 2);
-    const CheckFinding *f = find(&c, "atomic and non-atomic access race on counter[0]");
+    const CheckFinding *f = find(&c, "atomic and non-atomic access race between threadgroups on counter[0]");
     expect_lines(&c, f, line_of(racy, "// W"), line_of(racy, "// L"));
     assert_int_equal(f->count, 64); /* each of threadgroup 1's loads */
     assert_int_equal(f->first.access, CHECK_ACCESS_WRITE);
     assert_int_equal(f->second.access, CHECK_ACCESS_ATOMIC);
-    f = find(&c, "atomic and non-atomic access race on counter[1]");
+    f = find(&c, "atomic and non-atomic access race between threadgroups on counter[1]");
     expect_lines(&c, f, line_of(racy, "// M"), line_of(racy, "// X"));
     assert_int_equal(f->first.access, CHECK_ACCESS_ATOMIC);
     assert_int_equal(f->second.access, CHECK_ACCESS_WRITE);
