@@ -516,15 +516,25 @@ static void describe_finding(const RegdefChecker *c, CheckFinding *f, const IsaI
                              uint32_t lane, uint32_t n, uint32_t root)
 {
     const IsaProgram *p = c->s->program;
-    const CheckLine line_ = check_line(p, in->pc);
+    CheckLine line_ = check_line(p, in->pc);
     const char *line = line_.s;
     if (root & ROOT_UNDEF) {
         const IsaUndef *u = &p->undefs[root & ~ROOT_UNDEF];
+        /* a use inside a helper the variable was passed to: the line in the variable's own
+         * function, the call's */
+        const int64_t at = isa_program_index_of_pc(p, in->pc);
+        const IsaSourceLoc *l = at >= 0 && p->locs ? &p->locs[at] : NULL;
+        for (int depth = 0; l && l->call && l->call != u->loc.call && l->call <= p->num_calls &&
+                            depth < 64; depth++)
+            l = &p->calls[l->call - 1].loc;
+        if (l)
+            line_ = check_loc_line(p, l);
         snprintf(f->first.symbol, sizeof f->first.symbol, "%s", u->name);
         snprintf(f->message, sizeof f->message,
                  "%s is uninitialized: it comes from `%s`, declared at line %s without a value "
                  "(lane %u%s)",
-                 use_text(in->op, k), u->name, check_loc_line(p, &u->loc).s, lane, n > 1 ? " and others" : "");
+                 use_text(in->op, k), u->name, check_loc_line(p, &u->loc).s, lane,
+                 n > 1 ? " and others" : "");
         const size_t whole = strcspn(u->name, ".["); /* a vector's or struct's member */
         if (u->name[whole])
             snprintf(f->fix, sizeof f->fix,

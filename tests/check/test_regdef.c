@@ -191,6 +191,29 @@ static void test_shuffle_names_the_variable(void **state)
     done(&c);
 }
 
+/* A variable passed to a helper, used (stored) inside it: the fix names the line of the
+ * call, where the variable is in scope, not the helper's line. */
+static void test_use_in_helper_names_the_call_line(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "static void put(device float *out, uint i, float v) {\n"
+          "    out[i] = v;\n"                                               /* 2 */
+          "}\n"
+          "kernel void k(device float *out [[buffer(0)]], uint lid [[thread_index_in_threadgroup]]) {\n"
+          "    float s;\n"                                                  /* 5 */
+          "    if (lid < 16) s = 1.0f;\n"
+          "    put(out, lid, 2.0f + s);\n"                                  /* 7 */
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_UNINIT_VALUE, "comes from `s`, declared at line 5");
+    assert_int_equal(primary_line(&c, f), 2);
+    assert_string_equal(f->fix, "give `s` a value where it is declared (`float s = 0;`) or on "
+                                "every path before line 7");
+    done(&c);
+}
+
 /* A vector's, a struct's and an array's members are told apart, and named as in source. */
 static void test_vector_member(void **state)
 {
@@ -759,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_branch_address_and_lane_operand),
         cmocka_unit_test(test_reduction_over_undefined_lanes),
         cmocka_unit_test(test_shuffle_names_the_variable),
+        cmocka_unit_test(test_use_in_helper_names_the_call_line),
         cmocka_unit_test(test_vector_member),
         cmocka_unit_test(test_assembly_register_never_written),
         cmocka_unit_test(test_assembly_while_brings_back_parked_lanes),
