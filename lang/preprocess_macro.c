@@ -15,6 +15,7 @@
  * body, the written token for copies of macro arguments — so diagnostics point at the
  * user's source and a token from an expansion can never start a directive.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,12 +198,13 @@ void lang_pp_remove_macro(Pre *pp, const LangToken *tok)
 
 /* ---- predefined macros -------------------------------------------------------------------- */
 
-typedef enum ConstType { C_INT, C_UINT, C_FLOAT, C_HALF } ConstType;
+typedef enum ConstType { C_INT, C_UINT, C_LONG, C_ULONG, C_FLOAT, C_HALF } ConstType;
 
 static const struct {
     const char *name;
     ConstType type;
-    double value;  /* exact for every integer here */
+    double value;  /* exact for every integer here but LONG_MAX and ULONG_MAX, which round
+                    * up to 2^63 and 2^64: those take the largest value of their type */
 } predefined[] = {
     {"__METAL_VERSION__", C_INT, 310}, {"__METAL__", C_INT, 1}, {"__METAL_MACOS__", C_INT, 1},
     {"__LOCKSTEP__", C_INT, 1},
@@ -234,6 +236,7 @@ static const struct {
     {"SHRT_MAX", C_INT, 32767}, {"SHRT_MIN", C_INT, -32768}, {"USHRT_MAX", C_INT, 65535},
     {"INT_MAX", C_INT, 2147483647.0}, {"INT_MIN", C_INT, -2147483648.0},
     {"UINT_MAX", C_UINT, 4294967295.0},
+    {"LONG_MAX", C_LONG, 0x1p63}, {"LONG_MIN", C_LONG, -0x1p63}, {"ULONG_MAX", C_ULONG, 0x1p64},
 };
 
 void lang_pp_define_predefined(Pre *pp)
@@ -254,6 +257,16 @@ void lang_pp_define_predefined(Pre *pp)
             t->ival = (uint64_t)v;
             t->num_type = lang_ty_uint;
             t->loc = lang_format(pp->ctx, "%.0fu", v);
+            break;
+        case C_LONG:
+            t->ival = v >= 0x1p63 ? (uint64_t)INT64_MAX : (uint64_t)(int64_t)v;
+            t->num_type = lang_ty_long;
+            t->loc = lang_format(pp->ctx, "%" PRId64 "l", (int64_t)t->ival);
+            break;
+        case C_ULONG:
+            t->ival = UINT64_MAX;
+            t->num_type = lang_ty_ulong;
+            t->loc = lang_format(pp->ctx, "%" PRIu64 "ul", t->ival);
             break;
         case C_FLOAT:
             t->is_float = true;

@@ -249,6 +249,27 @@ static void test_constant_operands(void **state)
     assert_true(o[9] == (a & 0xff00ff00ffLL));
 }
 
+/* <limits.h>'s 64-bit limits in a kernel: LONG_MIN is one literal, ULONG_MAX wraps to 0. */
+static void test_limits(void **state)
+{
+    (void)state;
+    int64_t o[5];
+    int64_t x[1] = {0};
+    memset(o, 0xaa, sizeof o);
+    void *bufs[] = {x, o};
+    size_t sizes[] = {sizeof x, sizeof o};
+    run(HDR "kernel void k(device const long *x [[buffer(0)]], device long *o [[buffer(1)]],\n"
+            "  uint i [[thread_position_in_grid]]) {\n"
+            "    o[0] = LONG_MAX + x[0]; o[1] = LONG_MIN + x[0]; o[2] = long(ULONG_MAX + ulong(x[0]));\n"
+            "    o[3] = long(ULONG_MAX + 1 + ulong(x[0])); o[4] = -(LONG_MIN + 1);\n"
+            "}\n", bufs, sizes, 2, 1, 1);
+    assert_true(o[0] == INT64_MAX);
+    assert_true(o[1] == INT64_MIN);
+    assert_true(o[2] == -1);
+    assert_true(o[3] == 0);
+    assert_true(o[4] == INT64_MAX);
+}
+
 /* ---- SIMD-group and quad functions ------------------------------------------------------- */
 
 enum { NS = 16 };
@@ -361,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_long_ops),
         cmocka_unit_test(test_ulong_ops),
         cmocka_unit_test(test_constant_operands),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_simd_long),
         cmocka_unit_test(test_simd_ulong),
         cmocka_unit_test(test_unsupported_diagnostics),

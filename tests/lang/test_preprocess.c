@@ -276,6 +276,9 @@ static void test_predefined(void **state)
     expect_int_macro("INT_MAX", 2147483647, "int");
     expect_int_macro("INT_MIN", -2147483647 - 1, "int");
     expect_int_macro("UINT_MAX", 4294967295, "uint");
+    expect_int_macro("LONG_MAX", INT64_MAX, "long");
+    expect_int_macro("LONG_MIN", INT64_MIN, "long");
+    expect_int_macro("ULONG_MAX", (int64_t)UINT64_MAX, "ulong");
     expect_int_macro("SHRT_MAX", 32767, "int");
     expect_int_macro("USHRT_MAX", 65535, "int");
     expect_int_macro("CHAR_MAX", 127, "int");
@@ -362,6 +365,8 @@ static void test_if_expressions(void **state)
     expect_if("'a' == 97", true);
     expect_if("__METAL_VERSION__ >= 310", true);
     expect_if("INT_MIN < 0 && UINT_MAX == 4294967295 && INT_MAX == 0x7fffffff", true);
+    expect_if("LONG_MIN < 0 && LONG_MAX == 0x7fffffffffffffff && LONG_MIN == -LONG_MAX - 1 && "
+              "ULONG_MAX == 0xffffffffffffffff && ULONG_MAX + 1 == 0", true);
     expect_if("ONE EMPTY + ONE == 2", true);
 }
 
