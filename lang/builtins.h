@@ -28,8 +28,17 @@
     B(TANH, "tanh", 1, 1, "5.5") B(FMA, "fma", 3, 3, "5.5") B(MAD, "mad", 3, 3, "5.5") \
     B(COPYSIGN, "copysign", 2, 2, "5.5") B(FDIM, "fdim", 2, 2, "5.5") \
     B(DIVIDE, "divide", 2, 2, "5.5 (fast::/precise::)") \
+    B(ACOSH, "acosh", 1, 1, "5.5") B(ASINH, "asinh", 1, 1, "5.5") B(ATANH, "atanh", 1, 1, "5.5") \
+    B(CBRT, "cbrt", 1, 1, "5.5") B(SINPI, "sinpi", 1, 1, "5.5") B(COSPI, "cospi", 1, 1, "5.5") \
+    B(TANPI, "tanpi", 1, 1, "5.5") B(LOGB, "logb", 1, 1, "5.5") B(ILOGB, "ilogb", 1, 1, "5.5") \
+    B(LDEXP, "ldexp", 2, 2, "5.5") B(NEXTAFTER, "nextafter", 2, 2, "5.5") \
+    B(FMIN3, "fmin3", 3, 3, "5.5") B(FMAX3, "fmax3", 3, 3, "5.5") B(FMEDIAN3, "fmedian3", 3, 3, "5.5") \
+    B(MIN3, "min3", 3, 3, "5.3/5.5") B(MAX3, "max3", 3, 3, "5.3/5.5") \
+    B(MEDIAN3, "median3", 3, 3, "5.3/5.5") \
     B(ISNAN, "isnan", 1, 1, "5.4") B(ISINF, "isinf", 1, 1, "5.4") B(ISFINITE, "isfinite", 1, 1, "5.4") \
-    B(SIGNBIT, "signbit", 1, 1, "5.4") B(ALL, "all", 1, 1, "5.4") B(ANY, "any", 1, 1, "5.4") \
+    B(SIGNBIT, "signbit", 1, 1, "5.4") B(ISNORMAL, "isnormal", 1, 1, "5.4") \
+    B(ISORDERED, "isordered", 2, 2, "5.4") B(ISUNORDERED, "isunordered", 2, 2, "5.4") \
+    B(ALL, "all", 1, 1, "5.4") B(ANY, "any", 1, 1, "5.4") \
     B(SELECT, "select", 3, 3, "5.4") \
     /* integer functions (5.3) */ \
     B(CLZ, "clz", 1, 1, "5.3") B(CTZ, "ctz", 1, 1, "5.3") B(POPCOUNT, "popcount", 1, 1, "5.3") \
@@ -39,6 +48,11 @@
     B(ABSDIFF, "absdiff", 2, 2, "5.3") B(ADDSAT, "addsat", 2, 2, "5.3") B(SUBSAT, "subsat", 2, 2, "5.3") \
     B(HADD, "hadd", 2, 2, "5.3") B(RHADD, "rhadd", 2, 2, "5.3") \
     B(MADHI, "madhi", 3, 3, "5.3") B(MADSAT, "madsat", 3, 3, "5.3") \
+    /* math functions with a second result, written through a reference argument (5.5); \
+     * they have side effects, so they sit past CLZ (see cg_expr_is_simple). The last is \
+     * frexp's exponent, a name no call can spell */ \
+    B(SINCOS, "sincos", 2, 2, "5.5") B(FREXP, "frexp", 2, 2, "5.5") B(MODF, "modf", 2, 2, "5.5") \
+    B(FREXP_EXP, "frexp<exponent>", 1, 1, "5.5") \
     /* geometric functions (5.7) */ \
     B(DOT, "dot", 2, 2, "5.7") B(LENGTH, "length", 1, 1, "5.7") B(LENGTH_SQUARED, "length_squared", 1, 1, "5.7") \
     B(DISTANCE, "distance", 2, 2, "5.7") B(NORMALIZE, "normalize", 1, 1, "5.7") B(CROSS, "cross", 2, 2, "5.7") \

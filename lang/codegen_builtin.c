@@ -140,6 +140,13 @@ static IsaOperand common(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, 
         /* NaN gives 0 */
         return sel(cg, op, ISA_COND_EQ, w, x[0], x[0], r, fimm(s, 0));
     }
+    case LANG_BI_FMIN3: case LANG_BI_MIN3:
+        return minmax(cg, false, s, minmax(cg, false, s, x[0], x[1]), x[2]);
+    case LANG_BI_FMAX3: case LANG_BI_MAX3:
+        return minmax(cg, true, s, minmax(cg, true, s, x[0], x[1]), x[2]);
+    case LANG_BI_FMEDIAN3: case LANG_BI_MEDIAN3: /* max(min(x, y), min(max(x, y), z)) */
+        return minmax(cg, true, s, minmax(cg, false, s, x[0], x[1]),
+                      minmax(cg, false, s, minmax(cg, true, s, x[0], x[1]), x[2]));
     default:
         cg_error(cg, node->tok, "this function is not supported for these argument types");
     }
@@ -147,7 +154,7 @@ static IsaOperand common(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, 
 
 static bool is_math(LangBuiltin b)
 {
-    return (b >= LANG_BI_FLOOR && b <= LANG_BI_DIVIDE) || b == LANG_BI_SMOOTHSTEP ||
+    return (b >= LANG_BI_FLOOR && b <= LANG_BI_MEDIAN3) || b == LANG_BI_SMOOTHSTEP ||
            b == LANG_BI_MIX || b == LANG_BI_SIGN || b == LANG_BI_STEP || b == LANG_BI_FMIN ||
            b == LANG_BI_FMAX || b == LANG_BI_ABS || b == LANG_BI_FABS || b == LANG_BI_MIN ||
            b == LANG_BI_MAX || b == LANG_BI_CLAMP || b == LANG_BI_SATURATE;
@@ -296,20 +303,41 @@ static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand 
 
 /* ---- relational ------------------------------------------------------------------------------ */
 
-static IsaOperand relational(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand a)
+/* isordered / isunordered: 1 where neither / either of a, b is NaN */
+static IsaOperand ordered(LangCg *cg, bool want, IsaOperand a, IsaOperand b)
 {
-    if (s->kind == LTY_HALF)
+    IsaOperand yes = lang_cg_imm(want), no = lang_cg_imm(!want);
+    IsaOperand r = sel(cg, ISA_OP_FCMPSEL32, ISA_COND_NE, 32, b, b, no, yes);
+    return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_NE, 32, a, a, no, r);
+}
+
+static IsaOperand relational(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand a,
+                             IsaOperand a2)
+{
+    if (s->kind == LTY_HALF) {
         a = cvt_to(cg, a, ISA_TYPE_F32, ISA_TYPE_F16, 32);
-    IsaOperand abs = a;
-    if (abs.kind == ISA_OPD_IMM)
+        if (b == LANG_BI_ISORDERED || b == LANG_BI_ISUNORDERED)
+            a2 = cvt_to(cg, a2, ISA_TYPE_F32, ISA_TYPE_F16, 32);
+    }
+    if (b == LANG_BI_ISORDERED || b == LANG_BI_ISUNORDERED)
+        return ordered(cg, b == LANG_BI_ISORDERED, a, a2);
+    IsaOperand abs = a; /* in a register of its own: fcmpsel takes no source modifiers */
+    if (abs.kind == ISA_OPD_IMM) {
         abs.imm &= 0x7fffffffu;
-    else
+    } else {
         abs.flags = ISA_OPD_ABS;
+        abs = op1(cg, ISA_OP_FMOV32, 32, abs);
+    }
     IsaOperand inf = lang_cg_imm(0x7f800000u);
     switch (b) {
     case LANG_BI_ISNAN: return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_NE, 32, a, a, lang_cg_imm(1), lang_cg_imm(0));
     case LANG_BI_ISINF: return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_EQ, 32, abs, inf, lang_cg_imm(1), lang_cg_imm(0));
     case LANG_BI_ISFINITE: return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_LT, 32, abs, inf, lang_cg_imm(1), lang_cg_imm(0));
+    case LANG_BI_ISNORMAL: { /* the smallest normal of the argument's own format and up */
+        IsaOperand lo = lang_cg_imm_f32(s->kind == LTY_HALF ? 0x1p-14f : 0x1p-126f);
+        IsaOperand r = sel(cg, ISA_OP_FCMPSEL32, ISA_COND_LT, 32, abs, inf, lang_cg_imm(1), lang_cg_imm(0));
+        return sel(cg, ISA_OP_FCMPSEL32, ISA_COND_GE, 32, abs, lo, r, lang_cg_imm(0));
+    }
     default: return op2(cg, ISA_OP_LSR, 32, a, lang_cg_imm(31)); /* SIGNBIT */
     }
 }
@@ -693,6 +721,32 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
 
 /* ---- dispatch ------------------------------------------------------------------------------------ */
 
+/* sincos, frexp, modf: the return value, and the second result (cos, the exponent, the
+ * integral part) stored through the reference argument, the parser's LND_ADDR of an lvalue. */
+static CgVal two_results(LangCg *cg, LangNode *node)
+{
+    LangBuiltin b = node->builtin;
+    LangBuiltin second = b == LANG_BI_SINCOS ? LANG_BI_COS
+                         : b == LANG_BI_FREXP ? LANG_BI_FREXP_EXP : LANG_BI_TRUNC;
+    CgVal x = cg_expr(cg, node->args);
+    LangNode *out = node->args->next;
+    if (out->kind == LND_ADDR)
+        out = out->lhs;
+    CgLval *lv = cg_lval(cg, out);
+    cg_set_loc(cg, node->tok);
+    bool h = lang_scalar_of(x.type)->kind == LTY_HALF;
+    CgVal r = cg_val_new(cg, node->type, x.n), o = cg_val_new(cg, lv->type, x.n);
+    for (int k = 0; k < x.n; k++) {
+        r.c[k] = lang_cg_new_vreg(cg, h ? 16 : 32);
+        o.c[k] = lang_cg_new_vreg(cg, h && second != LANG_BI_FREXP_EXP ? 16 : 32);
+        if (!lang_cg_math(cg, b, r.c[k], &x.c[k], 1, h, node->fast_math) ||
+            !lang_cg_math(cg, second, o.c[k], &x.c[k], 1, h, node->fast_math))
+            cg_error(cg, node->tok, "this function is not supported for these argument types");
+    }
+    cg_store(cg, lv, o);
+    return r;
+}
+
 CgVal cg_builtin(LangCg *cg, LangNode *node)
 {
     LangBuiltin b = node->builtin;
@@ -716,6 +770,8 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
         in->flags = (uint8_t)(flags & 7);
         return cg_val_new(cg, lang_ty_void, 0);
     }
+    if (b == LANG_BI_SINCOS || b == LANG_BI_FREXP || b == LANG_BI_MODF)
+        return two_results(cg, node);
     const bool atomic = b >= LANG_BI_ATOMIC_STORE && b <= LANG_BI_ATOMIC_FETCH_XOR;
     CgAddr object;
     bool named = false;
@@ -807,13 +863,13 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
             if (cg_is_int16(js)) /* the integer functions work on extended 32-bit values */
                 x[j] = cg_widen16(cg, x[j], js);
         }
-        if (b >= LANG_BI_ISNAN && b <= LANG_BI_SIGNBIT) {
-            r.c[k] = relational(cg, b, s, x[0]);
+        if (b >= LANG_BI_ISNAN && b <= LANG_BI_ISUNORDERED) {
+            r.c[k] = relational(cg, b, s, x[0], na > 1 ? x[1] : x[0]);
         } else if (b >= LANG_BI_CLZ && b <= LANG_BI_MADSAT) {
             r.c[k] = integer_fn(cg, b, s, x, node);
         } else if (lang_is_float(s) && is_math(b)) {
             bool h = s->kind == LTY_HALF;
-            IsaOperand d = lang_cg_new_vreg(cg, h ? 16 : 32);
+            IsaOperand d = lang_cg_new_vreg(cg, h && b != LANG_BI_ILOGB ? 16 : 32);
             /* the parser folded the option in; precise:: must win over it */
             bool fast = node->fast_math;
             if (lang_cg_math(cg, b, d, x, na, h, fast))

@@ -363,8 +363,12 @@ bool cg_expr_is_simple(LangNode *n)
     case LND_NUM: case LND_VAR: return true;
     case LND_CALL: case LND_ASSIGN: case LND_PRE_INC: case LND_PRE_DEC: case LND_POST_INC:
     case LND_POST_DEC: case LND_DEREF: case LND_BUILTIN:
-        return n->kind == LND_BUILTIN && n->builtin < LANG_BI_CLZ && cg_expr_is_simple(n->args) &&
-               (!n->args || cg_expr_is_simple(n->args->next));
+        if (n->kind != LND_BUILTIN || n->builtin >= LANG_BI_CLZ)
+            return false;
+        for (LangNode *a = n->args; a; a = a->next) /* fma, clamp, fmin3: three */
+            if (!cg_expr_is_simple(a))
+                return false;
+        return true;
     case LND_INDEX:
         /* An element picked by a run-time index is a memory access that may be out of bounds
          * for the lanes that would not evaluate it (`i < n ? a[i] : 0`): never speculate it. */

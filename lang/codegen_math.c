@@ -7,8 +7,11 @@
  * ~44 ulp at x = 88; pow needs log2 to ~30 bits, so it has its own float-float log.
  * Special cases (NaN, infinities, signed zeros, huge arguments) are merged in with selects,
  * never branches, since the code may run under any exec mask. Half operands are computed
- * in f32 and rounded once to f16, except where an f16 instruction is exact already.
- * docs/numerics.md lists each sequence with its measured error.
+ * in f32 and rounded once to f16, except where an f16 instruction is exact already (and
+ * nextafter, which steps the f16 bits). The exponent functions (frexp, ilogb, logb, ldexp)
+ * and modf work on the bit fields; the inverse hyperbolics are log1p of a cancellation-free
+ * argument with pow's float-float log. docs/numerics.md lists each sequence with its
+ * measured error.
  */
 #include <math.h>
 
@@ -295,6 +298,144 @@ static Opd m_tanh(Mth *m, Opd x)
     return or_sign(m, sel(m, ISA_COND_LT, a, K(0.625f), small, big), x);
 }
 
+/* ---- inverse hyperbolic and cbrt -------------------------------------------------------- */
+
+#define LN2_D 0.69314718055994530942
+static const float LN2_HI = (float)LN2_D, LN2_LO = (float)(LN2_D - (double)(float)LN2_D);
+static const float THIRD_HI = (float)(1.0 / 3), THIRD_LO = (float)(1.0 / 3 - (double)(float)(1.0 / 3));
+
+/* ln(a) + extra for finite a > 0 (|extra| small next to the result or exact), rounded once:
+ * log2_ext's hi + lo times ln 2 as a float-float product. */
+static Opd ln_plus(Mth *m, Opd a, Opd extra)
+{
+    Opd lh, ll;
+    log2_ext(m, a, &lh, &ll);
+    Opd t = xfma(m, ll, K(LN2_HI), extra);
+    t = xfma(m, lh, K(LN2_LO), t);
+    return xfma(m, lh, K(LN2_HI), t);
+}
+
+/* ln(1 + t) for t >= 0: 1 + t = s + c exactly (2Sum), ln(s + c) = ln(s) + c/s. */
+static Opd log1p_pos(Mth *m, Opd t)
+{
+    Opd s = xadd(m, K(1.0f), t);
+    Opd bb = xsub(m, s, K(1.0f));
+    Opd c = xadd(m, xsub(m, K(1.0f), xsub(m, s, bb)), xsub(m, t, bb));
+    return ln_plus(m, s, xdiv(m, c, s));
+}
+
+/* asinh, acosh, atanh as log1p of an argument formed without cancellation; above 2^12 the
+ * square root is |x| to float precision and ln(2|x|) is taken directly (no overflow). Fast
+ * math uses the same sequences: they are within any bound the formulas of Table 29 give. */
+static Opd m_asinh(Mth *m, Opd x)
+{
+    Opd a = e1(m, ISA_OP_FMOV32, A(x));
+    Opd a2 = xmul(m, a, a);
+    Opd den = xadd(m, K(1.0f), e1(m, ISA_OP_SQRT32, xadd(m, a2, K(1.0f))));
+    Opd t = xadd(m, a, xdiv(m, a2, den));            /* a + a^2 / (1 + sqrt(1 + a^2)) */
+    Opd r = sel(m, ISA_COND_LT, a, K(0x1p12f), log1p_pos(m, t), ln_plus(m, a, K(LN2_HI)));
+    r = sel(m, ISA_COND_EQ, a, K(INFINITY), a, r);
+    r = sel(m, ISA_COND_NE, a, a, a, r);
+    return or_sign(m, r, x);
+}
+
+static Opd m_acosh(Mth *m, Opd x)
+{
+    Opd xm = xsub(m, x, K(1.0f));                    /* exact up to 2 */
+    Opd t = xadd(m, xm, e1(m, ISA_OP_SQRT32, xmul(m, xm, xadd(m, x, K(1.0f)))));
+    Opd r = sel(m, ISA_COND_LT, x, K(0x1p12f), log1p_pos(m, t), ln_plus(m, x, K(LN2_HI)));
+    r = sel(m, ISA_COND_EQ, x, K(INFINITY), x, r);
+    return sel(m, ISA_COND_GE, x, K(1.0f), r, K(NAN));
+}
+
+/* atanh = log1p(2a / (1 - a)) / 2, below 1/2 as log1p(2a + 2a^2 / (1 - a)) (glibc's split). */
+static Opd m_atanh(Mth *m, Opd x)
+{
+    Opd a = e1(m, ISA_OP_FMOV32, A(x));
+    Opd om = xsub(m, K(1.0f), a);                    /* exact from 1/2 up */
+    Opd a2 = xadd(m, a, a);
+    Opd small = xadd(m, a2, xdiv(m, xmul(m, a2, a), om));
+    Opd t = sel(m, ISA_COND_LT, a, K(0.5f), small, xdiv(m, a2, om));
+    Opd r = xmul(m, log1p_pos(m, t), K(0.5f));
+    r = sel(m, ISA_COND_EQ, a, K(1.0f), K(INFINITY), r);
+    r = sel(m, ISA_COND_LE, a, K(1.0f), r, K(NAN));
+    return or_sign(m, r, x);
+}
+
+/* cbrt = 2^(log2|x| / 3) with the exponent as a float-float pair (as pow does). */
+static Opd m_cbrt(Mth *m, Opd x)
+{
+    Opd a = e1(m, ISA_OP_FMOV32, A(x));
+    Opd lh, ll;
+    log2_ext(m, a, &lh, &ll);
+    Opd zh = xmul(m, lh, K(THIRD_HI));
+    Opd zl = xfma(m, lh, K(THIRD_HI), N(zh));
+    zl = xfma(m, lh, K(THIRD_LO), zl);
+    zl = xfma(m, ll, K(THIRD_HI), zl);
+    Opd r = exp2_split(m, zh, zl, 0);
+    r = sel(m, ISA_COND_EQ, a, K(0.0f), a, r);
+    r = sel(m, ISA_COND_EQ, a, K(INFINITY), a, r);
+    r = sel(m, ISA_COND_NE, a, a, a, r);
+    return or_sign(m, r, x);
+}
+
+/* ---- sinpi, cospi, tanpi ---------------------------------------------------------------- */
+
+/* sin(pi x) and cos(pi x). x - 2 rint(x/2) = y in [-1, 1] and y - q/2 = f in [-1/4, 1/4]
+ * are exact; pi f is a float-float pair, and sin/cos of it get the low part's first-order
+ * term. Below 2^-20, sin(pi x) is pi x (scaled up so a subnormal result rounds once). Zeros:
+ * sinpi(n) has the sign of n, cospi(n + 1/2) is +0. Fast math uses the same sequences. */
+static void m_sincospi(Mth *m, Opd x, Opd *sp, Opd *cp)
+{
+    Opd y = xfma(m, K(-2.0f), e1(m, ISA_OP_RINT32, xmul(m, x, K(0.5f))), x);
+    Opd q = e1(m, ISA_OP_RINT32, xadd(m, y, y));
+    Opd f = xfma(m, q, K(-0.5f), y);
+    Opd ph = xmul(m, f, K(PI_HI));
+    Opd pl = xfma(m, f, K(PI_HI), N(ph));
+    pl = xfma(m, f, K(PI_LO), pl);
+    Opd sn = e1(m, ISA_OP_SIN32, ph), cs = e1(m, ISA_OP_COS32, ph);
+    Opd s = xfma(m, pl, cs, sn), c = xfma(m, N(pl), sn, cs);
+    if (sp) {
+        Opd r = sel(m, ISA_COND_EQ, A(q), K(2.0f), N(s), s);
+        r = sel(m, ISA_COND_EQ, q, K(-1.0f), N(c), r);
+        r = sel(m, ISA_COND_EQ, q, K(1.0f), c, r);
+        Opd t = xmul(m, x, K(0x1p30f));
+        Opd th = xmul(m, t, K(PI_HI));
+        Opd tl = xfma(m, t, K(PI_LO), xfma(m, t, K(PI_HI), N(th)));
+        Opd tiny = xfma(m, th, K(0x1p-30f), xmul(m, tl, K(0x1p-30f)));
+        r = sel(m, ISA_COND_LT, A(x), K(0x1p-20f), tiny, r);
+        *sp = sel(m, ISA_COND_EQ, r, K(0.0f), iand(m, x, KU(SIGN32)), r);
+    }
+    if (cp) {
+        Opd r = sel(m, ISA_COND_EQ, A(q), K(2.0f), N(c), c);
+        r = sel(m, ISA_COND_EQ, q, K(-1.0f), s, r);
+        r = sel(m, ISA_COND_EQ, q, K(1.0f), N(s), r);
+        *cp = sel(m, ISA_COND_EQ, r, K(0.0f), K(0.0f), r);
+    }
+}
+
+static Opd m_sinpi(Mth *m, Opd x)
+{
+    Opd s;
+    m_sincospi(m, x, &s, NULL);
+    return s;
+}
+
+static Opd m_cospi(Mth *m, Opd x)
+{
+    Opd c;
+    m_sincospi(m, x, NULL, &c);
+    return c;
+}
+
+/* sinpi / cospi: tanpi(n) is +-0 as n/(-1)^n, tanpi(n + 1/2) +inf for even n, -inf for odd. */
+static Opd m_tanpi(Mth *m, Opd x)
+{
+    Opd s, c;
+    m_sincospi(m, x, &s, &c);
+    return xdiv(m, s, c);
+}
+
 /* ---- inverse trigonometric ------------------------------------------------------------- */
 
 /* atan(t) for t >= 0 (or +inf; NaN propagates): reduced to |t'| <= tan(pi/8) around 0,
@@ -403,6 +544,102 @@ static Opd m_fmod(Mth *m, Opd x, Opd y)
     return or_sign(m, r, x);
 }
 
+/* ---- exponent and bit-level functions --------------------------------------------------- */
+
+/* The unbiased exponent of x (finite, nonzero), an int, and x scaled into the normal range
+ * (subnormals times 2^24, the exponent counting it). */
+static Opd exponent_of(Mth *m, Opd x, Opd *scaled)
+{
+    Opd ax = e1(m, ISA_OP_FMOV32, A(x));
+    *scaled = sel(m, ISA_COND_LT, ax, K(0x1p-126f), xmul(m, x, K(0x1p24f)), x);
+    Opd bias = sel(m, ISA_COND_LT, ax, K(0x1p-126f), KU(127 + 24), KU(127));
+    Opd field = iand(m, e2(m, ISA_OP_LSR, *scaled, KU(23)), KU(0xff));
+    return e2(m, ISA_OP_ISUB, field, bias);
+}
+
+/* x itself where it is ±0, ±inf or NaN, else r */
+static Opd keep_special(Mth *m, Opd x, Opd r)
+{
+    r = sel(m, ISA_COND_EQ, x, K(0.0f), x, r);
+    r = sel(m, ISA_COND_EQ, A(x), K(INFINITY), x, r);
+    return sel(m, ISA_COND_NE, x, x, x, r);
+}
+
+static Opd m_frexp(Mth *m, Opd x)
+{
+    Opd xs;
+    exponent_of(m, x, &xs);
+    return keep_special(m, x, ior(m, iand(m, xs, KU(0x807fffffu)), KU(0x3f000000u)));
+}
+
+/* frexp's exponent: 0 for ±0, ±inf and NaN */
+static Opd m_frexp_exp(Mth *m, Opd x)
+{
+    Opd xs;
+    Opd e = e2(m, ISA_OP_IADD, exponent_of(m, x, &xs), KU(1));
+    e = sel(m, ISA_COND_LT, A(x), K(INFINITY), e, KU(0));
+    return sel(m, ISA_COND_EQ, x, K(0.0f), KU(0), e);
+}
+
+/* FP_ILOGB0 and FP_ILOGBNAN are INT_MIN (as in glibc on x86-64); ilogb(±inf) is INT_MAX. */
+static Opd m_ilogb(Mth *m, Opd x)
+{
+    Opd xs;
+    Opd e = exponent_of(m, x, &xs);
+    e = sel(m, ISA_COND_EQ, A(x), K(INFINITY), KU(0x7fffffffu), e);
+    e = sel(m, ISA_COND_EQ, x, K(0.0f), KU(SIGN32), e);
+    return sel(m, ISA_COND_NE, x, x, KU(SIGN32), e);
+}
+
+static Opd m_logb(Mth *m, Opd x)
+{
+    Opd xs;
+    Opd r = cvt(m, 32, ISA_TYPE_F32, ISA_TYPE_S32, exponent_of(m, x, &xs));
+    r = sel(m, ISA_COND_EQ, x, K(0.0f), K(-INFINITY), r);
+    r = sel(m, ISA_COND_EQ, A(x), K(INFINITY), K(INFINITY), r);
+    return sel(m, ISA_COND_NE, x, x, x, r);
+}
+
+/* x * 2^k, correctly rounded: the exponent field is rewritten where the result is normal;
+ * where it is subnormal, it is rewritten 100 higher and one multiply by 2^-100 rounds. */
+static Opd m_ldexp(Mth *m, Opd x, Opd k)
+{
+    k = isel(m, ISA_COND_SLT, k, KU((uint32_t)-400), KU((uint32_t)-400), k);
+    k = isel(m, ISA_COND_SGT, k, KU(400), KU(400), k);
+    Opd xs;
+    Opd e = e2(m, ISA_OP_IADD, exponent_of(m, x, &xs), k);       /* the result's exponent */
+    Opd field = iand(m, e2(m, ISA_OP_LSR, xs, KU(23)), KU(0xff));
+    Opd shift = e2(m, ISA_OP_ISUB, e2(m, ISA_OP_IADD, e, KU(127)), field);
+    Opd normal = e2(m, ISA_OP_IADD, xs, e2(m, ISA_OP_SHL, shift, KU(23)));
+    Opd low = e2(m, ISA_OP_IADD, xs, e2(m, ISA_OP_SHL, e2(m, ISA_OP_IADD, shift, KU(100)),
+                                       KU(23)));
+    Opd r = isel(m, ISA_COND_SLT, e, KU((uint32_t)-126), xmul(m, low, K(0x1p-100f)), normal);
+    r = isel(m, ISA_COND_SLT, e, KU((uint32_t)-170), iand(m, x, KU(SIGN32)), r);
+    r = isel(m, ISA_COND_SGT, e, KU(127), or_sign(m, K(INFINITY), x), r);
+    return keep_special(m, x, r);
+}
+
+/* The fractional part with x's sign (modf's return value; the integral part is trunc). */
+static Opd m_modf(Mth *m, Opd x)
+{
+    Opd r = copysign_(m, xsub(m, x, e1(m, ISA_OP_TRUNC32, x)), x);
+    return sel(m, ISA_COND_EQ, A(x), K(INFINITY), iand(m, x, KU(SIGN32)), r);
+}
+
+/* The neighbour of x toward y, from the raw bits xb, yb of the operands' own format (sign
+ * bit `sign`) and their values x, y as f32 for the compares. */
+static Opd m_nextafter(Mth *m, Opd x, Opd y, Opd xb, Opd yb, uint32_t sign)
+{
+    Opd up = sel(m, ISA_COND_LT, x, y, KU(1), KU(0));
+    Opd neg = sel(m, ISA_COND_LT, x, K(0.0f), KU(1), KU(0));
+    Opd d = e2(m, ISA_OP_SHL, e2(m, ISA_OP_XOR, up, neg), KU(1));  /* 2: away from 0 */
+    Opd r = e2(m, ISA_OP_ISUB, e2(m, ISA_OP_IADD, xb, d), KU(1));
+    r = sel(m, ISA_COND_EQ, x, K(0.0f), ior(m, iand(m, yb, KU(sign)), KU(1)), r);
+    r = sel(m, ISA_COND_EQ, x, y, yb, r);
+    r = sel(m, ISA_COND_NE, y, y, yb, r);
+    return sel(m, ISA_COND_NE, x, x, xb, r);
+}
+
 /* ---- the builtins ---------------------------------------------------------------------- */
 
 /* Number of operands of math builtin b, or 0 when it is not one. */
@@ -412,6 +649,7 @@ static int math_arity(LangBuiltin b)
     case LANG_BI_MIN: case LANG_BI_MAX: case LANG_BI_FMIN: case LANG_BI_FMAX:
     case LANG_BI_STEP: case LANG_BI_FMOD: case LANG_BI_POW: case LANG_BI_POWR:
     case LANG_BI_ATAN2: case LANG_BI_COPYSIGN: case LANG_BI_FDIM: case LANG_BI_DIVIDE:
+    case LANG_BI_LDEXP: case LANG_BI_NEXTAFTER:
         return 2;
     case LANG_BI_CLAMP: case LANG_BI_MIX: case LANG_BI_SMOOTHSTEP: case LANG_BI_FMA:
     case LANG_BI_MAD:
@@ -423,7 +661,10 @@ static int math_arity(LangBuiltin b)
     case LANG_BI_LOG2: case LANG_BI_LOG10: case LANG_BI_SIN: case LANG_BI_COS:
     case LANG_BI_TAN: case LANG_BI_ASIN: case LANG_BI_ACOS: case LANG_BI_ATAN:
     case LANG_BI_SINH: case LANG_BI_COSH: case LANG_BI_TANH: case LANG_BI_ISNAN:
-    case LANG_BI_ISINF: case LANG_BI_ISFINITE: case LANG_BI_SIGNBIT:
+    case LANG_BI_ISINF: case LANG_BI_ISFINITE: case LANG_BI_SIGNBIT: case LANG_BI_ACOSH:
+    case LANG_BI_ASINH: case LANG_BI_ATANH: case LANG_BI_CBRT: case LANG_BI_SINPI:
+    case LANG_BI_COSPI: case LANG_BI_TANPI: case LANG_BI_LOGB: case LANG_BI_ILOGB:
+    case LANG_BI_SINCOS: case LANG_BI_FREXP: case LANG_BI_FREXP_EXP: case LANG_BI_MODF:
         return 1;
     default:
         return 0;
@@ -433,7 +674,7 @@ static int math_arity(LangBuiltin b)
 static bool returns_int(LangBuiltin b)
 {
     return b == LANG_BI_ISNAN || b == LANG_BI_ISINF || b == LANG_BI_ISFINITE ||
-           b == LANG_BI_SIGNBIT;
+           b == LANG_BI_SIGNBIT || b == LANG_BI_ILOGB || b == LANG_BI_FREXP_EXP;
 }
 
 /* The f32 sequence of b (operands f32 values). */
@@ -481,7 +722,7 @@ static Opd math_f32(Mth *m, LangBuiltin b, const Opd *a)
     case LANG_BI_LOG10: return xmul(m, e1(m, ISA_OP_LOG232, a[0]), K((float)(1 / L2T_D)));
     case LANG_BI_POW: return m_pow(m, a[0], a[1]);
     case LANG_BI_POWR: return m_powr(m, a[0], a[1]);
-    case LANG_BI_SIN: return e1(m, ISA_OP_SIN32, a[0]);
+    case LANG_BI_SIN: case LANG_BI_SINCOS: return e1(m, ISA_OP_SIN32, a[0]);
     case LANG_BI_COS: return e1(m, ISA_OP_COS32, a[0]);
     case LANG_BI_TAN: {
         Opd s = e1(m, ISA_OP_SIN32, a[0]), c = e1(m, ISA_OP_COS32, a[0]);
@@ -494,6 +735,20 @@ static Opd math_f32(Mth *m, LangBuiltin b, const Opd *a)
     case LANG_BI_SINH: return m_sinh(m, a[0]);
     case LANG_BI_COSH: return m_cosh(m, a[0]);
     case LANG_BI_TANH: return m_tanh(m, a[0]);
+    case LANG_BI_ASINH: return m_asinh(m, a[0]);
+    case LANG_BI_ACOSH: return m_acosh(m, a[0]);
+    case LANG_BI_ATANH: return m_atanh(m, a[0]);
+    case LANG_BI_CBRT: return m_cbrt(m, a[0]);
+    case LANG_BI_SINPI: return m_sinpi(m, a[0]);
+    case LANG_BI_COSPI: return m_cospi(m, a[0]);
+    case LANG_BI_TANPI: return m_tanpi(m, a[0]);
+    case LANG_BI_LOGB: return m_logb(m, a[0]);
+    case LANG_BI_ILOGB: return m_ilogb(m, a[0]);
+    case LANG_BI_LDEXP: return m_ldexp(m, a[0], a[1]);
+    case LANG_BI_FREXP: return m_frexp(m, a[0]);
+    case LANG_BI_FREXP_EXP: return m_frexp_exp(m, a[0]);
+    case LANG_BI_MODF: return m_modf(m, a[0]);
+    case LANG_BI_NEXTAFTER: return m_nextafter(m, a[0], a[1], a[0], a[1], SIGN32);
     case LANG_BI_FMA: case LANG_BI_MAD: return xfma(m, a[0], a[1], a[2]);
     case LANG_BI_COPYSIGN: return copysign_(m, a[0], a[1]);
     case LANG_BI_FDIM: {
@@ -565,8 +820,20 @@ bool lang_cg_math(LangCg *cg, LangBuiltin b, IsaOperand dst, const IsaOperand *a
     if (is_half) {
         if (half_native(&m, b, dst, args))
             return true;
-        for (int i = 0; i < arity; i++)
-            a[i] = cvt(&m, 32, ISA_TYPE_F32, ISA_TYPE_F16, args[i]);
+        for (int i = 0; i < arity; i++)   /* ldexp's exponent is an int already */
+            a[i] = b == LANG_BI_LDEXP && i == 1 ? args[i]
+                                                : cvt(&m, 32, ISA_TYPE_F32, ISA_TYPE_F16, args[i]);
+        if (b == LANG_BI_NEXTAFTER) {     /* steps in f16's own bits */
+            Opd hb[2];
+            for (int i = 0; i < 2; i++)
+                hb[i] = args[i].kind == ISA_OPD_IMM ? KU((uint32_t)args[i].imm & 0xffffu)
+                                                    : cvt(&m, 32, ISA_TYPE_U32, ISA_TYPE_U16, args[i]);
+            Opd r = m_nextafter(&m, a[0], a[1], hb[0], hb[1], 0x8000u);
+            IsaInst *in = lang_cg_emit(cg, ISA_OP_CVT);
+            in->type = ISA_TYPE_U16, in->src_type = ISA_TYPE_U32;
+            in->opd[0] = dst, in->opd[1] = r;
+            return true;
+        }
     } else {
         for (int i = 0; i < arity; i++)
             a[i] = args[i];

@@ -119,6 +119,36 @@ static LangType *bool_like(LangParser *p, LangType *ty)
                                         : lang_ty_bool;
 }
 
+/* int, or the int vector of ty's length */
+static LangType *int_like(LangParser *p, LangType *ty)
+{
+    return ty && ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, lang_ty_int, ty->len, false)
+                                        : lang_ty_int;
+}
+
+/* The second result of sincos, modf and frexp goes to a `T &` argument: a writable lvalue of
+ * exactly type want (any address space; MSL's declarations take a thread reference). It is
+ * wrapped in an LND_ADDR node, so every pass that looks for writes to a variable sees it;
+ * code generation stores through the lvalue inside, never materializing the address. */
+static LangNode *out_arg(LangParser *p, LangNode *a, LangType *want, LangToken *name)
+{
+    if (!want)
+        return a;
+    if (!lang_p_is_lvalue(a) || !lang_same_type(unqual(p, a->type), want)) {
+        lang_error_soft(p->ctx, a->tok, "'%.*s' writes its second result to a variable of "
+                        "type '%s', not to '%s'", name->len, name->loc,
+                        lang_type_name(p->ctx, want), lang_type_name(p->ctx, a->type));
+        return a;
+    }
+    if (a->type->is_const || lang_p_lvalue_space(a) == LAS_CONSTANT)
+        lang_error_soft(p->ctx, a->tok, "'%.*s' cannot write its second result to a constant",
+                        name->len, name->loc);
+    LangNode *addr = lang_p_new_node(p, LND_ADDR, a->tok);
+    addr->lhs = a;
+    addr->type = lang_pointer_to(p->ctx, a->type, lang_p_lvalue_space(a));
+    return addr;
+}
+
 static bool is_atomic_fn(int id)
 {
     return id >= LANG_BI_ATOMIC_STORE && id <= LANG_BI_ATOMIC_FETCH_XOR;
@@ -186,12 +216,30 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
     case LANG_BI_NORMALIZE: case LANG_BI_FMOD: case LANG_BI_POW: case LANG_BI_POWR:
     case LANG_BI_ATAN2: case LANG_BI_FMIN: case LANG_BI_FMAX: case LANG_BI_COPYSIGN:
     case LANG_BI_FDIM: case LANG_BI_DIVIDE: case LANG_BI_STEP: case LANG_BI_FMA:
-    case LANG_BI_MAD: case LANG_BI_MIX: case LANG_BI_SMOOTHSTEP:
+    case LANG_BI_MAD: case LANG_BI_MIX: case LANG_BI_SMOOTHSTEP: case LANG_BI_ACOSH:
+    case LANG_BI_ASINH: case LANG_BI_ATANH: case LANG_BI_CBRT: case LANG_BI_SINPI:
+    case LANG_BI_COSPI: case LANG_BI_TANPI: case LANG_BI_LOGB: case LANG_BI_NEXTAFTER:
+    case LANG_BI_FMIN3: case LANG_BI_FMAX3: case LANG_BI_FMEDIAN3:
         return floatify(p, args, n, name);
     case LANG_BI_ABS: case LANG_BI_MIN: case LANG_BI_MAX: case LANG_BI_CLAMP:
+    case LANG_BI_MIN3: case LANG_BI_MAX3: case LANG_BI_MEDIAN3:
         return unify(p, args, n, name);
     case LANG_BI_ISNAN: case LANG_BI_ISINF: case LANG_BI_ISFINITE: case LANG_BI_SIGNBIT:
+    case LANG_BI_ISNORMAL: case LANG_BI_ISORDERED: case LANG_BI_ISUNORDERED:
         return bool_like(p, floatify(p, args, n, name));
+    case LANG_BI_ILOGB: /* Ti ilogb(T x) */
+        return int_like(p, floatify(p, args, n, name));
+    case LANG_BI_LDEXP: { /* T ldexp(T x, Ti k) */
+        ty = floatify(p, args, 1, name);
+        LangType *k = unqual(p, args[1]->type);
+        args[1] = lang_p_convert(p, args[1], k->kind == LTY_VECTOR ? int_like(p, ty)
+                                                                    : lang_ty_int, args[1]->tok);
+        return ty;
+    }
+    case LANG_BI_SINCOS: case LANG_BI_MODF: case LANG_BI_FREXP:
+        ty = floatify(p, args, 1, name);
+        args[1] = out_arg(p, args[1], id == LANG_BI_FREXP ? int_like(p, ty) : ty, name);
+        return ty;
     case LANG_BI_ALL: case LANG_BI_ANY:
         if (!numeric(args[0]->type))
             lang_error_soft(p->ctx, args[0]->tok, "'%.*s' needs a bool vector", name->len,

@@ -287,6 +287,39 @@ static double r_powr(double x, double y) /* OpenCL powr special cases */
     return pow(x, y);
 }
 
+/* acosh .. cbrt, sinpi, cospi, tanpi: long double libm; the pi functions reduce exactly
+ * first and give the exact zeros and poles (C23 / OpenCL signs) themselves. */
+static double r_acosh(double x) { return (double)acoshl(x); }
+static double r_asinh(double x) { return (double)asinhl(x); }
+static double r_atanh(double x) { return (double)atanhl(x); }
+static double r_cbrt(double x) { return (double)cbrtl(x); }
+#define PI_L 3.14159265358979323846264338327950288L
+static double r_sinpi(double x)
+{
+    if (!isfinite(x))
+        return NAN;
+    long double y = fmodl(x, 2);
+    return y == truncl(y) ? copysign(0, x) : (double)sinl(PI_L * y);
+}
+static double r_cospi(double x)
+{
+    if (!isfinite(x))
+        return NAN;
+    long double y = fmodl(fabsl(x), 2), h = y - 0.5L;
+    return h == truncl(h) ? 0 : (double)cosl(PI_L * y);
+}
+static double r_tanpi(double x)
+{
+    if (!isfinite(x))
+        return NAN;
+    long double y = fmodl(x, 2), h = y - 0.5L;
+    if (y == truncl(y))
+        return y == 0 ? copysign(0, x) : copysign(0, -x);   /* even n: n/1, odd: n/-1 */
+    if (h == truncl(h))
+        return fmodl(floorl(x), 2) == 0 ? INFINITY : -INFINITY;
+    return (double)(sinl(PI_L * y) / cosl(PI_L * y));
+}
+
 static double l_exp(double x, double y) { (void)y; return 3 + floor(fabs(2 * x)); }
 static double l_exp10(double x, double y) { (void)y; return 3 + floor(fabs(2 * x * 3.3219280948873623)); }
 static double l_pow(double x, double y) { return 3 + floor(fabs(2 * y * log2(x))); }
@@ -353,6 +386,14 @@ CASE(fdim,    NULL,    fdim, -100,  100,  0.5,    0.5,  NULL,      0.5)
 CASE(copysign, NULL,   copysign, -100, 100, 1e-9, 1e-9, NULL,      1e-9)
 CASE(fmin,    NULL,    fmin, -100,  100,  1e-9,   1e-9, NULL,      1e-9)
 CASE(fmax,    NULL,    fmax, -100,  100,  1e-9,   1e-9, NULL,      1e-9)
+/* fast math runs the precise sequences for these (Table 29 gives formulas, not bounds) */
+CASE(acosh,   r_acosh, NULL, 1,     20,   2.5,    2.5,    NULL,      0.51)
+CASE(asinh,   r_asinh, NULL, -20,   20,   2.0,    2.0,    NULL,      0.51)
+CASE(atanh,   r_atanh, NULL, -1,    1,    2.0,    2.0,    NULL,      0.51)
+CASE(cbrt,    r_cbrt,  NULL, -100,  100,  1.0,    1.0,    NULL,      0.51)
+CASE(sinpi,   r_sinpi, NULL, -4,    4,    1.5,    1.5,    NULL,      0.51)
+CASE(cospi,   r_cospi, NULL, -4,    4,    1.5,    1.5,    NULL,      0.51)
+CASE(tanpi,   r_tanpi, NULL, -4,    4,    3.5,    3.5,    NULL,      0.51)
 
 /* fract clamps below 1 in its own format, so half has its own reference. */
 static void test_fract(void **state)
@@ -474,6 +515,9 @@ int main(void)
         cmocka_unit_test(test_fmod),     cmocka_unit_test(test_fdim),  cmocka_unit_test(test_copysign),
         cmocka_unit_test(test_fmin),     cmocka_unit_test(test_fmax),  cmocka_unit_test(test_fract),
         cmocka_unit_test(test_ternary),  cmocka_unit_test(test_divide),
+        cmocka_unit_test(test_acosh),    cmocka_unit_test(test_asinh), cmocka_unit_test(test_atanh),
+        cmocka_unit_test(test_cbrt),     cmocka_unit_test(test_sinpi), cmocka_unit_test(test_cospi),
+        cmocka_unit_test(test_tanpi),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
