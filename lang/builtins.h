@@ -98,6 +98,14 @@
     B(QUAD_PREFIX_EXCLUSIVE_SUM, "quad_prefix_exclusive_sum", 1, 1, "5.13") \
     B(QUAD_PREFIX_INCLUSIVE_PRODUCT, "quad_prefix_inclusive_product", 1, 1, "5.13") \
     B(QUAD_PREFIX_EXCLUSIVE_PRODUCT, "quad_prefix_exclusive_product", 1, 1, "5.13") \
+    B(QUAD_BROADCAST_FIRST, "quad_broadcast_first", 1, 1, "5.13") \
+    B(QUAD_IS_FIRST, "quad_is_first", 0, 0, "5.13") \
+    B(QUAD_ACTIVE_THREADS_MASK, "quad_active_threads_mask", 0, 0, "5.13") \
+    /* T f(T data, T filling_data, ushort delta[, ushort modulo]) */ \
+    B(SIMD_SHUFFLE_AND_FILL_UP, "simd_shuffle_and_fill_up", 3, 4, "5.13") \
+    B(SIMD_SHUFFLE_AND_FILL_DOWN, "simd_shuffle_and_fill_down", 3, 4, "5.13") \
+    B(QUAD_SHUFFLE_AND_FILL_UP, "quad_shuffle_and_fill_up", 3, 4, "5.13") \
+    B(QUAD_SHUFFLE_AND_FILL_DOWN, "quad_shuffle_and_fill_down", 3, 4, "5.13") \
     /* SIMD-group matrices (<metal_simdgroup_matrix>); the last two are made by the parser \
      * from make_filled_simdgroup_matrix<T, 8, 8>(v) and T(v), names no call can spell */ \
     B(SIMDGROUP_LOAD, "simdgroup_load", 2, 5, "simdgroup_matrix") \

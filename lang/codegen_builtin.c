@@ -619,10 +619,74 @@ static IsaOperand simd64(LangCg *cg, LangNode *node, bool is_red, IsaOpcode op, 
     }
 }
 
-static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
+/* One component of any scalar type shuffled from lane `lane` (shfl). */
+static IsaOperand shuffle_any(LangCg *cg, LangNode *node, LangType *s, IsaOperand v,
+                              IsaOperand lane)
+{
+    int w = cg_width_of(s);
+    if (w == 64) {
+        if (!lang_is_integer(s))
+            cg_error(cg, node->tok, "SIMD-group functions do not take pointers");
+        return simd64(cg, node, false, ISA_OP_SHFL, ISA_RED_SUM, -1, s, v, lane);
+    }
+    if (cg_is_int16(s))
+        return cg_narrow16(cg, shuffle32(cg, ISA_OP_SHFL, cg_widen16(cg, v, s), lane), s);
+    if (w == 16) /* a half, through f32: exact both ways */
+        return cvt_to(cg, shuffle32(cg, ISA_OP_SHFL, cvt_to(cg, v, ISA_TYPE_F32, ISA_TYPE_F16, 32),
+                                    lane), ISA_TYPE_F16, ISA_TYPE_F32, 16);
+    return shuffle32(cg, ISA_OP_SHFL, v, lane);
+}
+
+/* simd/quad_shuffle_and_fill_up/down: the SIMD-group (or quad) is cut into vectors of
+ * `modulo` lanes (32 or 4 by default; a power of two); lane i of a vector takes data from
+ * i - delta (up) or i + delta (down) in its vector, and where that falls outside, the
+ * filling data from the other end: both come from the same source lane, base | (i ∓ delta
+ * mod modulo), so two shuffles and a select do it. */
+static CgVal shuffle_fill(LangCg *cg, LangNode *node, CgVal *args, int na)
+{
+    LangBuiltin b = node->builtin;
+    bool up = b == LANG_BI_SIMD_SHUFFLE_AND_FILL_UP || b == LANG_BI_QUAD_SHUFFLE_AND_FILL_UP;
+    bool quad = b == LANG_BI_QUAD_SHUFFLE_AND_FILL_UP || b == LANG_BI_QUAD_SHUFFLE_AND_FILL_DOWN;
+    IsaOperand delta = cg_convert(cg, args[2].c[0], args[2].type, lang_ty_uint);
+    IsaOperand mod = na > 3 ? cg_convert(cg, args[3].c[0], args[3].type, lang_ty_uint)
+                            : lang_cg_imm(quad ? 4 : 32);
+    IsaOperand lane = cg_lane_id(cg);
+    IsaOperand mask = op2(cg, ISA_OP_ISUB, 32, mod, lang_cg_imm(1));
+    IsaOperand i = op2(cg, ISA_OP_AND, 32, lane, mask);
+    IsaOperand j = op2(cg, up ? ISA_OP_ISUB : ISA_OP_IADD, 32, i, delta);
+    IsaOperand src = op2(cg, ISA_OP_OR, 32, op2(cg, ISA_OP_ISUB, 32, lane, i),
+                         op2(cg, ISA_OP_AND, 32, j, mask));
+    IsaOperand from_data = up ? sel(cg, ISA_OP_ICMPSEL, ISA_COND_UGE, 32, i, delta,
+                                    lang_cg_imm(1), lang_cg_imm(0))
+                              : sel(cg, ISA_OP_ICMPSEL, ISA_COND_ULT, 32, j, mod,
+                                    lang_cg_imm(1), lang_cg_imm(0));
+    int n;
+    CgLeaf *l = cg_leaves(cg, args[0].type, &n);
+    CgVal r = cg_val_new(cg, node->type, args[0].n);
+    for (int k = 0; k < args[0].n && k < n; k++) {
+        LangType *s = l[k].scalar;
+        IsaOperand d = shuffle_any(cg, node, s, args[0].c[k], src);
+        IsaOperand f = shuffle_any(cg, node, s, args[1].c[k], src);
+        r.c[k] = cg_select(cg, from_data, d, f, cg_width_of(s));
+    }
+    return r;
+}
+
+static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args, int na)
 {
     LangBuiltin b = node->builtin;
     switch (b) {
+    case LANG_BI_SIMD_SHUFFLE_AND_FILL_UP: case LANG_BI_SIMD_SHUFFLE_AND_FILL_DOWN:
+    case LANG_BI_QUAD_SHUFFLE_AND_FILL_UP: case LANG_BI_QUAD_SHUFFLE_AND_FILL_DOWN:
+        return shuffle_fill(cg, node, args, na);
+    case LANG_BI_QUAD_ACTIVE_THREADS_MASK: return mask_result(cg, node, quad_bits(cg, active_mask(cg)));
+    case LANG_BI_QUAD_IS_FIRST: {
+        IsaOperand first = op1(cg, ISA_OP_FFS, 32, quad_bits(cg, active_mask(cg)));
+        IsaOperand ql = op2(cg, ISA_OP_AND, 32, cg_lane_id(cg), lang_cg_imm(3));
+        CgVal r = cg_val_new(cg, node->type, 1);
+        r.c[0] = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, ql, first, lang_cg_imm(1), lang_cg_imm(0));
+        return r;
+    }
     case LANG_BI_SIMD_BALLOT:
         return mask_result(cg, node, ballot(cg, ISA_COND_NE, cg_bool_of(cg, args[0].c[0], args[0].type), lang_cg_imm(0)));
     case LANG_BI_SIMD_ACTIVE_THREADS_MASK: return mask_result(cg, node, active_mask(cg));
@@ -661,7 +725,11 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args)
     bool is_red = reduce_op(b, &op, &red, &prefix);
     IsaOpcode sop = shuffle_op(b);
     IsaOperand lane = {0};
-    if (!is_red && b != LANG_BI_SIMD_BROADCAST_FIRST) {
+    if (b == LANG_BI_QUAD_BROADCAST_FIRST) { /* shfl from the quad's first active lane */
+        sop = ISA_OP_SHFL;
+        lane = op2(cg, ISA_OP_IADD, 32, op2(cg, ISA_OP_AND, 32, cg_lane_id(cg), lang_cg_imm(~3u)),
+                   op1(cg, ISA_OP_FFS, 32, quad_bits(cg, active_mask(cg))));
+    } else if (!is_red && b != LANG_BI_SIMD_BROADCAST_FIRST) {
         if (sop == ISA_OP_COUNT)
             cg_error(cg, node->tok, "unsupported SIMD-group function");
         lane = cg_convert(cg, args[1].c[0], args[1].type, lang_ty_uint);
@@ -797,7 +865,7 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
     if (atomic)
         return atomic_fn(cg, node, args, named ? &object : NULL);
     if (b >= LANG_BI_SIMD_SHUFFLE)
-        return simd_fn(cg, node, args);
+        return simd_fn(cg, node, args, na);
     LangType *rt = node->type;
     LangType *at = na ? args[0].type : rt;
     LangType *s = lang_scalar_of(at);

@@ -304,9 +304,9 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
     case LANG_BI_SIMD_ALL: case LANG_BI_SIMD_ANY: case LANG_BI_QUAD_ALL: case LANG_BI_QUAD_ANY:
         args[0] = lang_p_to_bool(p, args[0]);
         return lang_ty_bool;
-    case LANG_BI_SIMD_IS_FIRST:
+    case LANG_BI_SIMD_IS_FIRST: case LANG_BI_QUAD_IS_FIRST:
         return lang_ty_bool;
-    case LANG_BI_SIMD_ACTIVE_THREADS_MASK:
+    case LANG_BI_SIMD_ACTIVE_THREADS_MASK: case LANG_BI_QUAD_ACTIVE_THREADS_MASK:
         return lang_ty_ulong;
     case LANG_BI_SIMD_AND: case LANG_BI_SIMD_OR: case LANG_BI_SIMD_XOR: case LANG_BI_QUAD_AND:
     case LANG_BI_QUAD_OR: case LANG_BI_QUAD_XOR:
@@ -326,6 +326,11 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
                                                                  false), args[0]->tok);
     if (n == 2)
         args[1] = lang_p_convert(p, args[1], lang_ty_ushort, args[1]->tok);
+    if (n >= 3) { /* the shuffle-and-fill functions: filling data of T, delta, modulo */
+        args[1] = lang_p_convert(p, args[1], ty, args[1]->tok);
+        for (int i = 2; i < n; i++)
+            args[i] = lang_p_convert(p, args[i], lang_ty_ushort, args[i]->tok);
+    }
     return ty;
 }
 

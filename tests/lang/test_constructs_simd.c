@@ -13,12 +13,14 @@ typedef enum { K_SHFL, K_SHFL_UP, K_SHFL_DOWN, K_SHFL_XOR, K_ROT_UP, K_ROT_DOWN,
                K_BCAST_FIRST, K_BALLOT, K_ALL, K_ANY, K_ALL_LANES, K_ANY_LANES, K_IS_FIRST,
                K_ACTIVE, K_RED, K_PREFIX_INCL, K_PREFIX_EXCL,
                K_QSHFL, K_QSHFL_UP, K_QSHFL_DOWN, K_QSHFL_XOR, K_QROT_UP, K_QROT_DOWN, K_QBCAST,
-               K_QBALLOT, K_QALL, K_QANY, K_QRED, K_QPREFIX_INCL, K_QPREFIX_EXCL, K_COUNT_ACTIVE } Kind;
+               K_QBALLOT, K_QALL, K_QANY, K_QRED, K_QPREFIX_INCL, K_QPREFIX_EXCL, K_COUNT_ACTIVE,
+               K_QBCAST_FIRST, K_QIS_FIRST, K_QACTIVE, K_FILL_UP, K_FILL_DOWN } Kind;
 
 typedef struct Fn {
     const char *expr;
     Kind kind;
-    int arg;       /* shuffle delta / lane, or IsaReduceOp for reductions and prefixes */
+    int arg;       /* shuffle delta / lane, or IsaReduceOp for reductions and prefixes;
+                    * the fills: delta + 100 * modulo, the filling data v * 10 + 1 */
 } Fn;
 
 static const Fn fns[] = {
@@ -70,6 +72,16 @@ static const Fn fns[] = {
     {"quad_prefix_exclusive_sum(v)", K_QPREFIX_EXCL, ISA_RED_SUM},
     {"quad_prefix_inclusive_product(v)", K_QPREFIX_INCL, ISA_RED_PRODUCT},
     {"quad_prefix_exclusive_product(v)", K_QPREFIX_EXCL, ISA_RED_PRODUCT},
+    {"quad_broadcast_first(v)", K_QBCAST_FIRST, 0},
+    {"int(quad_is_first())", K_QIS_FIRST, 0},
+    {"int(uint(quad_active_threads_mask()))", K_QACTIVE, 0},
+    {"simd_shuffle_and_fill_up(v, v * 10 + 1, 3u)", K_FILL_UP, 3 + 100 * 32},
+    {"simd_shuffle_and_fill_down(v, v * 10 + 1, 5u)", K_FILL_DOWN, 5 + 100 * 32},
+    {"simd_shuffle_and_fill_up(v, v * 10 + 1, 2u, 8u)", K_FILL_UP, 2 + 100 * 8},
+    {"simd_shuffle_and_fill_down(v, v * 10 + 1, ushort(3), ushort(4))", K_FILL_DOWN, 3 + 100 * 4},
+    {"quad_shuffle_and_fill_up(v, v * 10 + 1, 1u)", K_FILL_UP, 1 + 100 * 4},
+    {"quad_shuffle_and_fill_down(v, v * 10 + 1, 1u, 2u)", K_FILL_DOWN, 1 + 100 * 2},
+    {"quad_shuffle_and_fill_down(v, v * 10 + 1, 2u)", K_FILL_DOWN, 2 + 100 * 4},
 };
 enum { NFN = sizeof fns / sizeof fns[0], SENTINEL = -7777 };
 
@@ -122,6 +134,17 @@ static bool expect(const Fn *f, const int32_t *v, uint32_t active, int l, int32_
     case K_QROT_UP: src = q + ((ql - f->arg + 4) & 3); break;
     case K_QROT_DOWN: src = q + ((ql + f->arg) & 3); break;
     case K_QBCAST: src = q + f->arg; break;
+    case K_QBCAST_FIRST: src = q + __builtin_ctz((active >> q) & 15); break;
+    case K_FILL_UP: case K_FILL_DOWN: { /* MSL 6.9.2: vectors of `modulo` lanes */
+        int d = f->arg % 100, m = f->arg / 100, i = l % m, b = l - i;
+        bool data = f->kind == K_FILL_UP ? i >= d : i + d < m;
+        src = f->kind == K_FILL_UP ? (data ? b + i - d : b + m - d + i)
+                                   : (data ? b + i + d : b + i + d - m);
+        if (!(active >> src & 1))
+            return false;
+        *out = data ? v[src] : v[src] * 10 + 1;
+        return true;
+    }
     default: break;
     }
     if (src >= 0) {
@@ -159,6 +182,8 @@ static bool expect(const Fn *f, const int32_t *v, uint32_t active, int l, int32_
     case K_QRED: *out = (int32_t)reduce(f->arg, v, active, q, q + 4); return true;
     case K_QPREFIX_INCL: *out = (int32_t)reduce(f->arg, v, active, q, l + 1); return true;
     case K_QPREFIX_EXCL: *out = (int32_t)reduce(f->arg, v, active, q, l); return true;
+    case K_QIS_FIRST: *out = l == q + __builtin_ctz(qm); return true;
+    case K_QACTIVE: *out = (int32_t)qm; return true;
     default: return false;
     }
 }
@@ -251,6 +276,8 @@ static IsaOpcode kind_op(Kind k)
         [K_QBALLOT] = ISA_OP_ICMP_BALLOT, [K_QALL] = ISA_OP_ICMP_BALLOT, [K_QANY] = ISA_OP_ICMP_BALLOT,
         [K_QRED] = ISA_OP_QUAD_RED, [K_QPREFIX_INCL] = ISA_OP_QUAD_PREFIX,
         [K_QPREFIX_EXCL] = ISA_OP_QUAD_PREFIX, [K_COUNT_ACTIVE] = ISA_OP_SIMD_RED,
+        [K_QBCAST_FIRST] = ISA_OP_SHFL, [K_QIS_FIRST] = ISA_OP_FFS, [K_QACTIVE] = ISA_OP_ICMP_BALLOT,
+        [K_FILL_UP] = ISA_OP_SHFL, [K_FILL_DOWN] = ISA_OP_SHFL,
     };
     return ops[k];
 }
