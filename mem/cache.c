@@ -53,14 +53,13 @@ const char *const mem_level_names[MEM_LEVEL_COUNT] = {
     [MEM_LEVEL_DRAM] = "DRAM",
 };
 
-/* Limits that keep a mistyped config from asking for gigabytes of tags or minutes per
- * access; real GPUs sit far inside them. */
-#define CACHE_MAX_CORES 4096u
-#define CACHE_MAX_WAYS 256u
-#define CACHE_MIN_LINE 4u
-#define CACHE_MAX_LINE 65536u
-#define CACHE_MAX_LINES (1ull << 22) /* per level, all cores' L1s together */
-#define CACHE_MIN_BYTES_PER_CYCLE 0.001
+/* The limits (cache.h) under shorter names. */
+#define CACHE_MAX_CORES MEM_CACHE_MAX_CORES
+#define CACHE_MAX_WAYS MEM_CACHE_MAX_WAYS
+#define CACHE_MIN_LINE MEM_CACHE_MIN_LINE
+#define CACHE_MAX_LINE MEM_CACHE_MAX_LINE
+#define CACHE_MAX_LINES MEM_CACHE_MAX_LINES
+#define CACHE_MIN_BYTES_PER_CYCLE MEM_CACHE_MIN_BYTES_PER_CYCLE
 #define FRAC_ONE (1ull << 32)
 
 /* A cache level's tags, set-major (set s holds ways s * assoc .. s * assoc + assoc - 1), as

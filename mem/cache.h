@@ -32,6 +32,16 @@ typedef struct MemHierarchyConfig {
     uint32_t cores;
 } MemHierarchyConfig;
 
+/* Limits that keep a mistyped config from asking for gigabytes of tags or minutes per
+ * access; real GPUs sit far inside them. mem_hierarchy_config_check enforces them; a config
+ * reader may check each field against them where it was written. */
+#define MEM_CACHE_MAX_CORES 4096u
+#define MEM_CACHE_MAX_WAYS 256u
+#define MEM_CACHE_MIN_LINE 4u
+#define MEM_CACHE_MAX_LINE 65536u
+#define MEM_CACHE_MAX_LINES (1ull << 22) /* per level, all cores' L1s together */
+#define MEM_CACHE_MIN_BYTES_PER_CYCLE 0.001
+
 typedef struct MemLevelStats {
     uint64_t hits, misses;
     uint64_t bytes;           /* bytes this level delivered */

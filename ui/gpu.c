@@ -25,6 +25,7 @@
 #endif
 
 #define MAX_DIRS 16
+#define UI_GPU_MAX_BYTES_PER_CYCLE 1e6 /* a port's bandwidth; 0.001 is the cache model's floor */
 
 typedef struct Loader {
     const UiYamlDoc *doc;
@@ -72,21 +73,23 @@ static bool get_u32(const Loader *l, const UiYamlNode *map, const char *key, con
     return true;
 }
 
-/* A positive finite number. */
-static bool get_positive(const Loader *l, const UiYamlNode *map, const char *key,
-                         const char *what, double *out)
+/* A finite number from min to max (each numeric key has a documented range: a value outside
+ * it is a typo, and 1e306 FLOPs per cycle would print "inf PFLOP/s peak"). */
+static bool get_number(const Loader *l, const UiYamlNode *map, const char *key, const char *what,
+                       double min, double max, double *out)
 {
     const UiYamlNode *v = need(l, map, key, what);
     if (!v)
         return false;
     UiNumber n;
-    char expected[160];
-    snprintf(expected, sizeof expected, "%s: %s, a positive number", key, what);
+    char expected[200];
+    snprintf(expected, sizeof expected, "%s: %s, a number from %.15g to %.15g", key, what, min,
+             max);
     if (!ui_yaml_number(l->doc, v, expected, &n, l->err))
         return false;
     double d = ui_number_to_double(&n);
-    if (!(d > 0) || !isfinite(d))
-        return fail(l, v, "expected %s", expected);
+    if (!(d >= min && d <= max))
+        return fail(l, v, "expected %s (not %s)", expected, v->text);
     *out = d;
     return true;
 }
@@ -193,7 +196,10 @@ static bool parse_ops(const Loader *l, const UiYamlNode *map, SimGpuConfig *cfg,
 
 static const char *const level_keys[MEM_LEVEL_COUNT] = {"l1", "l2", "slc", "dram"};
 
-static bool parse_level(const Loader *l, const UiYamlNode *n, MemLevel lv, MemCacheLevelConfig *c)
+/* Every field is checked here against the cache model's limits (mem/cache.h), so that a value
+ * it refuses is reported at its own key. */
+static bool parse_level(const Loader *l, const UiYamlNode *n, MemLevel lv, uint32_t cores,
+                        MemCacheLevelConfig *c)
 {
     static const char *const cache_keys[] = {"size", "line", "ways", "latency", "bytes_per_cycle",
                                              NULL};
@@ -216,13 +222,12 @@ static bool parse_level(const Loader *l, const UiYamlNode *n, MemLevel lv, MemCa
                                 UINT64_MAX / 2, &size, l->err))
             return false;
         c->size_bytes = size;
-        if (!get_u32(l, n, "ways", "the associativity, a positive integer", 1, 1u << 16,
-                     &c->ways))
+        if (!get_u32(l, n, "ways", "the associativity", 1, MEM_CACHE_MAX_WAYS, &c->ways))
             return false;
     }
     if (!dram || ui_yaml_get(n, "line")) {
-        if (!get_u32(l, n, "line", "the line size in bytes, a power of two", 1, 1u << 20,
-                     &c->line_bytes))
+        if (!get_u32(l, n, "line", "the line size in bytes, a power of two", MEM_CACHE_MIN_LINE,
+                     MEM_CACHE_MAX_LINE, &c->line_bytes))
             return false;
         if (!is_pow2(c->line_bytes))
             return fail(l, ui_yaml_get(n, "line"), "expected line: the line size in bytes, a "
@@ -233,13 +238,28 @@ static bool parse_level(const Loader *l, const UiYamlNode *n, MemLevel lv, MemCa
                                                "(%u x %u = %llu bytes), not %llu",
                     c->line_bytes, c->ways, (unsigned long long)c->line_bytes * c->ways,
                     (unsigned long long)c->size_bytes);
+    /* The model keeps a tag per line: every core's L1 together, or one L2, at most 4 Mi lines. */
+    uint64_t copies = lv == MEM_LEVEL_L1 ? cores : 1;
+    if (!dram && c->size_bytes / c->line_bytes > MEM_CACHE_MAX_LINES / copies) {
+        char per_core[64] = "";
+        if (lv == MEM_LEVEL_L1)
+            snprintf(per_core, sizeof per_core, " per core with %u cores", cores);
+        return fail(l, ui_yaml_get(n, "size"), "expected size: at most %llu lines of %u bytes "
+                                               "(%llu bytes)%s, the most the cache model "
+                                               "supports; not %llu",
+                    (unsigned long long)(MEM_CACHE_MAX_LINES / copies), c->line_bytes,
+                    (unsigned long long)(MEM_CACHE_MAX_LINES / copies * c->line_bytes), per_core,
+                    (unsigned long long)c->size_bytes);
+    }
     if (!get_u32(l, n, "latency", "cycles from request to data when the line is found here", 1,
                  1u << 20, &c->latency))
         return false;
     /* DRAM's port defaults to the published peak, so a config need not repeat it per cycle. */
     if (dram && !ui_yaml_get(n, "bytes_per_cycle"))
         return true;
-    return get_positive(l, n, "bytes_per_cycle", "the port's bandwidth", &c->bytes_per_cycle);
+    return get_number(l, n, "bytes_per_cycle", "the port's bandwidth",
+                      MEM_CACHE_MIN_BYTES_PER_CYCLE, UI_GPU_MAX_BYTES_PER_CYCLE,
+                      &c->bytes_per_cycle);
 }
 
 static bool parse_memory(const Loader *l, const UiYamlNode *map, SimGpuConfig *cfg)
@@ -252,7 +272,7 @@ static bool parse_memory(const Loader *l, const UiYamlNode *map, SimGpuConfig *c
     for (int lv = 0; lv < MEM_LEVEL_COUNT; lv++) {
         const UiYamlNode *v = need(l, map, level_keys[lv], lv == MEM_LEVEL_DRAM
                                    ? "DRAM latency and bandwidth" : "the cache level");
-        if (!v || !parse_level(l, v, (MemLevel)lv, &cfg->memory.level[lv]))
+        if (!v || !parse_level(l, v, (MemLevel)lv, cfg->cores, &cfg->memory.level[lv]))
             return false;
     }
     MemCacheLevelConfig *lvl = cfg->memory.level;
@@ -265,13 +285,29 @@ static bool parse_memory(const Loader *l, const UiYamlNode *map, SimGpuConfig *c
                         "expected line: at least the %s line (%u bytes), not %u",
                         level_keys[lv - 1], lvl[lv - 1].line_bytes, lvl[lv].line_bytes);
     MemCacheLevelConfig *dram = &lvl[MEM_LEVEL_DRAM];
-    if (dram->bytes_per_cycle == 0)
+    if (dram->bytes_per_cycle == 0) {
         dram->bytes_per_cycle = cfg->dram_bytes_per_second / (cfg->clock_mhz * 1e6);
+        if (dram->bytes_per_cycle < MEM_CACHE_MIN_BYTES_PER_CYCLE)
+            return fail(l, ui_yaml_get(map, "dram"), "expected a DRAM port of at least %g bytes "
+                                                     "per cycle: dram_gb_per_second / clock_mhz "
+                                                     "gives %g; give memory.dram.bytes_per_cycle",
+                        MEM_CACHE_MIN_BYTES_PER_CYCLE, dram->bytes_per_cycle);
+    }
     cfg->memory.cores = cfg->cores;
+    /* The fields were checked above; should the cache model refuse anyway, the message names
+     * its level ("memory hierarchy: L2: ..."), which is where it is reported. */
     UtilError why;
-    if (!mem_hierarchy_config_check(&cfg->memory, &why))
-        return fail(l, map, "expected a memory hierarchy the cache model accepts: %s",
+    if (!mem_hierarchy_config_check(&cfg->memory, &why)) {
+        const UiYamlNode *at = map;
+        for (int lv = 0; lv < MEM_LEVEL_COUNT; lv++) {
+            char prefix[40];
+            snprintf(prefix, sizeof prefix, "memory hierarchy: %s:", mem_level_names[lv]);
+            if (strncmp(why.message, prefix, strlen(prefix)) == 0)
+                at = ui_yaml_get(map, level_keys[lv]);
+        }
+        return fail(l, at, "expected a memory hierarchy the cache model accepts: %s",
                     why.message);
+    }
     return true;
 }
 
@@ -301,7 +337,7 @@ static bool parse_config(const Loader *l, UiGpu *out)
         !get_string(l, root, "sources", "where the numbers come from", out->sources,
                     sizeof out->sources) ||
         !get_u32(l, root, "cores", "the number of GPU cores", 1, 4096, &cfg->cores) ||
-        !get_positive(l, root, "clock_mhz", "the GPU clock in MHz", &cfg->clock_mhz) ||
+        !get_number(l, root, "clock_mhz", "the GPU clock in MHz", 1, 10000, &cfg->clock_mhz) ||
         !get_u32(l, root, "schedulers_per_core", "schedulers per core", 1, 64,
                  &cfg->schedulers_per_core) ||
         !get_u32(l, root, "max_threads_per_core", "resident threads per core, a multiple of 32",
@@ -313,10 +349,10 @@ static bool parse_config(const Loader *l, UiGpu *out)
         !get_u32(l, root, "tg_memory_per_threadgroup",
                  "threadgroup memory one threadgroup may use, in bytes", 1, 1u << 30,
                  &cfg->tg_memory_per_threadgroup) ||
-        !get_positive(l, root, "fp32_flops_per_cycle_per_core", "peak FP32 FLOPs per cycle "
-                      "per core", &cfg->fp32_flops_per_cycle_per_core) ||
-        !get_positive(l, root, "dram_gb_per_second", "peak DRAM bandwidth in GB/s",
-                      &dram_gbs) ||
+        !get_number(l, root, "fp32_flops_per_cycle_per_core", "peak FP32 FLOPs per cycle "
+                    "per core", 1, 1e6, &cfg->fp32_flops_per_cycle_per_core) ||
+        !get_number(l, root, "dram_gb_per_second", "peak DRAM bandwidth in GB/s", 0.001, 1e5,
+                    &dram_gbs) ||
         !get_u32(l, root, "wait_slot_loads", "pending device loads per wait slot", 1, 1u << 16,
                  &cfg->wait_slot_loads) ||
         !get_u32(l, root, "barrier_latency", "cycles from the last arrival to release", 0,
@@ -353,8 +389,8 @@ static bool parse_config(const Loader *l, UiGpu *out)
         static const char *const na_keys[] = {"fp16_flops_per_cycle_per_core", NULL};
         if (!expect_map(l, v, "neural_accelerator: a map {fp16_flops_per_cycle_per_core}") ||
             !ui_yaml_check_keys(l->doc, v, "neural_accelerator", na_keys, l->err) ||
-            !get_positive(l, v, "fp16_flops_per_cycle_per_core", "FP16 FLOPs per cycle per "
-                          "core", &cfg->neural_fp16_flops_per_cycle_per_core))
+            !get_number(l, v, "fp16_flops_per_cycle_per_core", "FP16 FLOPs per cycle per "
+                        "core", 1, 1e6, &cfg->neural_fp16_flops_per_cycle_per_core))
             return false;
     }
     v = need(l, root, "op_classes", "latency and interval of every op class");

@@ -216,24 +216,49 @@ static void test_config_errors(void **state)
     expect_error("  banks: 16", "  banks: 12", 9, "expected banks: a power of two, not 12");
     expect_error("l2:   {size: 786432, line: 128,", "l2:   {size: 786432, line: 64,", 27,
                  "expected line: at least the l1 line (128 bytes), not 64");
-    /* The cache model's own check (ways beyond what it supports). */
+    /* The cache model's limits: reported at the level's own key, not at memory:. */
+    expect_error("l2:   {size: 786432, line: 128, ways: 16,", "l2:   {size: 786432, line: 128, "
+                 "ways: 512,", 38, "expected ways: the associativity (1 to 256)");
+    expect_error("slc:  {size: 8388608, line: 128, ways: 16,", "slc:  {size: 8388608, line: 128, "
+                 "ways: 65536,", 39, "expected ways: the associativity (1 to 256)");
+    expect_error("l2:   {size: 786432,", "l2:   {size: 4294967296,", 13,
+                 "expected size: at most 4194304 lines of 128 bytes (536870912 bytes), the most "
+                 "the cache model supports; not 4294967296");
+    expect_error("l1:   {size: 8192,", "l1:   {size: 134217728,", 13,
+                 "expected size: at most 524288 lines of 128 bytes (67108864 bytes) per core with "
+                 "8 cores");
+    expect_error("size: 8192, line: 128,", "size: 8192, line: 2,", 18,
+                 "expected line: the line size in bytes, a power of two (4 to 65536)");
+    expect_error("latency: 340, bytes_per_cycle: 105}", "latency: 340, bytes_per_cycle: 0.0001}",
+                 31, "expected bytes_per_cycle: the port's bandwidth, a number from 0.001 to");
+    /* Numbers outside their documented range (they printed "inf PFLOP/s peak"). */
+    expect_error("clock_mhz: 1278", "clock_mhz: 1e30", 11,
+                 "expected clock_mhz: the GPU clock in MHz, a number from 1 to 10000 (not 1e30)");
+    expect_error("fp32_flops_per_cycle_per_core: 256", "fp32_flops_per_cycle_per_core: 1e306", 31,
+                 "expected fp32_flops_per_cycle_per_core: peak FP32 FLOPs per cycle per core, a "
+                 "number from 1 to 1000000 (not 1e306)");
+    expect_error("dram_gb_per_second: 68.25", "dram_gb_per_second: 1e300", 20,
+                 "expected dram_gb_per_second: peak DRAM bandwidth in GB/s, a number from 0.001 "
+                 "to 100000 (not 1e300)");
+    /* A DRAM port derived from dram_gb_per_second / clock below the model's floor: at dram:. */
     {
-        /* Reported at the memory: map (its first entry, l1). */
         uint32_t line, col;
-        char *text = edit("l2:   {size: 786432, line: 128, ways: 16,",
-                          "l2:   {size: 786432, line: 128, ways: 512,", 0, &line, &col);
-        uint32_t l1_line = 1;
-        for (char *p = text; p < strstr(text, "\n  l1:"); p++)
-            l1_line += *p == '\n';
+        char *step = edit("clock_mhz: 1278", "clock_mhz: 10000", 0, &line, &col);
+        char *dram_gbs = strstr(step, "dram_gb_per_second: 68.25");
+        memcpy(dram_gbs, "dram_gb_per_second: 0.001", 25);
+        uint32_t dram_line = 1;
+        char *dram = strstr(step, "  dram: {");
+        for (char *p = step; p < dram; p++)
+            dram_line += *p == '\n';
         UiGpu g;
         UtilError err;
-        assert_false(ui_gpu_parse(text, strlen(text), "bad.yaml", &g, &err));
+        assert_false(ui_gpu_parse(step, strlen(step), "bad.yaml", &g, &err));
         char want[160];
-        snprintf(want, sizeof want, "bad.yaml:%u:3: error: expected a memory hierarchy the "
-                                    "cache model accepts: memory hierarchy: L2", l1_line + 1);
+        snprintf(want, sizeof want, "bad.yaml:%u:9: error: expected a DRAM port of at least "
+                                    "0.001 bytes per cycle", dram_line);
         if (strncmp(err.message, want, strlen(want)) != 0)
             fail_msg("want '%s', got:\n%s", want, err.message);
-        free(text);
+        free(step);
     }
     /* Unknown op mnemonics and classes. */
     expect_error("  ffma32:", "  ffma33:", 2, "unknown op 'ffma33'; expected an instruction "
