@@ -167,11 +167,63 @@ static bool parser_error(const UiYamlDoc *doc, const yaml_parser_t *parser, Util
     return fail_mark(doc, parser->problem_mark, err, "invalid YAML: %s", problem);
 }
 
+/* Maps with more keys than this get a hash set of their keys for the duplicate check; a
+ * scan of every earlier key made a map of 200,000 keys take minutes. */
+#define SCAN_KEYS 16
+
 typedef struct Frame {
     UiYamlNode *node;
     size_t capacity;
     UiYamlNode *pending_key; /* maps: a key waiting for its value */
+    uint32_t *set;           /* maps past SCAN_KEYS keys: open addressing, key index + 1 */
+    uint32_t set_size;       /* a power of two, at least twice the keys */
 } Frame;
+
+static uint32_t hash_text(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of `key` in f's set: the one holding it, or the empty one where it goes. */
+static uint32_t *set_slot(const Frame *f, const char *key)
+{
+    uint32_t mask = f->set_size - 1;
+    for (uint32_t i = hash_text(key) & mask;; i = (i + 1) & mask)
+        if (!f->set[i] || strcmp(f->node->keys[f->set[i] - 1]->text, key) == 0)
+            return &f->set[i];
+}
+
+/* Adds the map's key `index` to its set, building or growing the set when needed. */
+static void set_add(Frame *f, uint32_t index)
+{
+    uint32_t keys = index + 1;
+    if (keys <= SCAN_KEYS)
+        return;
+    if (keys * 2 > f->set_size) {
+        free(f->set);
+        f->set_size = f->set_size ? f->set_size * 2 : 4 * SCAN_KEYS;
+        f->set = util_calloc(f->set_size, sizeof *f->set);
+        for (uint32_t i = 0; i + 1 < keys; i++)
+            *set_slot(f, f->node->keys[i]->text) = i + 1;
+    }
+    *set_slot(f, f->node->keys[index]->text) = index + 1;
+}
+
+/* The earlier key of f's map spelled `key`, or NULL. */
+static const UiYamlNode *find_key(const Frame *f, const char *key)
+{
+    if (f->set) {
+        uint32_t at = *set_slot(f, key);
+        return at ? f->node->keys[at - 1] : NULL;
+    }
+    for (uint32_t i = 0; i < f->node->count; i++)
+        if (strcmp(f->node->keys[i]->text, key) == 0)
+            return f->node->keys[i];
+    return NULL;
+}
 
 static void push_child(UiYamlNode *parent, Frame *f, UiYamlNode *key, UiYamlNode *child)
 {
@@ -184,8 +236,10 @@ static void push_child(UiYamlNode *parent, Frame *f, UiYamlNode *key, UiYamlNode
         }
         f->capacity = cap;
     }
-    if (parent->kind == UI_YAML_MAP)
+    if (parent->kind == UI_YAML_MAP) {
         parent->keys[parent->count] = key;
+        set_add(f, parent->count);
+    }
     parent->items[parent->count++] = child;
 }
 
@@ -205,10 +259,10 @@ static bool attach(UiYamlDoc *doc, Frame *stack, int depth, UiYamlNode *n, UtilE
         if (n->kind != UI_YAML_SCALAR)
             return ui_yaml_fail(doc, n, err, "expected a plain key (a name), not a %s",
                                 n->kind == UI_YAML_LIST ? "list" : "map");
-        for (uint32_t i = 0; i < f->node->count; i++)
-            if (strcmp(f->node->keys[i]->text, n->text) == 0)
-                return ui_yaml_fail(doc, n, err, "duplicate key '%s' (first given at line %u)",
-                                    n->text, f->node->keys[i]->line);
+        const UiYamlNode *first = find_key(f, n->text);
+        if (first)
+            return ui_yaml_fail(doc, n, err, "duplicate key '%s' (first given at line %u)",
+                                n->text, first->line);
         f->pending_key = n;
         return true;
     }
@@ -217,11 +271,12 @@ static bool attach(UiYamlDoc *doc, Frame *stack, int depth, UiYamlNode *n, UtilE
     return true;
 }
 
-static bool build(UiYamlDoc *doc, yaml_parser_t *parser, UtilError *err)
+static bool build_events(UiYamlDoc *doc, yaml_parser_t *parser, Frame *stack, int *depth_out,
+                         UtilError *err)
 {
-    Frame stack[MAX_DEPTH];
     int depth = 0, documents = 0;
     for (;;) {
+        *depth_out = depth;
         yaml_event_t ev;
         if (!yaml_parser_parse(parser, &ev))
             return parser_error(doc, parser, err);
@@ -263,12 +318,13 @@ static bool build(UiYamlDoc *doc, yaml_parser_t *parser, UtilError *err)
             }
             ok = attach(doc, stack, depth, n, err);
             stack[depth++] = (Frame){.node = n};
+            *depth_out = depth;
             break;
         }
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
             if (depth > 0)
-                depth--;
+                free(stack[--depth].set);
             break;
         default:
             break;
@@ -279,6 +335,16 @@ static bool build(UiYamlDoc *doc, yaml_parser_t *parser, UtilError *err)
         if (done)
             return true;
     }
+}
+
+static bool build(UiYamlDoc *doc, yaml_parser_t *parser, UtilError *err)
+{
+    Frame stack[MAX_DEPTH];
+    int depth = 0;
+    bool ok = build_events(doc, parser, stack, &depth, err);
+    while (depth > 0) /* the frames still open when it stopped */
+        free(stack[--depth].set);
+    return ok;
 }
 
 UiYamlDoc *ui_yaml_parse(const char *text, size_t size, const char *path, UtilError *err)

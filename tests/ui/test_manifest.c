@@ -7,11 +7,13 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../ui/manifest.h"
 #include "../../ui/npy.h"
 #include "../../ui/ui.h"
+#include "../../ui/yaml.h"
 #include "../../util/fp.h"
 
 static UiManifest *parse(const char *text, const char *path, UtilError *err)
@@ -413,6 +415,47 @@ static void test_empty_and_caret(void **state)
     assert_non_null(strstr(err.message, "\nthreadgroup: [8, 0]\n                 ^"));
 }
 
+/* A map of 100,000 keys: the duplicate check is a hash set per map, not a scan of every earlier
+ * key (which took minutes for a manifest with 200,000 args); same message, same place. */
+static void test_many_keys(void **state)
+{
+    (void)state;
+    enum { KEYS = 100000 };
+    static const uint32_t dups[] = {0, 15, 16, 17, 4242, KEYS - 1};
+    for (size_t d = 0; d <= UTIL_ARRAY_LEN(dups); d++) {
+        size_t cap = (size_t)KEYS * 32 + 256, len = 0;
+        char *text = malloc(cap);
+        len += (size_t)snprintf(text + len, cap - len, "kernel: k.s\nargs:\n");
+        for (uint32_t i = 0; i < KEYS; i++)
+            len += (size_t)snprintf(text + len, cap - len, "  k%u: {count: 1}\n", i);
+        if (d < UTIL_ARRAY_LEN(dups)) /* the last case has no duplicate */
+            len += (size_t)snprintf(text + len, cap - len, "  k%u: {count: 2}\n", dups[d]);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        UtilError err;
+        UiYamlDoc *doc = ui_yaml_parse(text, len, "t.yaml", &err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double seconds =
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (seconds > 5)
+            fail_msg("parsing %d keys took %.1f s", KEYS, seconds);
+        if (d == UTIL_ARRAY_LEN(dups)) {
+            assert_non_null(doc);
+            assert_int_equal(ui_yaml_get(doc->root, "args")->count, KEYS);
+            assert_non_null(ui_yaml_get(ui_yaml_get(doc->root, "args"), "k99999"));
+        } else {
+            assert_null(doc);
+            char want[128];
+            snprintf(want, sizeof want, "t.yaml:%u:3: error: duplicate key 'k%u' (first given at "
+                                        "line %u)", KEYS + 3, dups[d], dups[d] + 3);
+            if (strncmp(err.message, want, strlen(want)) != 0)
+                fail_msg("want '%s', got:\n%s", want, err.message);
+        }
+        ui_yaml_free(doc);
+        free(text);
+    }
+}
+
 /* ---- binding to a kernel ------------------------------------------------------------------- */
 
 static const char *kernel_text =
@@ -682,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_bad_manifests),
         cmocka_unit_test(test_empty_and_caret),
+        cmocka_unit_test(test_many_keys),
         cmocka_unit_test_setup_teardown(test_bind_buffers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bindings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bind_tensors, setup, teardown),
