@@ -163,6 +163,15 @@ static bool parse_dict(const char *text, size_t len, const char *name, UiNpyArra
         char key[32], descr[32];
         if (!parse_string(&c, key, sizeof key) || !eat(&c, ':'))
             return util_fail(err, "%s: error: bad .npy header: expected 'key': value", name);
+        bool *have = strcmp(key, "descr") == 0           ? &have_descr
+                     : strcmp(key, "fortran_order") == 0 ? &have_order
+                     : strcmp(key, "shape") == 0         ? &have_shape
+                                                         : NULL;
+        /* Python keeps the last of a repeated key; a file saying two things is refused. */
+        if (have && *have)
+            return util_fail(err, "%s: error: bad .npy header: the key '%s' is given twice; "
+                                  "expected each of descr, fortran_order and shape once", name,
+                             key);
         if (strcmp(key, "descr") == 0) {
             if (!parse_string(&c, descr, sizeof descr))
                 return util_fail(err, "%s: error: bad .npy header: expected 'descr' to be a "
@@ -274,6 +283,19 @@ static bool check_data_len(const UiNpyArray *a, uint64_t have, const char *name,
                      (unsigned long long)a->bytes);
 }
 
+/* |b1 data holds bytes 0 (False) and 1 (True) only: another byte is not a bool. */
+static bool check_values(const UiNpyArray *a, const char *name, UtilError *err)
+{
+    if (a->dtype != UI_NPY_B1)
+        return true;
+    for (uint64_t i = 0; i < a->count; i++)
+        if (a->data[i] > 1)
+            return util_fail(err, "%s: error: element %llu of the |b1 data is the byte %u; "
+                                  "expected 0 (False) or 1 (True)", name, (unsigned long long)i,
+                             a->data[i]);
+    return true;
+}
+
 bool ui_npy_parse(const uint8_t *bytes, size_t size, const char *name, uint64_t max_bytes,
                   UiNpyArray *out, UtilError *err)
 {
@@ -291,6 +313,10 @@ bool ui_npy_parse(const uint8_t *bytes, size_t size, const char *name, uint64_t 
         return false;
     a.data = util_malloc((size_t)a.bytes);
     memcpy(a.data, bytes + hoff + hlen, (size_t)a.bytes);
+    if (!check_values(&a, name, err)) {
+        free(a.data);
+        return false;
+    }
     *out = a;
     return true;
 }
@@ -334,6 +360,10 @@ bool ui_npy_read(const char *path, uint64_t max_bytes, UiNpyArray *out, UtilErro
     if (fread(a.data, 1, (size_t)a.bytes, f) != a.bytes) {
         free(a.data);
         util_fail(err, "%s: error: cannot read the .npy data", path);
+        goto done;
+    }
+    if (!check_values(&a, path, err)) {
+        free(a.data);
         goto done;
     }
     *out = a;

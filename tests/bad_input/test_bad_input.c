@@ -85,6 +85,7 @@ static const char *vector_add =
 static int setup(void **state)
 {
     (void)state;
+    char path[256];
     strcpy(tmp, "/tmp/lockstep-bad-XXXXXX");
     if (!mkdtemp(tmp))
         return -1;
@@ -105,6 +106,17 @@ static int setup(void **state)
     write_npy("fortran.npy", 1, "'descr': '<f4', 'fortran_order': True, 'shape': (8, 8)", 256);
     write_npy("short.npy", 2, "'descr': '<f4', 'fortran_order': False, 'shape': (10,)", 40);
     write_npy("ints.npy", 1, "'descr': '<f8', 'fortran_order': False, 'shape': (64,)", 512);
+    /* Python would keep the second descr; the file says two things */
+    write_npy("descr_twice.npy", 1, "'descr': '<f4', 'descr': '<i4', 'fortran_order': False, "
+              "'shape': (64,)", 256);
+    /* |b1 data whose element 5 is the byte 2: not a bool */
+    write_npy("bool2.npy", 1, "'descr': '|b1', 'fortran_order': False, 'shape': (64,)", 64);
+    snprintf(path, sizeof path, "%s/bool2.npy", tmp);
+    FILE *b1 = fopen(path, "r+b");
+    assert_non_null(b1);
+    assert_int_equal(fseek(b1, -64 + 5, SEEK_END), 0);
+    fputc(2, b1);
+    fclose(b1);
     static const char v3[] = "\x93NUMPY\x03\x00\x10\x00{}             \n";
     write_file("v3.npy", v3, sizeof v3 - 1);
     write_text("notnpy.npy", "hello");
@@ -113,7 +125,6 @@ static int setup(void **state)
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)(i * 151 + 7);
     write_file("junk.yaml", junk, sizeof junk);
-    char path[256];
     snprintf(path, sizeof path, "%s/adir", tmp);
     mkdir(path, 0755);
     snprintf(path, sizeof path, "%s/fifo.yaml", tmp);
@@ -300,6 +311,8 @@ static void test_bad_data_files(void **state)
         {"fortran.npy", "Fortran"},
         {"short.npy", "expected 64"},
         {"v3.npy", "version 3.0"},
+        {"descr_twice.npy", "the key 'descr' is given twice"},
+        {"bool2.npy", "element 5 of the |b1 data is the byte 2; expected 0 (False) or 1 (True)"},
         {"notnpy.npy", "not a .npy file"},
         {"odd.bin", "expected 256"},
         {"nothere.npy", "cannot open"},

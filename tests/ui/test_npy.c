@@ -188,6 +188,22 @@ static void test_refusals(void **state)
     expect_refused(buf, n, "shape");
     n = build(buf, 1, "not a dict", data, 16);
     expect_refused(buf, n, "dict");
+    /* A key given twice: Python keeps the last, so the file says two things. */
+    n = build(buf, 1, "{'descr': '<f4', 'descr': '<i4', 'fortran_order': False, 'shape': (4,), }",
+              data, 16);
+    expect_refused(buf, n, "bad .npy header: the key 'descr' is given twice");
+    n = build(buf, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'shape': (4,)}",
+              data, 16);
+    expect_refused(buf, n, "the key 'shape' is given twice");
+    /* A bool is the byte 0 or 1. */
+    uint8_t bools[8] = {0, 1, 1, 0, 0, 0, 0, 2};
+    n = build(buf, 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (8,), }", bools, 8);
+    expect_refused(buf, n, "element 7 of the |b1 data is the byte 2; expected 0 (False) or 1 "
+                           "(True)");
+    bools[7] = 255;
+    bools[2] = 3;
+    n = build(buf, 1, "{'descr': '<b1', 'fortran_order': False, 'shape': (8,), }", bools, 8);
+    expect_refused(buf, n, "element 2 of the |b1 data is the byte 3");
 }
 
 static void test_read_missing_and_huge_files(void **state)
