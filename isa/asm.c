@@ -649,8 +649,9 @@ static bool directive_uint(Asm *a, const char *name, const char **q, const char 
     return true;
 }
 
+/* The uniform field uK of a directive; *pos (when not NULL) receives where it is written. */
 static bool directive_uniform(Asm *a, const char *name, const char **q, const char *end, bool pair,
-                              uint16_t *u)
+                              uint16_t *u, AsmPos *pos)
 {
     const char *s, *e;
     bool got = next_field(q, end, &s, &e);
@@ -658,10 +659,12 @@ static bool directive_uniform(Asm *a, const char *name, const char **q, const ch
     if (got && !one_token(a, name, s, e))
         return false;
     if (!got || s[0] != 'u' || !scan_small_uint(s + 1, e, &v) || v > (pair ? 254u : 255u)) {
-        AsmPos pos = got ? pos_at(a, s, (size_t)(e - s)) : pos_at(a, end, 1);
-        return fail_at(a, pos, "%s expects a uniform register %s", name, pair ? "u0..u254 (a pair)" : "u0..u255");
+        AsmPos at = got ? pos_at(a, s, (size_t)(e - s)) : pos_at(a, end, 1);
+        return fail_at(a, at, "%s expects a uniform register %s", name, pair ? "u0..u254 (a pair)" : "u0..u255");
     }
     *u = (uint16_t)v;
+    if (pos)
+        *pos = pos_at(a, s, (size_t)(e - s));
     return true;
 }
 
@@ -740,7 +743,9 @@ static bool parse_directive(Asm *a, const char *p, const char *end)
         else
             return fail_at(a, pos_at(a, s, (size_t)(e - s)), "unknown argument kind '%.*s'; expected "
                            "device, constant or threadgroup", (int)UTIL_MIN(e - s, ASM_SHOW_TOKEN), s);
-        if (!directive_uniform(a, ".arg", &q, end, arg.kind != ISA_ARG_THREADGROUP, &arg.uniform))
+        AsmPos upos;
+        if (!directive_uniform(a, ".arg", &q, end, arg.kind != ISA_ARG_THREADGROUP, &arg.uniform,
+                               &upos))
             return false;
         const char *before = q;
         if (next_field(&q, end, &s, &e)) { /* ", tensor": extents and pitch in u+2..u+4 */
@@ -765,17 +770,35 @@ static bool parse_directive(Asm *a, const char *p, const char *end)
                 return fail_at(a, dpos, "'%.*s' takes u%u..u%u, and '%s' already holds "
                                "u%u..u%u", (int)name_len, name, lo, hi, o->name, olo, ohi);
         }
+        /* The launch writes an argument's uniforms, so a .uniform value there would be lost. */
+        for (uint32_t i = 0; i < prog->num_uniform_inits; i++) {
+            uint32_t u = prog->uniform_inits[i].uniform;
+            if (lo <= u && u <= hi)
+                return fail_at(a, upos, "'%.*s' takes u%u..u%u, and u%u already has a value "
+                               "(.uniform); expected uniforms no .uniform sets", (int)name_len,
+                               name, lo, hi, u);
+        }
         arg.name = util_strndup(name, name_len);
         UTIL_PUSH(prog->args, prog->num_args, a->cap_args, arg);
         return true;
     }
     if (token_is(p, (size_t)(ne - p), ".uniform")) {
         IsaUniformInit init;
-        if (!directive_uniform(a, ".uniform", &q, end, false, &init.uniform))
+        AsmPos upos;
+        if (!directive_uniform(a, ".uniform", &q, end, false, &init.uniform, &upos))
             return false;
         for (uint32_t i = 0; i < prog->num_uniform_inits; i++)
             if (prog->uniform_inits[i].uniform == init.uniform)
                 return fail_at(a, dpos, "u%u is given a value twice", init.uniform);
+        /* The launch writes an argument's uniforms, so this value would be lost. */
+        for (uint32_t i = 0; i < prog->num_args; i++) {
+            const IsaArg *o = &prog->args[i];
+            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
+            if (olo <= init.uniform && init.uniform <= ohi)
+                return fail_at(a, upos, "u%u belongs to argument '%s' (u%u..u%u), which the "
+                               "launch fills; expected a uniform no .arg takes", init.uniform,
+                               o->name, olo, ohi);
+        }
         uint64_t v;
         const char *why = "expected a value";
         if (!next_field(&q, end, &s, &e) || (why = isa_parse_imm(s, (size_t)(e - s), 32, &v)) != NULL) {

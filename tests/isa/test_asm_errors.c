@@ -83,6 +83,13 @@ static const ErrorCase cases[] = {
      "t.s:3:1: error:", "'s' takes u5..u5, and 'a' already holds u4..u5"},
     {"tensor .arg past u255", ".regs 4\n.arg a, device, u252, tensor\nstop\n", "t.s:2:23: error:",
      "five uniforms (address, extents, pitch): u252..u256 is past u255"},
+    /* the launch writes an argument's uniforms: the .uniform value was silently lost */
+    {".uniform inside an .arg", ".regs 4\n.arg a, device, u0\n.uniform u1, 5\nstop\n", "t.s:3:10: error:",
+     "u1 belongs to argument 'a' (u0..u1), which the launch fills; expected a uniform no .arg takes"},
+    {".uniform inside a tensor .arg", ".regs 4\n.arg t, constant, u8, tensor\n.uniform u12, 1.0\nstop\n",
+     "t.s:3:10: error:", "u12 belongs to argument 't' (u8..u12)"},
+    {".arg over a .uniform", ".regs 4\n.uniform u3, 7\n.arg s, threadgroup, u3\nstop\n", "t.s:3:22: error:",
+     "'s' takes u3..u3, and u3 already has a value (.uniform)"},
     {".uniform twice", ".regs 4\n.uniform u1, 2\n.uniform u1, 3\nstop\n", "t.s:3:1: error:", "u1 is given a value twice"},
     {".kernel without name", ".kernel\n.regs 4\nstop\n", "t.s:1:8: error:", ".kernel expects a name"},
     {"text after directive", ".regs 4 5\nstop\n", "t.s:1:9: error:", "unexpected text after .regs"},
