@@ -877,6 +877,12 @@ static bool finish_checks(Asm *a)
                            f->pos.line + f->pos.col - 1);
         prog->code[f->inst].opd[f->opd].index = (uint16_t)found->index;
     }
+    for (size_t i = 0; i < a->num_labels; i++)
+        if (a->labels[i].index >= prog->count)
+            return fail_at(a, a->labels[i].pos, "label '%.*s' is after the last instruction; a "
+                           "label marks the instruction after it (to end the SIMD-group there, "
+                           "write `stop` after the label)",
+                           (int)UTIL_MIN(a->labels[i].len, ASM_SHOW_TOKEN), a->labels[i].name);
     for (size_t i = 0; i < a->num_uses; i++) {
         AsmRef *u = &a->uses[i];
         if (u->last_reg < prog->num_regs)

@@ -30,6 +30,9 @@ static const ErrorCase cases[] = {
     {"undefined label", ".regs 4\njmp nowhere\nstop\n", "t.s:2:5: error:", "undefined label 'nowhere'"},
     {"duplicate label", ".regs 4\nagain:\nstop\nagain:\nstop\n", "t.s:4:1: error:", "duplicate label 'again' (first defined on line 2)"},
     {"label at the end", ".regs 4\njmp out\nout:\n", "t.s:2:5: error:", "a jump needs an instruction to land on"},
+    /* docs/assembly.md: a label after the last instruction is an error, jumped to or not */
+    {"unused label at the end", ".regs 4\nstop\ndone: ; nothing follows\n", "t.s:3:1: error:",
+     "label 'done' is after the last instruction; a label marks the instruction after it"},
     {"bad directive", ".regs 4\n.foo 3\nstop\n", "t.s:2:1: error:", "unknown directive '.foo'; expected .kernel, .regs"},
     {".regs missing", "nop\nstop\n", "t.s:1:1: error:", "missing .regs directive"},
     {".regs too big", ".regs 200\nstop\n", "t.s:1:7: error:", ".regs expects a number 1..128"},
