@@ -50,7 +50,8 @@ typedef struct Asm {
     size_t num_fixups, cap_fixups, num_uses, cap_uses;
     size_t cap_args, cap_inits;
     bool seen_kernel, seen_regs, seen_tgmem, seen_stack;
-    AsmPos tail; /* just past the last non-blank, non-comment text */
+    AsmPos tail;      /* just past the last non-blank, non-comment text */
+    AsmPos last_inst; /* the mnemonic of the last instruction */
 } Asm;
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -603,6 +604,7 @@ static bool parse_instruction(Asm *a, const char *p, const char *end)
     }
     IsaSourceLoc loc = {0, a->line_no, (uint16_t)UTIL_MIN(mn_pos.col, 65535u)};
     isa_program_emit(a->prog, &in, loc);
+    a->last_inst = mn_pos;
     return true;
 }
 
@@ -897,6 +899,13 @@ static bool finish_checks(Asm *a)
                        "(.regs %u: r0..r%u)", (int)u->pos.len, tok, reg, prog->num_regs,
                        prog->num_regs - 1);
     }
+    /* A SIMD-group that ran past the last instruction would end as if at `stop`; a kernel
+     * that forgot its `stop` (or the jump back of a loop) is refused instead. */
+    uint16_t last = prog->code[prog->count - 1].op;
+    if (last != ISA_OP_STOP && last != ISA_OP_JMP)
+        return fail_at(a, a->last_inst, "the last instruction is %s, so a SIMD-group would run "
+                       "past the end of the kernel; expected `stop` (or an unconditional `jmp`) "
+                       "last", isa_ops[last].name);
     return true;
 }
 

@@ -80,6 +80,15 @@ static inline void assembly(Checked *c, const char *src, uint32_t threads, uint3
     run_checked(c, threads, tg);
 }
 
+/* The same for a kernel that runs off its end (h_assemble_open_ended). */
+static inline void assembly_open_ended(Checked *c, const char *src, uint32_t threads, uint32_t tg)
+{
+    h_init_open_ended(&c->h, src);
+    c->info = NULL;
+    bind_all(c, 4096);
+    run_checked(c, threads, tg);
+}
+
 static inline void done(Checked *c)
 {
     check_session_free(c->s);

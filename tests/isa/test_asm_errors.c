@@ -33,6 +33,13 @@ static const ErrorCase cases[] = {
     /* docs/assembly.md: a label after the last instruction is an error, jumped to or not */
     {"unused label at the end", ".regs 4\nstop\ndone: ; nothing follows\n", "t.s:3:1: error:",
      "label 'done' is after the last instruction; a label marks the instruction after it"},
+    /* a SIMD-group ran off the end silently (as if at stop) */
+    {"no stop at the end", ".regs 4\nmov r1, 1\n  iadd r1, r1, 1 ; done\n", "t.s:3:3: error:",
+     "the last instruction is iadd, so a SIMD-group would run past the end of the kernel; "
+     "expected `stop` (or an unconditional `jmp`) last"},
+    {"conditional jump at the end", ".regs 4\nagain: nop\njmp_exec_any again\n", "t.s:3:1: error:",
+     "the last instruction is jmp_exec_any"},
+    {"barrier at the end", ".regs 4\nstop\nbarrier\n", "t.s:3:1: error:", "the last instruction is barrier"},
     {"bad directive", ".regs 4\n.foo 3\nstop\n", "t.s:2:1: error:", "unknown directive '.foo'; expected .kernel, .regs"},
     {".regs missing", "nop\nstop\n", "t.s:1:1: error:", "missing .regs directive"},
     {".regs too big", ".regs 200\nstop\n", "t.s:1:7: error:", ".regs expects a number 1..128"},

@@ -467,7 +467,7 @@ static void test_float_immediates(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[256];
-        snprintf(text, sizeof text, ".regs 8\n%s\n", cases[i].in);
+        snprintf(text, sizeof text, ".regs 8\n%s\nstop\n", cases[i].in);
         IsaProgram *p = assemble_ok(text);
         char buf[128];
         isa_format_inst(p, &p->code[0], buf, sizeof buf);
@@ -476,7 +476,7 @@ static void test_float_immediates(void **state)
         isa_program_free(p);
     }
     /* f16 0.1 rounds to 0x2e66 (0.0999755859375); its text must read back to those bits */
-    IsaProgram *p = assemble_ok(".regs 4\nmov16 r1l, 0.1\n");
+    IsaProgram *p = assemble_ok(".regs 4\nmov16 r1l, 0.1\nstop\n");
     assert_int_equal(p->code[0].opd[1].imm, 0x2e66);
     isa_program_free(p);
 }
@@ -484,7 +484,7 @@ static void test_float_immediates(void **state)
 static void test_format_inst_truncates(void **state)
 {
     (void)state;
-    IsaProgram *p = assemble_ok(".regs 8\nffma32 r1, r2, r3, r4\n");
+    IsaProgram *p = assemble_ok(".regs 8\nffma32 r1, r2, r3, r4\nstop\n");
     char buf[8];
     size_t n = isa_format_inst(p, &p->code[0], buf, sizeof buf);
     assert_int_equal(n, 7);

@@ -40,11 +40,37 @@ static inline IsaProgram *h_assemble(const char *text)
     return p;
 }
 
+/* A program whose last instruction is not `stop`, so that SIMD-groups run off its end (they
+ * end there, as at `stop`). The assembler refuses such a kernel; a program built through the
+ * library may still be one, so text is assembled with a `stop` after it, which is dropped. */
+static inline IsaProgram *h_assemble_open_ended(const char *text)
+{
+    size_t len = strlen(text);
+    char *closed = malloc(len + 16);
+    memcpy(closed, text, len);
+    strcpy(closed + len, "\n    stop\n");
+    IsaProgram *p = h_assemble(closed);
+    free(closed);
+    assert_true(p->count >= 2 && p->code[p->count - 1].op == ISA_OP_STOP);
+    p->count--;
+    UtilError err = {{0}};
+    if (!isa_program_finish(p, &err))
+        fail_msg("%s", err.message);
+    return p;
+}
+
 static inline void h_init(Harness *h, const char *text)
 {
     memset(h, 0, sizeof *h);
     h->dev = mem_device_new();
     h->prog = h_assemble(text);
+}
+
+static inline void h_init_open_ended(Harness *h, const char *text)
+{
+    memset(h, 0, sizeof *h);
+    h->dev = mem_device_new();
+    h->prog = h_assemble_open_ended(text);
 }
 
 static inline void h_free(Harness *h)

@@ -44,15 +44,13 @@ static inline void grow(char **buf, size_t *len, size_t *cap, const char *fmt, .
     *len += (size_t)n;
 }
 
-/* Assembles text, binds one device buffer of `bytes` per argument, runs it. */
-static inline void run_kernel(Run *r, const char *text, const SimGpuConfig *gpu, SimMode mode,
-                       uint32_t threads, uint32_t tg, uint64_t bytes)
+/* Binds one device buffer of `bytes` per argument of prog (r takes it), runs it. */
+static inline void run_program(Run *r, IsaProgram *prog, const SimGpuConfig *gpu, SimMode mode,
+                               uint32_t threads, uint32_t tg, uint64_t bytes)
 {
     UtilError err = {{0}};
     memset(r, 0, sizeof *r);
-    r->prog = isa_assemble(text, "engine.s", &err);
-    if (!r->prog)
-        fail_msg("assembly failed: %s\n%s", err.message, text);
+    r->prog = prog;
     r->dev = mem_device_new();
     for (uint32_t i = 0; i < r->prog->num_args && i < 4; i++) {
         int32_t b = mem_device_add(r->dev, r->prog->args[i].name, bytes, MEM_SPACE_DEVICE, &err);
@@ -70,6 +68,39 @@ static inline void run_kernel(Run *r, const char *text, const SimGpuConfig *gpu,
         fail_msg("dispatch failed: %s", err.message);
     assert_int_equal(r->res.total_faults, 0);
     assert_int_equal(r->res.timed, mode == SIM_MODE_TIMED);
+}
+
+/* Assembles text, then run_program. */
+static inline void run_kernel(Run *r, const char *text, const SimGpuConfig *gpu, SimMode mode,
+                              uint32_t threads, uint32_t tg, uint64_t bytes)
+{
+    UtilError err = {{0}};
+    IsaProgram *prog = isa_assemble(text, "engine.s", &err);
+    if (!prog)
+        fail_msg("assembly failed: %s\n%s", err.message, text);
+    run_program(r, prog, gpu, mode, threads, tg, bytes);
+}
+
+/* The same for a kernel whose last instruction is not `stop`: the assembler refuses one, a
+ * program built through the library may be one; text is assembled with a `stop` after it,
+ * which is dropped. */
+static inline void run_kernel_open_ended(Run *r, const char *text, const SimGpuConfig *gpu,
+                                         SimMode mode, uint32_t threads, uint32_t tg,
+                                         uint64_t bytes)
+{
+    UtilError err = {{0}};
+    size_t len = strlen(text);
+    char *closed = malloc(len + 16);
+    memcpy(closed, text, len);
+    strcpy(closed + len, "\n    stop\n");
+    IsaProgram *prog = isa_assemble(closed, "engine.s", &err);
+    free(closed);
+    if (!prog)
+        fail_msg("assembly failed: %s\n%s", err.message, text);
+    prog->count--; /* the stop */
+    if (!isa_program_finish(prog, &err))
+        fail_msg("%s", err.message);
+    run_program(r, prog, gpu, mode, threads, tg, bytes);
 }
 
 static inline void run_free(Run *r)
