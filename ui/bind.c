@@ -139,6 +139,14 @@ bool ui_read_data_file(const char *path, UiElemType t, uint64_t *count, uint8_t 
         free(bytes);
         return false;
     }
+    for (uint64_t k = 0; t.scalar == UI_BOOL && k < *count * t.lanes; k++) {
+        const uint8_t v = (uint8_t)bytes[ui_scalar_offset(t, k)];
+        if (v > 1) { /* a bool is 0 or 1: anything else is not a bool's bytes */
+            free(bytes);
+            return util_fail(err, "%s: error: value %llu is the byte %u, not a bool (0 or 1)",
+                             path, (unsigned long long)k, v);
+        }
+    }
     *data = (uint8_t *)bytes;
     return true;
 }

@@ -121,6 +121,12 @@ static int setup(void **state)
     write_file("v3.npy", v3, sizeof v3 - 1);
     write_text("notnpy.npy", "hello");
     write_file("odd.bin", "\0\0\0\0\0\0", 6);
+    {
+        uint8_t bools[64] = {0};
+        bools[5] = 7; /* raw bytes for a bool buffer: 7 is no bool */
+        bools[9] = 1;
+        write_file("bool7.bin", bools, sizeof bools);
+    }
     uint8_t junk[300];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)(i * 151 + 7);
@@ -337,6 +343,11 @@ static void test_bad_data_files(void **state)
         failures += run_case(name, text, 2, where, cases[i].needle);
     }
     assert_int_equal(failures, 0);
+    /* a raw init for a bool buffer holds 0s and 1s only (a 7 was kept, and dumped as 7) */
+    assert_int_equal(run_case("bool_bin", HEAD "args:\n  a: {type: float, count: 64}\n"
+                              "  b: {type: float, count: 64}\n  n: {type: uint, value: 64}\n"
+                              "  c: {type: bool, count: 64, init: {file: bool7.bin}}\n", 2,
+                              "bool_bin.yaml:8:", "value 5 is the byte 7, not a bool (0 or 1)"), 0);
 }
 
 static void test_command_line(void **state)
