@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef bool (*CmdFn)(UiDbgUi *ui, char **args, int nargs);
@@ -540,23 +541,58 @@ static void flush_messages(UiDbgUi *ui, uint32_t *printed)
         printf("%s\n", ui->messages.lines[*printed]);
 }
 
+enum { SCRIPT_LINE_MAX = 4096 };
+
+/* Reads one line of a script into line (without its end), bounded: false at the end of the
+ * file; *why is set, and the rest of the line left, for a NUL byte or a line past
+ * SCRIPT_LINE_MAX bytes (a device such as /dev/zero ends here, not in memory). */
+static bool read_script_line(FILE *f, char *line, const char **why)
+{
+    size_t n = 0;
+    int c;
+    *why = NULL;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0')
+            *why = "a NUL byte in the line";
+        else if (n == SCRIPT_LINE_MAX)
+            *why = "the line is longer than 4096 bytes";
+        if (*why)
+            return true;
+        if (c != '\r')
+            line[n++] = (char)c;
+    }
+    line[n] = '\0';
+    return c != EOF || n > 0;
+}
+
 /* The script mode: returns the exit status. */
 static int run_script(UiDbgUi *ui, const char *path)
 {
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: error: expected a file (a debug script), not a directory\n", path);
+        return UI_EXIT_BAD_INPUT;
+    }
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f) {
         fprintf(stderr, "lockstep debug: error: cannot open script %s: %s\n", path, strerror(errno));
         return UI_EXIT_BAD_INPUT;
     }
     const char *name = f == stdin ? "<stdin>" : path;
-    char line[512];
+    char line[SCRIPT_LINE_MAX + 1];
+    const char *why;
     uint32_t printed = 0, lineno = 0;
     int status = UI_EXIT_OK;
     report_stop(ui);
     flush_messages(ui, &printed);
-    while (!ui->quit && fgets(line, sizeof line, f)) {
+    while (!ui->quit && read_script_line(f, line, &why)) {
         lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
+        if (why) {
+            fflush(stdout);
+            fprintf(stderr, "%s:%u: error: %s\n", name, lineno, why);
+            status = UI_EXIT_BAD_INPUT;
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';

@@ -600,6 +600,24 @@ static void test_bad_input(void **state)
     assert_int_equal(test_lockstep("debug kernels/basics/vector_add.yaml --script /no/such/file", &out), 2);
     expect_in(out, "cannot open script /no/such/file", out);
     free(out);
+    /* a device of NUL bytes that never ends a line (it read forever), a directory, a line
+     * past 4096 bytes (it became two commands) */
+    assert_int_equal(test_lockstep("debug kernels/basics/vector_add.yaml --script /dev/zero", &out), 2);
+    expect_in(out, "/dev/zero:1: error: a NUL byte in the line", out);
+    free(out);
+    assert_int_equal(test_lockstep("debug kernels/basics/vector_add.yaml --script kernels", &out), 2);
+    expect_in(out, "kernels: error: expected a file (a debug script), not a directory", out);
+    free(out);
+    {
+        char *script = malloc(6000);
+        memset(script, ' ', 5000);
+        memcpy(script + 5000, "step\n", 6);
+        int status = debug("kernels/basics/vector_add.yaml", "", script, &out);
+        free(script);
+        if (status != 2 || !strstr(out, ":1: error: the line is longer than 4096 bytes"))
+            fail_msg("a 5005-byte line: exit %d:\n%s", status, out);
+        free(out);
+    }
     assert_int_equal(test_lockstep("debug < /dev/null", &out), 2);
     expect_in(out, "expected a launch manifest", out);
     free(out);
