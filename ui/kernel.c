@@ -93,6 +93,13 @@ IsaProgram *ui_load_kernel(const UiManifest *m, LangTypeLayout **layouts, UtilEr
                             .num_constants = num_constants};
         p = compile_metal(m->kernel_path, &opts, layouts, err);
         free(constants);
+        const char *no_entry = p || !m->entry ? NULL : strstr(err->message, "error: no kernel named");
+        if (no_entry) { /* the manifest's entry: is what is wrong: point there */
+            char why[sizeof err->message];
+            snprintf(why, sizeof why, "%s", no_entry + strlen("error: "));
+            ui_yaml_fail(m->doc, m->entry_node, err, "expected entry: to name a kernel of %s: %s",
+                         m->kernel_path, why);
+        }
         return p;
     }
     char *text = util_read_text_file(m->kernel_path, err);

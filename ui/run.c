@@ -153,6 +153,34 @@ static int parse_options(int argc, char **argv, RunOptions *o)
     return -1;
 }
 
+/* The kernel's threadgroup memory (its arrays and threadgroup arguments) and thread memory
+ * within what a launch allows, else an error at the manifest's kernel: (the simulator would
+ * refuse it too, without a place). */
+static bool kernel_fits(const UiManifest *m, const IsaProgram *p, const UiBound *b, UtilError *err)
+{
+    const uint64_t tg = sim_threadgroup_layout(p, b->bindings, NULL);
+    if (tg > SIM_DEFAULT_TG_MEM_LIMIT) {
+        const IsaSymbol *big = NULL;
+        for (uint32_t i = 0; i < p->num_symbols; i++)
+            if (p->symbols[i].space == ISA_SYM_THREADGROUP && (!big || p->symbols[i].size > big->size))
+                big = &p->symbols[i];
+        char largest[128] = "";
+        if (big)
+            snprintf(largest, sizeof largest, " (its largest array: %s, %u bytes)", big->name,
+                     big->size);
+        return ui_yaml_fail(m->doc, m->kernel_node, err,
+                            "kernel '%s' needs %llu bytes of threadgroup memory%s, more than the "
+                            "%d a threadgroup may use", p->name, (unsigned long long)tg, largest,
+                            SIM_DEFAULT_TG_MEM_LIMIT);
+    }
+    if (p->stack_bytes > SIM_MAX_STACK_BYTES)
+        return ui_yaml_fail(m->doc, m->kernel_node, err,
+                            "kernel '%s' needs %u bytes of thread memory per thread (its private "
+                            "arrays and spills), more than the %d lockstep allows", p->name,
+                            p->stack_bytes, SIM_MAX_STACK_BYTES);
+    return true;
+}
+
 bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
                     const UiLaunchFlags *f, UtilError *err)
 {
@@ -169,6 +197,8 @@ bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
     if (!ui_bind_layouts(L->m, L->program, L->layouts, &L->bound, err))
         return false;
     const UiManifest *m = L->m;
+    if (!kernel_fits(m, L->program, &L->bound, err))
+        return false;
     L->sim = (SimLaunch){
         .program = L->program,
         .device = L->bound.device,

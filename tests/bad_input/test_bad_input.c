@@ -350,6 +350,26 @@ static void test_bad_data_files(void **state)
                               "bool_bin.yaml:8:", "value 5 is the byte 7, not a bool (0 or 1)"), 0);
 }
 
+/* Kernels past a limit, and an entry: the .metal file lacks, are refused at the manifest's
+ * kernel: or entry: line (the simulator's refusal named only the manifest). */
+static void test_kernel_limits(void **state)
+{
+    (void)state;
+    write_text("tg_big.metal", "kernel void k(device float *a [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                               "    threadgroup float t[10000];\n    t[i] = 1; a[i] = t[i];\n}\n");
+    write_text("stack_big.s", ".kernel k\n.regs 2\n.stack 1048576\n    st_stack.b32 r1, 0, 0\n    stop\n");
+    int failures = 0;
+    failures += run_case("tg_big", "kernel: tg_big.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  a: {count: 4}\n",
+                         2, "tg_big.yaml:1:9: error: kernel 'k' needs 40000 bytes of threadgroup memory "
+                         "(its largest array: t, 40000 bytes), more than the 32768", NULL);
+    failures += run_case("stack_big", "kernel: stack_big.s\ngrid: [4]\nthreadgroup: [4]\n", 2,
+                         "stack_big.yaml:1:9: error: kernel 'k' needs 1048576 bytes of thread memory", NULL);
+    failures += run_case("no_entry", "kernel: tg_big.metal\nentry: other\ngrid: [4]\nthreadgroup: [4]\n"
+                         "args:\n  a: {count: 4}\n", 2, "no_entry.yaml:2:8: error: expected entry: to name "
+                         "a kernel of", "no kernel named 'other' (the file's kernels: k)");
+    assert_int_equal(failures, 0);
+}
+
 static void test_command_line(void **state)
 {
     (void)state;
@@ -465,6 +485,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_manifests),
         cmocka_unit_test(test_bad_data_files),
+        cmocka_unit_test(test_kernel_limits),
         cmocka_unit_test(test_command_line),
         cmocka_unit_test(test_good_and_finding_runs),
     };
