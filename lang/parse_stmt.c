@@ -304,9 +304,14 @@ LangNode *lang_p_local_decl(LangParser *p)
             lang_error_at(p->ctx, name, "variable '%.*s' has type void", name->len, name->loc);
         if (ty->is_reference)
             init = reference_init(p, name, ty);
-        bool is_tg = has_space && space == LAS_THREADGROUP && ty->kind != LTY_POINTER;
-        if (has_space && ty->kind != LTY_POINTER && (space == LAS_DEVICE ||
-                                                      space == LAS_CONSTANT))
+        /* the space of a pointer (or of an array's pointers) is its pointee's: the variable
+         * itself is the thread's (`threadgroup float *rows[2]`) */
+        const LangType *leaf = ty;
+        while (leaf->kind == LTY_ARRAY)
+            leaf = leaf->base;
+        bool is_tg = has_space && space == LAS_THREADGROUP && leaf->kind != LTY_POINTER;
+        if (has_space && leaf->kind != LTY_POINTER && (space == LAS_DEVICE ||
+                                                        space == LAS_CONSTANT))
             lang_error_soft(p->ctx, start, "a local variable cannot be in the %s address space "
                             "(program-scope `constant` values go outside functions)",
                             space == LAS_DEVICE ? "device" : "constant");

@@ -460,6 +460,32 @@ static void test_atomic_buffer_types(void **state)
     isa_program_free(p);
 }
 
+/* `threadgroup float *ptrs[2]` is an array of pointers to threadgroup memory, itself the
+ * thread's: it was put in threadgroup memory (one array shared by all threads: a race), and
+ * `= {a, b}` was refused as a threadgroup variable's initializer. */
+static void test_array_of_threadgroup_pointers(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device float *out [[buffer(0)]], uint lid [[thread_index_in_threadgroup]]) {\n"
+            "  threadgroup float a[64];\n"
+            "  threadgroup float b[64];\n"
+            "  a[lid] = 1.0f; b[lid] = 2.0f;\n"
+            "  threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+            "  threadgroup float *ptrs[2] = {a, b};\n"
+            "  threadgroup float *q[2];\n"
+            "  q[0] = b; q[1] = a;\n"
+            "  out[lid] = ptrs[lid & 1][63 - lid] + 10.0f * q[lid & 1][lid];\n"
+            "}\n", NULL);
+    assert_int_equal(h.prog->tg_mem_bytes, 512);
+    float *out = ch_buf(&h, 0, 4 * 64);
+    ch_run(&h, 64, 64);
+    for (int l = 0; l < 64; l++)
+        CH_FEQ(out[l], (l & 1) ? 2.0f + 10.0f : 1.0f + 20.0f, l);
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_atomic_float_load_writes_nothing),
         cmocka_unit_test(test_prefix_sum_keeps_negative_zero),
         cmocka_unit_test(test_atomic_buffer_types),
+        cmocka_unit_test(test_array_of_threadgroup_pointers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
