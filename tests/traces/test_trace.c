@@ -373,7 +373,10 @@ static void test_damaged_traces(void **state)
 static void test_profile(void **state)
 {
     (void)state;
-    const char *path = "/tmp/lockstep-profile.trace";
+    char path[] = "/tmp/lockstep-profile-XXXXXX"; /* unique: test runs may overlap */
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
     char cmd[512], *out = NULL, *jsonl = NULL;
     snprintf(cmd, sizeof cmd, "trace kernels/reduce/reduce_threadgroup.yaml -o %s", path);
     assert_int_equal(test_lockstep(cmd, &out), 0);

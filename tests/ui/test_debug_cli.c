@@ -288,12 +288,16 @@ static void test_timed_stops(void **state)
     if (status != 0)
         fail_msg("exit %d:\n%s", status, out);
     /* the trace of the same launch, as JSON Lines */
-    assert_int_equal(test_lockstep("trace kernels/basics/vector_add.yaml -o /tmp/lockstep-debug-va.trace",
-                                   &trace_out), 0);
+    char trace[] = "/tmp/lockstep-debug-va-XXXXXX", cmd[256]; /* unique: test runs may overlap */
+    int fd = mkstemp(trace);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "trace kernels/basics/vector_add.yaml -o %s", trace);
+    assert_int_equal(test_lockstep(cmd, &trace_out), 0);
     free(trace_out);
-    assert_int_equal(test_lockstep("trace export /tmp/lockstep-debug-va.trace --format jsonl",
-                                   &trace_out), 0);
-    unlink("/tmp/lockstep-debug-va.trace");
+    snprintf(cmd, sizeof cmd, "trace export %s --format jsonl", trace);
+    assert_int_equal(test_lockstep(cmd, &trace_out), 0);
+    unlink(trace);
     assert_int_equal(test_lockstep("run kernels/basics/vector_add.yaml --stats", &stats), 0);
     /* "cycles      1,361  (...)": digits with thousands separators */
     unsigned long long total = 0;
