@@ -239,6 +239,7 @@ int ui_cmd_compile(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *entry = NULL;
     LangConstant constants[64];
+    char names[64][128]; /* the constants' names: nothing to free on the many ways out */
     uint32_t num_constants = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -267,7 +268,11 @@ int ui_cmd_compile(int argc, char **argv)
                                                (int)(eq - def), def);
             if (num_constants == UTIL_ARRAY_LEN(constants))
                 return compile_usage_error("too many -D options");
-            constants[num_constants].name = util_strndup(def, (size_t)(eq - def));
+            if ((size_t)(eq - def) >= sizeof names[0])
+                return compile_usage_error("-D %.*s...: a name of at most %zu characters", 16, def,
+                                           sizeof names[0] - 1);
+            snprintf(names[num_constants], sizeof names[0], "%.*s", (int)(eq - def), def);
+            constants[num_constants].name = names[num_constants];
             constants[num_constants].is_float = n.is_float;
             constants[num_constants].number =
                 ui_number_to_double(&n);
@@ -297,8 +302,6 @@ int ui_cmd_compile(int argc, char **argv)
     UtilError err;
     LangOptions opts = {.entry = entry, .constants = constants, .num_constants = num_constants};
     IsaProgram *p = compile_metal(input, &opts, NULL, &err);
-    for (uint32_t i = 0; i < num_constants; i++)
-        free((char *)constants[i].name);
     if (!p) {
         fprintf(stderr, "%s\n", err.message);
         return UI_EXIT_BAD_INPUT;
