@@ -330,19 +330,6 @@ static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiA
     return true;
 }
 
-/* The file a dump path names, as far as it can tell without the file: its folder's real
- * path and its name, so "out.bin" and "./out.bin" are the same file. */
-static char *dump_file_key(const char *path)
-{
-    char *dir = util_dirname(path);
-    const char *slash = strrchr(path, '/');
-    char *real = realpath(dir, NULL);
-    char *key = util_path_join(real ? real : dir, slash ? slash + 1 : path);
-    free(real);
-    free(dir);
-    return key;
-}
-
 /* Two arguments dumped to one file would leave only the last one's contents. */
 static bool check_dumps_distinct(Parser *p)
 {
@@ -352,7 +339,7 @@ static bool check_dumps_distinct(Parser *p)
     for (uint32_t i = 0; i < m->num_args && ok; i++) {
         if (!m->args[i].dump.path)
             continue;
-        keys[i] = dump_file_key(m->args[i].dump.path);
+        keys[i] = util_file_key(m->args[i].dump.path);
         for (uint32_t j = 0; j < i && ok; j++)
             if (keys[j] && strcmp(keys[i], keys[j]) == 0)
                 ok = fail(p, m->args[i].dump.node, "expected a dump file of its own; argument "
@@ -362,7 +349,7 @@ static bool check_dumps_distinct(Parser *p)
         for (uint32_t j = 0; j < m->num_args && ok; j++) {
             if (!m->args[j].expect.file)
                 continue;
-            char *want = dump_file_key(m->args[j].expect.file);
+            char *want = util_file_key(m->args[j].expect.file);
             if (strcmp(keys[i], want) == 0)
                 ok = fail(p, m->args[i].dump.node, "expected a dump file that is not an "
                           "expectation; this is the expect: file of argument '%s' (line %u), "

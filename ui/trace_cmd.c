@@ -71,19 +71,6 @@ static bool parse_limit(const char *v, uint64_t *limit)
     return true;
 }
 
-/* The file a path names, as far as it can tell without the file: its folder's real path and
- * its name, so "t.trace" and "./t.trace" are the same file. */
-static char *file_key(const char *path)
-{
-    char *dir = util_dirname(path);
-    const char *slash = strrchr(path, '/');
-    char *real = realpath(dir, NULL);
-    char *key = util_path_join(real ? real : dir, slash ? slash + 1 : path);
-    free(real);
-    free(dir);
-    return key;
-}
-
 /* a and b are one file: the same inode (links too), or the same path when one is not there
  * yet. */
 static bool same_file(const char *a, const char *b)
@@ -91,7 +78,7 @@ static bool same_file(const char *a, const char *b)
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ka = file_key(a), *kb = file_key(b);
+    char *ka = util_file_key(a), *kb = util_file_key(b);
     bool same = strcmp(ka, kb) == 0;
     free(ka);
     free(kb);

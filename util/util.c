@@ -217,6 +217,17 @@ char *util_path_join(const char *base_dir, const char *rel)
     return util_format("%s/%s", base_dir, rel);
 }
 
+char *util_file_key(const char *path)
+{
+    char *dir = util_dirname(path);
+    const char *slash = strrchr(path, '/');
+    char *real = realpath(dir, NULL);
+    char *key = util_path_join(real ? real : dir, slash ? slash + 1 : path);
+    free(real);
+    free(dir);
+    return key;
+}
+
 /* The length of the well-formed UTF-8 sequence of 2 to 4 bytes at p (before end), or 0. */
 static size_t utf8_sequence(const unsigned char *p, const unsigned char *end)
 {

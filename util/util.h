@@ -82,6 +82,10 @@ char *util_read_text_file(const char *path, UtilError *err);
 char *util_dirname(const char *path);
 /* base joined to rel unless rel is absolute, newly allocated. */
 char *util_path_join(const char *base_dir, const char *rel);
+/* The file a path names, as far as it can tell without the file (which may not exist yet):
+ * its folder's real path joined to its name, so "out.bin" and "./out.bin" are one file.
+ * Newly allocated. */
+char *util_file_key(const char *path);
 
 /* SWAR popcount: __builtin_popcount is a library call on baseline x86-64. */
 static inline uint32_t util_popcount32(uint32_t x)
