@@ -126,7 +126,7 @@ static void report_partial(BarrierChecker *c, const SimGroupView *sg, const IsaI
         snprintf(f.message, sizeof f.message,
                  "%s skipped by all %u lanes of SIMD-group %u while others wait at it (barrier "
                  "in divergent code)", name, sg->lanes, sg->simdgroup);
-    char where[160];
+    char where[256];
     /* lanes that left (a return or break) after the innermost open branch began are why it
      * is still open: the branch only holds the return, not the barrier */
     bool left_inside =

@@ -63,10 +63,10 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size);
 typedef struct CheckFinding {
     CheckKind kind;
     CheckSeverity severity;
-    char message[384];         /* "threadgroup memory race (write after read) on shared[10]" */
+    char message[640];         /* "threadgroup memory race (write after read) on shared[10]" */
     CheckSite first;           /* the earlier access (or the only one) */
     CheckSite second;          /* the later, conflicting access; valid == false when none */
-    char fix[384];             /* "no threadgroup_barrier(mem_threadgroup) between line 23 and line 25" */
+    char fix[640];             /* "no threadgroup_barrier(mem_threadgroup) between line 23 and line 25" */
     uint64_t count;            /* occurrences folded into this finding */
     uint32_t cause;            /* findings of one kind at the same places but of different
                                 * causes (a race between threadgroups, and one within a

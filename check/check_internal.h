@@ -211,12 +211,11 @@ uint32_t check_source_lane(uint16_t op, uint32_t l, uint32_t b);
 const char *check_simd_name(uint16_t op);
 
 /* The source line of pc (0 when unknown). */
-uint32_t check_line_of(const IsaProgram *p, uint32_t pc);
 /* A source line for messages: "7", or for code inlined from a helper function
  * "7 (in stage, called at line 16)"; "?" without debug info. check_line(p, pc).s can be
  * passed straight to printf (the temporary lives to the end of the call). */
 typedef struct CheckLine {
-    char s[96];
+    char s[200];
 } CheckLine;
 CheckLine check_line(const IsaProgram *p, uint32_t pc);
 CheckLine check_loc_line(const IsaProgram *p, const IsaSourceLoc *loc);

@@ -524,9 +524,8 @@ static void describe_finding(const RegdefChecker *c, CheckFinding *f, const IsaI
          * function, the call's */
         const int64_t at = isa_program_index_of_pc(p, in->pc);
         const IsaSourceLoc *l = at >= 0 && p->locs ? &p->locs[at] : NULL;
-        for (int depth = 0; l && l->call && l->call != u->loc.call && l->call <= p->num_calls &&
-                            depth < 64; depth++)
-            l = &p->calls[l->call - 1].loc;
+        for (int depth = 0; l && l->call != u->loc.call && isa_call_of(p, l) && depth < 64; depth++)
+            l = &isa_call_of(p, l)->loc;
         if (l)
             line_ = check_loc_line(p, l);
         snprintf(f->first.symbol, sizeof f->first.symbol, "%s", u->name);

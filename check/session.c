@@ -33,12 +33,6 @@ CheckOptions check_options_all(void)
     };
 }
 
-uint32_t check_line_of(const IsaProgram *p, uint32_t pc)
-{
-    int64_t i = isa_program_index_of_pc(p, pc);
-    return i >= 0 && p->locs ? p->locs[i].line : 0;
-}
-
 CheckLine check_loc_line(const IsaProgram *p, const IsaSourceLoc *loc)
 {
     CheckLine l;

@@ -141,8 +141,8 @@ const char *isa_call_text(const IsaProgram *p, const IsaSourceLoc *loc, char *bu
     buf[0] = '\0';
     uint32_t file = loc->file;
     /* calls nest at most as deep as the compiler inlines (64); the bound guards bad input */
-    for (uint32_t c = loc->call, depth = 0; c && c <= p->num_calls && depth < 64 && n < size; depth++) {
-        const IsaCallSite *site = &p->calls[c - 1];
+    const IsaCallSite *site = isa_call_of(p, loc);
+    for (int depth = 0; site && depth < 64 && n < size; depth++) {
         const char *sep = depth ? " in " : " (in ";
         if (site->loc.file != file && site->loc.file < p->num_files && p->files[site->loc.file])
             n += (size_t)snprintf(buf + n, size - n, "%s%s, called at %s:%u", sep, site->func,
@@ -151,10 +151,12 @@ const char *isa_call_text(const IsaProgram *p, const IsaSourceLoc *loc, char *bu
             n += (size_t)snprintf(buf + n, size - n, "%s%s, called at line %u", sep, site->func,
                                   site->loc.line);
         file = site->loc.file;
-        c = site->loc.call;
+        site = isa_call_of(p, &site->loc);
     }
-    if (n && n < size)
+    if (n && n + 1 < size)
         snprintf(buf + n, size - n, ")");
+    else if (n && size >= 5) /* cut: end it plainly rather than mid-name */
+        memcpy(buf + size - 5, "...)", 5);
     return buf;
 }
 

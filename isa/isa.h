@@ -375,6 +375,12 @@ int64_t isa_program_index_of_pc(const IsaProgram *p, uint32_t pc);
  * a call in another file than the line before it is named "file:line". Writes "" for the
  * kernel's own code. Returns buf. */
 const char *isa_call_text(const IsaProgram *p, const IsaSourceLoc *loc, char *buf, size_t size);
+/* The call a loc's code was inlined from (loc->call), or NULL for the kernel's own code (or a
+ * call index past the table). */
+static inline const IsaCallSite *isa_call_of(const IsaProgram *p, const IsaSourceLoc *loc)
+{
+    return loc && loc->call && loc->call <= p->num_calls ? &p->calls[loc->call - 1] : NULL;
+}
 /* Same source place: file, line, column and the call it was inlined from. */
 static inline bool isa_same_loc(const IsaSourceLoc *a, const IsaSourceLoc *b)
 {

@@ -56,7 +56,7 @@ static IsaOperand function_constant(LangCg *cg, LangVar *v)
         double d = o->constants[i].number;
         if (lang_is_float(t))
             return imm_of(t, true, 0, d);
-        return imm_of(t, false, (uint64_t)(int64_t)d, 0);
+        return imm_of(t, false, lang_constant_bits(&o->constants[i]), 0);
     }
     if (v->init && v->init->kind == LND_NUM)
         return imm_of(t, v->init->is_float, v->init->ival, v->init->fval);

@@ -17,6 +17,8 @@ typedef struct LangConstant {
     const char *name;
     bool is_float;   /* value given as a float literal */
     double number;   /* the value (integers are exact up to 2^53) */
+    bool negative;   /* an integer's value exactly (!is_float, magnitude not 0): -magnitude */
+    uint64_t magnitude; /* or magnitude, so a long or ulong takes every value; 0: number's */
 } LangConstant;
 
 typedef struct LangOptions {

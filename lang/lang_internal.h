@@ -56,6 +56,16 @@ typedef struct LangCtx {
 } LangCtx;
 
 void *lang_alloc(LangCtx *ctx, size_t size);   /* zeroed; freed with the context */
+/* A function constant's given value as an integer's bits (two's complement): exact for an
+ * integer (a long or ulong takes every value of its range), truncated for a float (the
+ * parser has checked that it fits the constant's type). */
+static inline uint64_t lang_constant_bits(const LangConstant *c)
+{
+    if (!c->is_float && c->magnitude)
+        return c->negative ? 0 - c->magnitude : c->magnitude;
+    return c->number >= 0 ? (uint64_t)c->number : (uint64_t)(int64_t)c->number;
+}
+
 /* The largest array or struct a kernel may declare (sizes are ints in bytes). */
 #define LANG_MAX_OBJECT_BYTES (1 << 30)
 char *lang_strndup(LangCtx *ctx, const char *s, size_t n);

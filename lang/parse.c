@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "../util/fp.h"
 
 static const struct {
     const char *name;
@@ -530,24 +531,35 @@ static void check_inlined_size(LangParser *p)
 /* Whether the value d given for a function constant of scalar type t fits it: an integer in
  * the type's range (0 or 1 for bool), or a float in the type's finite range (or an infinity
  * or NaN, given as such). */
-static bool constant_fits(const LangType *t, double d)
+static bool constant_fits(const LangType *t, const LangConstant *c)
 {
-    if (lang_is_float(t))
-        return isnan(d) || isinf(d) || fabs(d) <= (t->kind == LTY_HALF ? 65504.0 : (double)FLT_MAX);
-    if (d != floor(d))
+    const double d = c->number;
+    if (lang_is_float(t)) /* as a buffer value: anything that does not round to infinity */
+        return isnan(d) || isinf(d) ||
+               (t->kind == LTY_HALF ? (util_f64_to_f16(d) & 0x7fff) != 0x7c00 : isfinite((float)d));
+    /* the exact integer: -magnitude or magnitude (else the double's value) */
+    const bool exact = !c->is_float && c->magnitude;
+    if (!exact && d != floor(d))
         return false;
+    const bool neg = exact ? c->negative : d < 0;
+    const double fm = fabs(d);
+    if (!exact && fm >= 18446744073709551616.0)
+        return false;
+    const uint64_t mag = exact ? c->magnitude : (uint64_t)fm;
+    uint64_t pos_max, neg_max; /* the largest magnitude above and below 0 */
     switch (t->kind) {
-    case LTY_BOOL: return d == 0 || d == 1;
-    case LTY_CHAR: return d >= -128 && d <= 127;
-    case LTY_UCHAR: return d >= 0 && d <= 255;
-    case LTY_SHORT: return d >= -32768 && d <= 32767;
-    case LTY_USHORT: return d >= 0 && d <= 65535;
-    case LTY_INT: return d >= -2147483648.0 && d <= 2147483647.0;
-    case LTY_UINT: return d >= 0 && d <= 4294967295.0;
-    case LTY_LONG: return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
-    case LTY_ULONG: return d >= 0 && d < 18446744073709551616.0;
+    case LTY_BOOL: pos_max = 1, neg_max = 0; break;
+    case LTY_CHAR: pos_max = 127, neg_max = 128; break;
+    case LTY_UCHAR: pos_max = 255, neg_max = 0; break;
+    case LTY_SHORT: pos_max = 32767, neg_max = 32768; break;
+    case LTY_USHORT: pos_max = 65535, neg_max = 0; break;
+    case LTY_INT: pos_max = 2147483647u, neg_max = 2147483648u; break;
+    case LTY_UINT: pos_max = 4294967295u, neg_max = 0; break;
+    case LTY_LONG: pos_max = (uint64_t)INT64_MAX, neg_max = (uint64_t)INT64_MAX + 1; break;
+    case LTY_ULONG: pos_max = UINT64_MAX, neg_max = 0; break;
     default: return true;
     }
+    return neg ? mag <= neg_max : mag <= pos_max;
 }
 
 /* The values given for function constants (a manifest's constants:, compile -D) must name
@@ -571,16 +583,19 @@ static void check_constant_values(LangParser *p)
             lang_error_soft(p->ctx, NULL, "a value is given for '%s', which is no function "
                             "constant of this file (%s%s)", c->name,
                             *names ? "its function constants: " : "it declares none", names);
-        else if (!constant_fits(found->type, c->number))
-            lang_error_soft(p->ctx, found->tok, "function constant '%s' is a %s: the value %s "
+        else if (!constant_fits(found->type, c)) {
+            const char *tn = lang_type_name(p->ctx, lang_qualified(p->ctx, found->type, false));
+            lang_error_soft(p->ctx, found->tok, "function constant '%s' is %s %s: the value %s "
                             "given for it (constants: or -D) does not fit (%s)", c->name,
-                            lang_type_name(p->ctx, lang_qualified(p->ctx, found->type, false)),
-                            c->number == floor(c->number) && fabs(c->number) < 1e18
-                                ? lang_format(p->ctx, "%.0f", c->number)
+                            tn[0] && strchr("aeio", tn[0]) ? "an" : "a", tn,
+                            !c->is_float && c->magnitude
+                                ? lang_format(p->ctx, "%s%llu", c->negative ? "-" : "",
+                                              (unsigned long long)c->magnitude)
                                 : lang_format(p->ctx, "%.9g", c->number),
                             found->type->kind == LTY_BOOL ? "0 or 1"
                             : lang_is_float(found->type) ? "a finite value in its range, or .inf"
                                                          : "an integer in its range");
+        }
     }
 }
 

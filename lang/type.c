@@ -565,7 +565,7 @@ LangNode *lang_p_fold(LangParser *p, LangNode *node)
                 LangType *t = lang_qualified(p->ctx, v->type, false);
                 if (lang_is_float(t))
                     return lang_p_num(p, node->tok, t, 0, d);
-                uint64_t iv = t->kind == LTY_BOOL ? d != 0 : (uint64_t)(int64_t)d;
+                uint64_t iv = t->kind == LTY_BOOL ? d != 0 : lang_constant_bits(&o->constants[i]);
                 return lang_p_num(p, node->tok, t, iv, (double)iv);
             }
             return NULL;

@@ -136,12 +136,6 @@ static const char *where_text(const IsaProgram *p, const char *fallback_file, ui
     return buf;
 }
 
-/* The call a loc's code was inlined from, or NULL for the kernel's own code. */
-static const IsaCallSite *call_of(const IsaProgram *p, const IsaSourceLoc *l)
-{
-    return l && l->call && l->call <= p->num_calls ? &p->calls[l->call - 1] : NULL;
-}
-
 /* "    27 |     scratch[lid] = in[gid];" and a caret under column col, followed by `note`. */
 static void print_line(FILE *out, Sources *s, const IsaSourceLoc *l, const char *note)
 {
@@ -168,7 +162,7 @@ static void print_source(FILE *out, Sources *s, uint32_t pc)
     char note[160];
     const IsaSourceLoc *at = l;
     for (int depth = 0; depth < 64; depth++) {
-        const IsaCallSite *c = call_of(s->program, at);
+        const IsaCallSite *c = isa_call_of(s->program, at);
         if (!c || !c->loc.line || c->loc.file >= s->program->num_files)
             break;
         snprintf(note, sizeof note, " %s called here", c->func);
@@ -360,7 +354,7 @@ static void json_location(FILE *out, Sources *src, uint32_t pc)
     fputs(",\"calls\":[", out);
     const IsaSourceLoc *at = l;
     for (int depth = 0; depth < 64; depth++) {
-        const IsaCallSite *c = call_of(src->program, at);
+        const IsaCallSite *c = isa_call_of(src->program, at);
         if (!c)
             break;
         fputs(depth ? ",{\"function\":" : "{\"function\":", out);

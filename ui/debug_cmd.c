@@ -552,14 +552,15 @@ static bool read_script_line(FILE *f, char *line, const char **why)
     int c;
     *why = NULL;
     while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\r') /* a CRLF line end, or a stray one: not part of any command */
+            continue;
         if (c == '\0')
             *why = "a NUL byte in the line";
         else if (n == SCRIPT_LINE_MAX)
             *why = "the line is longer than 4096 bytes";
         if (*why)
             return true;
-        if (c != '\r')
-            line[n++] = (char)c;
+        line[n++] = (char)c;
     }
     line[n] = '\0';
     return c != EOF || n > 0;

@@ -62,6 +62,8 @@ static bool read_constants(const UiManifest *m, LangConstant **out, uint32_t *co
         c[i].name = map->keys[i]->text;
         c[i].is_float = n.is_float;
         c[i].number = ui_number_to_double(&n);
+        c[i].negative = n.negative;
+        c[i].magnitude = n.magnitude;
     }
     *out = c;
     *count = map->count;
@@ -274,6 +276,8 @@ int ui_cmd_compile(int argc, char **argv)
             snprintf(names[num_constants], sizeof names[0], "%.*s", (int)(eq - def), def);
             constants[num_constants].name = names[num_constants];
             constants[num_constants].is_float = n.is_float;
+            constants[num_constants].negative = n.negative;
+            constants[num_constants].magnitude = n.magnitude;
             constants[num_constants].number =
                 ui_number_to_double(&n);
             num_constants++;

@@ -559,6 +559,36 @@ static void test_race_in_helper_in_unrolled_loop(void **state)
     }
 }
 
+/* Helpers with long names nested in one another: the line text is cut whole ("...)"), not
+ * mid-name, and the fix keeps its end. */
+static void test_long_call_chain_named_whole(void **state)
+{
+    (void)state;
+    const char *src =
+        "static void store_the_value_into_shared_memory_helper(threadgroup float *t, uint i) {\n"
+        "    t[i] = 1.0f; // W\n"
+        "}\n"
+        "static void outer_wrapper_function_with_a_rather_long_name(threadgroup float *t, uint i) {\n"
+        "    store_the_value_into_shared_memory_helper(t, i);\n"
+        "}\n"
+        "static void outermost_wrapper_function_with_a_rather_long_name(threadgroup float *t, uint i) {\n"
+        "    outer_wrapper_function_with_a_rather_long_name(t, i);\n"
+        "}\n"
+        "kernel void k(device float *out [[buffer(0)]], uint lid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup float shared[64];\n"
+        "    outermost_wrapper_function_with_a_rather_long_name(shared, lid);\n"
+        "    out[lid] = shared[(lid + 32) & 63]; // R\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    const CheckFinding *f = find(&c, "threadgroup memory race (read after write) on shared[0]");
+    if (!strstr(f->fix, "...) and line 13"))
+        fail_msg("the fix lost its end: %s", f->fix);
+    assert_non_null(strstr(f->fix, "(in store_the_value_into_shared_memory_helper, called at line 5"));
+    done(&c);
+}
+
 /* ---- correct kernels that naive checkers flag --------------------------------------------- */
 
 static void test_same_value_writes_benign(void **state)
@@ -942,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_race_in_helper_names_the_call),
         cmocka_unit_test(test_cross_threadgroup_race_kept_apart),
         cmocka_unit_test(test_race_in_helper_in_unrolled_loop),
+        cmocka_unit_test(test_long_call_chain_named_whole),
         cmocka_unit_test(test_broadcast_reads_then_write),
         cmocka_unit_test(test_repeated_reads_in_lane_order),
         cmocka_unit_test(test_store_through_pointer_register),

@@ -168,10 +168,28 @@ static void test_function_constant_values_checked(void **state)
             fail_msg("`lockstep %s` exited %d without \"%s\":\n%s", args, status, cases[i].want, out);
         free(out);
     }
+    /* the edges fit: FLT_MAX as usually written (a little above it as a double), a half
+     * that rounds to 65504, and every long and ulong (exact, not through a double) */
     char *out = NULL;
-    snprintf(args, sizeof args, "compile %s -D N=4294967295 -D F=-3.4e38 -D B=0 -D H=-65504", path);
+    snprintf(args, sizeof args, "compile %s -D N=4294967295 -D F=3.4028235e38 -D B=0 -D H=-65519", path);
     int status = test_lockstep(args, &out);
     if (status != 0)
+        fail_msg("`lockstep %s` exited %d:\n%s", args, status, out);
+    free(out);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("constant long L [[function_constant(0)]];\n"
+          "constant ulong U [[function_constant(1)]];\n"
+          "kernel void k(device ulong *a [[buffer(0)]]) { a[0] = ulong(L); a[1] = U; }\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "compile %s -D L=-9223372036854775808 -D U=18446744073709551615", path);
+    status = test_lockstep(args, &out);
+    if (status != 0 || !strstr(out, "0x8000000000000000") || !strstr(out, "0xffffffffffffffff"))
+        fail_msg("`lockstep %s` exited %d:\n%s", args, status, out);
+    free(out);
+    snprintf(args, sizeof args, "compile %s -D L=9223372036854775808 -D U=1", path);
+    status = test_lockstep(args, &out);
+    if (status != 2 || !strstr(out, "'L' is a long: the value 9223372036854775808 given"))
         fail_msg("`lockstep %s` exited %d:\n%s", args, status, out);
     free(out);
     unlink(path);
