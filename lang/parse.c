@@ -68,8 +68,9 @@ static LangType *unify(LangParser *p, LangNode **args, int n, LangToken *name)
         LangType *elem;
         if (lang_is_float(st) || lang_is_float(su))
             elem = st->kind == LTY_FLOAT || su->kind == LTY_FLOAT ? lang_ty_float : lang_ty_half;
-        else
-            elem = st->size >= su->size ? st : su;
+        else /* the wider; of one width, the unsigned, as C's conversions (either order) */
+            elem = st->size != su->size ? (st->size > su->size ? st : su)
+                                        : lang_is_unsigned(su) ? su : st;
         if (ty->kind == LTY_VECTOR && t->kind == LTY_VECTOR) {
             if (ty->len != t->len || !lang_same_type(ty->base, t->base)) {
                 lang_error_soft(p->ctx, args[i]->tok, "'%.*s': arguments of types '%s' and "

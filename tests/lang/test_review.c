@@ -486,6 +486,31 @@ static void test_array_of_threadgroup_pointers(void **state)
     h_free(&h);
 }
 
+/* min, max, clamp, min3 and median3 of an int and a uint took the first argument's type, so
+ * min(n, 2u) was -7 and min(2u, n) 2 for n = -7; both now compare as uint, as C's usual
+ * conversions do in either order. */
+static void test_mixed_sign_min_either_order(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "kernel void k(device uint *o [[buffer(0)]], device const int *in [[buffer(1)]]) {\n"
+            "  int n = in[0];\n"
+            "  o[0] = min(n, 2u); o[1] = min(2u, n);\n"
+            "  o[2] = min3(n, 2u, 3); o[3] = min3(2u, n, 3);\n"
+            "  o[4] = median3(n, 2u, 3u); o[5] = median3(2u, 3u, n);\n"
+            "}\n", NULL);
+    uint32_t *o = ch_buf(&h, 0, 4 * 6);
+    int32_t *in = ch_buf(&h, 1, 4);
+    in[0] = -7;
+    ch_run(&h, 1, 1);
+    /* -7 as a uint is 4294967289, above 2 and 3: the min is 2, the median of (n, 2, 3) 3 */
+    const uint32_t want[6] = {2, 2, 2, 2, 3, 3};
+    for (int i = 0; i < 6; i++)
+        CH_IEQ(o[i], want[i], i);
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_prefix_sum_keeps_negative_zero),
         cmocka_unit_test(test_atomic_buffer_types),
         cmocka_unit_test(test_array_of_threadgroup_pointers),
+        cmocka_unit_test(test_mixed_sign_min_either_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
