@@ -528,8 +528,9 @@ void ui_debug_usage(FILE *out)
           "  --budget N         stop the kernel after N SIMD-group instructions\n"
           "  -h, --help         show this help\n"
           "\n"
-          "exit status: 0 success; 2 bad input (usage, manifest, kernel, data, a bad command\n"
-          "in a script)\n",
+          "exit status: 0 success; 1 the run, taken to its end, faulted, ran out of budget or\n"
+          "(--check) made an error finding; 2 bad input (usage, manifest, kernel, data, a bad\n"
+          "command in a script)\n",
           out);
 }
 
@@ -629,6 +630,21 @@ static int run_script(UiDbgUi *ui, const char *path)
     return status;
 }
 
+/* A run taken to its end that faulted, ran out of budget or (with --check) made an error
+ * finding. */
+static bool found_problems(const UiDbg *dbg)
+{
+    if (dbg->result.total_faults || dbg->result.budget_exceeded)
+        return true;
+    uint32_t n = 0;
+    const CheckFinding *f = dbg->checking ? check_session_findings(dbg->checking->session, &n)
+                                          : NULL;
+    for (uint32_t i = 0; i < n; i++)
+        if (f[i].severity == CHECK_ERROR)
+            return true;
+    return false;
+}
+
 int ui_cmd_debug(int argc, char **argv)
 {
     const char *manifest = NULL, *script = NULL;
@@ -708,6 +724,8 @@ int ui_cmd_debug(int argc, char **argv)
     dbg.timing = timing.on ? &timing : NULL;
     ui.dbg = &dbg;
     int status = script ? run_script(&ui, script) : ui_dbg_tui(&ui);
+    if (status == UI_EXIT_OK && dbg.finished && found_problems(&dbg))
+        status = UI_EXIT_FINDING; /* as `lockstep run` and `lockstep check` say it */
     ui_dbg_end(&dbg);
     ui_dbg_timing_free(&timing);
     if (check)
