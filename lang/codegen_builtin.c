@@ -650,6 +650,11 @@ static CgVal shuffle_fill(LangCg *cg, LangNode *node, CgVal *args, int na)
     IsaOperand delta = cg_convert(cg, args[2].c[0], args[2].type, lang_ty_uint);
     IsaOperand mod = na > 3 ? cg_convert(cg, args[3].c[0], args[3].type, lang_ty_uint)
                             : lang_cg_imm(quad ? 4 : 32);
+    const uint32_t width = quad ? 4 : 32;
+    if (mod.kind == ISA_OPD_IMM && (mod.imm == 0 || mod.imm > width || (mod.imm & (mod.imm - 1))))
+        cg_error(cg, node->args->next->next->next->tok,
+                 quad ? "the modulo of a quad shuffle-and-fill must be 1, 2 or 4"
+                      : "the modulo of a SIMD shuffle-and-fill must be a power of two up to 32");
     IsaOperand lane = cg_lane_id(cg);
     IsaOperand mask = op2(cg, ISA_OP_ISUB, 32, mod, lang_cg_imm(1));
     IsaOperand i = op2(cg, ISA_OP_AND, 32, lane, mask);

@@ -511,6 +511,19 @@ static void test_mixed_sign_min_either_order(void **state)
     h_free(&h);
 }
 
+/* A shuffle-and-fill's modulo cuts the SIMD-group (or quad) into vectors: a constant one
+ * that is no power of two up to the width read lanes of other quads (modulo 8 for a quad). */
+static void test_shuffle_fill_modulo_checked(void **state)
+{
+    (void)state;
+    expect_error_no_leak("kernel void k(device int *o [[buffer(0)]], uint l [[thread_index_in_simdgroup]]) {\n"
+                         "  o[l] = quad_shuffle_and_fill_down(int(l), 7, ushort(1), ushort(8));\n}\n",
+                         "the modulo of a quad shuffle-and-fill must be 1, 2 or 4");
+    expect_error_no_leak("kernel void k(device int *o [[buffer(0)]], uint l [[thread_index_in_simdgroup]]) {\n"
+                         "  o[l] = simd_shuffle_and_fill_up(int(l), 7, ushort(1), ushort(12));\n}\n",
+                         "must be a power of two up to 32");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_atomic_buffer_types),
         cmocka_unit_test(test_array_of_threadgroup_pointers),
         cmocka_unit_test(test_mixed_sign_min_either_order),
+        cmocka_unit_test(test_shuffle_fill_modulo_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
