@@ -136,7 +136,13 @@ static LangNode *out_arg(LangParser *p, LangNode *a, LangType *want, LangToken *
 {
     if (!want)
         return a;
-    if (!lang_p_is_lvalue(a) || !lang_same_type(unqual(p, a->type), want)) {
+    if (!lang_p_is_lvalue(a)) {
+        lang_error_soft(p->ctx, a->tok, "'%.*s' writes its second result to a variable (of "
+                        "type '%s'): this argument is a value, not a variable", name->len,
+                        name->loc, lang_type_name(p->ctx, want));
+        return a;
+    }
+    if (!lang_same_type(unqual(p, a->type), want)) {
         lang_error_soft(p->ctx, a->tok, "'%.*s' writes its second result to a variable of "
                         "type '%s', not to '%s'", name->len, name->loc,
                         lang_type_name(p->ctx, want), lang_type_name(p->ctx, a->type));

@@ -790,6 +790,8 @@ static LangNode *primary(LangParser *p)
         } else {
             ty = unary(p)->type;
         }
+        if (ty->kind == LTY_VOID)
+            lang_error_soft(p->ctx, tok, "sizeof(void): void has no size");
         return lang_p_num(p, tok, lang_ty_ulong, (uint64_t)ty->size, 0);
     }
     if (lang_p_consume(p, "alignof")) { /* alignof(type), as in C++ */
@@ -798,6 +800,8 @@ static LangNode *primary(LangParser *p)
             lang_error_at(p->ctx, p->tok, "expected a type in alignof(...)");
         LangType *ty = lang_p_typename(p);
         lang_p_skip(p, ")");
+        if (ty->kind == LTY_VOID)
+            lang_error_soft(p->ctx, tok, "alignof(void): void has no alignment");
         return lang_p_num(p, tok, lang_ty_ulong, (uint64_t)ty->align, 0);
     }
     if (lang_p_consume(p, "static_cast"))

@@ -95,12 +95,20 @@ IsaProgram *ui_load_kernel(const UiManifest *m, LangTypeLayout **layouts, UtilEr
                             .num_constants = num_constants};
         p = compile_metal(m->kernel_path, &opts, layouts, err);
         free(constants);
-        const char *no_entry = p || !m->entry ? NULL : strstr(err->message, "error: no kernel named");
-        if (no_entry) { /* the manifest's entry: is what is wrong: point there */
+        /* which kernel to run is the manifest's business: point at its entry: (or kernel:) */
+        const char *entry_error =
+            p ? NULL
+              : strstr(err->message, m->entry ? "error: no kernel named"
+                                              : "error: the file has several kernels");
+        if (entry_error) {
             char why[sizeof err->message];
-            snprintf(why, sizeof why, "%s", no_entry + strlen("error: "));
-            ui_yaml_fail(m->doc, m->entry_node, err, "expected entry: to name a kernel of %s: %s",
-                         m->kernel_path, why);
+            snprintf(why, sizeof why, "%s", entry_error + strlen("error: "));
+            if (m->entry)
+                ui_yaml_fail(m->doc, m->entry_node, err, "expected entry: to name a kernel of "
+                             "%s: %s", m->kernel_path, why);
+            else /* several kernels, no entry: */
+                ui_yaml_fail(m->doc, m->kernel_node, err, "%s: %s (entry: NAME)", m->kernel_path,
+                             why);
         }
         return p;
     }

@@ -367,6 +367,11 @@ static void test_kernel_limits(void **state)
     failures += run_case("no_entry", "kernel: tg_big.metal\nentry: other\ngrid: [4]\nthreadgroup: [4]\n"
                          "args:\n  a: {count: 4}\n", 2, "no_entry.yaml:2:8: error: expected entry: to name "
                          "a kernel of", "no kernel named 'other' (the file's kernels: k)");
+    write_text("two.metal", "kernel void a(device float *o [[buffer(0)]]) { o[0] = 1; }\n"
+                            "kernel void b(device float *o [[buffer(0)]]) { o[0] = 2; }\n");
+    failures += run_case("two_kernels", "kernel: two.metal\ngrid: [1]\nthreadgroup: [1]\nargs:\n"
+                         "  o: {count: 1}\n", 2, "two_kernels.yaml:1:9: error: ",
+                         "the file has several kernels (a, b): name the one to run (entry: NAME)");
     assert_int_equal(failures, 0);
 }
 

@@ -522,6 +522,11 @@ static void test_shuffle_fill_modulo_checked(void **state)
     expect_error_no_leak("kernel void k(device int *o [[buffer(0)]], uint l [[thread_index_in_simdgroup]]) {\n"
                          "  o[l] = simd_shuffle_and_fill_up(int(l), 7, ushort(1), ushort(12));\n}\n",
                          "must be a power of two up to 32");
+    /* and two messages that misled */
+    expect_error_no_leak("kernel void k(device float *o [[buffer(0)]]) { o[0] = modf(o[1], 3.0f); }\n",
+                         "this argument is a value, not a variable");
+    expect_error_no_leak("kernel void k(device ulong *o [[buffer(0)]]) { o[0] = sizeof(void) + alignof(void); }\n",
+                         "sizeof(void): void has no size");
 }
 
 int main(void)
