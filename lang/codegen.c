@@ -19,14 +19,7 @@
 static LangIrInst *append(LangCg *cg)
 {
     LangIr *ir = cg->ir;
-    if (ir->count == ir->cap) {
-        size_t cap = ir->cap ? ir->cap * 2 : 256;
-        LangIrInst *n = lang_alloc(cg->ctx, cap * sizeof *n);
-        if (ir->count)
-            memcpy(n, ir->insts, ir->count * sizeof *n);
-        ir->insts = n;
-        ir->cap = cap;
-    }
+    ir->insts = lang_grow(cg->ctx, ir->insts, ir->count, &ir->cap, sizeof *ir->insts, 256);
     LangIrInst *li = &ir->insts[ir->count++];
     memset(li, 0, sizeof *li);
     li->label = -1;

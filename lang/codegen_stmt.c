@@ -30,14 +30,7 @@
 static void add_loop(LangCg *cg, int head, int end)
 {
     LangIr *ir = cg->ir;
-    if (ir->num_loops == ir->loops_cap) {
-        size_t cap = ir->loops_cap ? ir->loops_cap * 2 : 16;
-        LangIrLoop *n = lang_alloc(cg->ctx, cap * sizeof *n);
-        if (ir->num_loops)
-            memcpy(n, ir->loops, ir->num_loops * sizeof *n);
-        ir->loops = n;
-        ir->loops_cap = cap;
-    }
+    ir->loops = lang_grow(cg->ctx, ir->loops, ir->num_loops, &ir->loops_cap, sizeof *ir->loops, 16);
     ir->loops[ir->num_loops].head_label = head;
     ir->loops[ir->num_loops].end_label = end;
     ir->num_loops++;
@@ -455,14 +448,7 @@ static uint32_t call_site(LangCg *cg, const LangFunction *f)
     for (uint32_t i = 0; i < ir->num_calls; i++)
         if (isa_same_loc(&ir->calls[i].loc, &cg->loc) && strcmp(ir->calls[i].func, f->name) == 0)
             return i + 1;
-    if (ir->num_calls == ir->calls_cap) {
-        size_t cap = ir->calls_cap ? ir->calls_cap * 2 : 16;
-        IsaCallSite *calls = lang_alloc(cg->ctx, cap * sizeof *calls);
-        if (ir->num_calls)
-            memcpy(calls, ir->calls, ir->num_calls * sizeof *calls);
-        ir->calls = calls;
-        ir->calls_cap = cap;
-    }
+    ir->calls = lang_grow(cg->ctx, ir->calls, ir->num_calls, &ir->calls_cap, sizeof *ir->calls, 16);
     ir->calls[ir->num_calls] = (IsaCallSite){.func = f->name, .loc = cg->loc};
     return ++ir->num_calls;
 }

@@ -36,6 +36,17 @@ void *lang_alloc(LangCtx *ctx, size_t size)
     return p;
 }
 
+void *lang_grow(LangCtx *ctx, void *items, size_t count, size_t *cap, size_t size, size_t first)
+{
+    if (count < *cap)
+        return items;
+    *cap = *cap ? *cap * 2 : first;
+    void *n = lang_alloc(ctx, *cap * size);
+    if (count)
+        memcpy(n, items, count * size);
+    return n;
+}
+
 char *lang_strndup(LangCtx *ctx, const char *s, size_t n)
 {
     char *p = lang_alloc(ctx, n + 1);

@@ -56,6 +56,9 @@ typedef struct LangCtx {
 } LangCtx;
 
 void *lang_alloc(LangCtx *ctx, size_t size);   /* zeroed; freed with the context */
+/* An arena array of `count` items of `size` bytes with room for one more: items itself, or a
+ * copy twice as large (at least `first` items) when *cap is reached. */
+void *lang_grow(LangCtx *ctx, void *items, size_t count, size_t *cap, size_t size, size_t first);
 /* A function constant's given value as an integer's bits (two's complement): exact for an
  * integer (a long or ulong takes every value of its range), truncated for a float (the
  * parser has checked that it fits the constant's type). */
