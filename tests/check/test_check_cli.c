@@ -288,8 +288,8 @@ static void test_helper_call_sites(void **state)
     snprintf(args, sizeof args, "check %s", path);
     int rc = test_lockstep(args, &out);
     const char *want[] = {
-        "SIMD-group 0 at line 4 (in stage, called at line 11), SIMD-group 1 at line 4 (in "
-        "stage, called at line 13)",
+        ("SIMD-group 0 at line 4 (in stage, called at line 11), SIMD-group 1 at line 4 (in "
+         "stage, called at line 13)"), /* one string: parentheses tell clang so */
         "  first:  barrier at ", "k.metal:4:5 (in stage, called at line 11)\n",
         "      11 |         stage(t, lid, 1.0f);\n         |         ^ stage called here\n",
         "      13 |         stage(t, lid, 2.0f);\n         |         ^ stage called here\n",
