@@ -156,10 +156,11 @@ static int parse_options(int argc, char **argv, RunOptions *o)
 /* The kernel's threadgroup memory (its arrays and threadgroup arguments) and thread memory
  * within what a launch allows, else an error at the manifest's kernel: (the simulator would
  * refuse it too, without a place). */
-static bool kernel_fits(const UiManifest *m, const IsaProgram *p, const UiBound *b, UtilError *err)
+static bool kernel_fits(const UiManifest *m, const IsaProgram *p, const UiBound *b,
+                        uint32_t tg_limit, UtilError *err)
 {
     const uint64_t tg = sim_threadgroup_layout(p, b->bindings, NULL);
-    if (tg > SIM_DEFAULT_TG_MEM_LIMIT) {
+    if (tg > tg_limit) {
         const IsaSymbol *big = NULL;
         for (uint32_t i = 0; i < p->num_symbols; i++)
             if (p->symbols[i].space == ISA_SYM_THREADGROUP && (!big || p->symbols[i].size > big->size))
@@ -170,8 +171,8 @@ static bool kernel_fits(const UiManifest *m, const IsaProgram *p, const UiBound 
                      big->size);
         return ui_yaml_fail(m->doc, m->kernel_node, err,
                             "kernel '%s' needs %llu bytes of threadgroup memory%s, more than the "
-                            "%d a threadgroup may use", p->name, (unsigned long long)tg, largest,
-                            SIM_DEFAULT_TG_MEM_LIMIT);
+                            "%u a threadgroup may use", p->name, (unsigned long long)tg, largest,
+                            tg_limit);
     }
     if (p->stack_bytes > SIM_MAX_STACK_BYTES)
         return ui_yaml_fail(m->doc, m->kernel_node, err,
@@ -197,7 +198,11 @@ bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
     if (!ui_bind_layouts(L->m, L->program, L->layouts, &L->bound, err))
         return false;
     const UiManifest *m = L->m;
-    if (!kernel_fits(m, L->program, &L->bound, err))
+    /* the GPU's limit (every shipped config has Metal's 32 KiB) */
+    const uint32_t tg_limit = L->gpu.config.tg_memory_per_threadgroup
+                                  ? L->gpu.config.tg_memory_per_threadgroup
+                                  : SIM_DEFAULT_TG_MEM_LIMIT;
+    if (!kernel_fits(m, L->program, &L->bound, tg_limit, err))
         return false;
     L->sim = (SimLaunch){
         .program = L->program,
@@ -207,6 +212,7 @@ bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
         .mode = f->has_mode ? f->mode : m->has_mode ? m->mode : SIM_MODE_TIMED,
         .instruction_budget = f->has_budget ? f->budget : m->has_budget ? m->budget : 0,
         .gpu = &L->gpu.config,
+        .tg_mem_limit = tg_limit,
     };
     memcpy(L->sim.grid, m->grid, sizeof L->sim.grid);
     memcpy(L->sim.threadgroup, m->threadgroup, sizeof L->sim.threadgroup);

@@ -367,6 +367,18 @@ static void test_kernel_limits(void **state)
     failures += run_case("no_entry", "kernel: tg_big.metal\nentry: other\ngrid: [4]\nthreadgroup: [4]\n"
                          "args:\n  a: {count: 4}\n", 2, "no_entry.yaml:2:8: error: expected entry: to name "
                          "a kernel of", "no kernel named 'other' (the file's kernels: k)");
+    /* the GPU config's own limit (it was parsed and not used: 32 KiB always) */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "sed 's/^tg_memory_per_threadgroup: 32768/tg_memory_per_threadgroup: "
+             "16384/' sim/gpus/m1.yaml > %s/small_tg.yaml", tmp);
+    assert_int_equal(test_run(cmd, NULL), 0);
+    write_text("tg_20k.metal", "kernel void k(device float *a [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                               "    threadgroup float t[5000];\n    t[i] = 1; a[i] = t[i];\n}\n");
+    failures += run_case("tg_gpu", "kernel: tg_20k.metal\ngpu: small_tg.yaml\ngrid: [4]\nthreadgroup: [4]\n"
+                         "args:\n  a: {count: 4}\n", 2, "tg_gpu.yaml:1:9: error: kernel 'k' needs 20000 "
+                         "bytes of threadgroup memory", "more than the 16384 a threadgroup may use");
+    failures += run_case("tg_gpu_default", "kernel: tg_20k.metal\ngrid: [4]\nthreadgroup: [4]\n"
+                         "args:\n  a: {count: 4}\n", 0, "ran ", NULL);
     write_text("two.metal", "kernel void a(device float *o [[buffer(0)]]) { o[0] = 1; }\n"
                             "kernel void b(device float *o [[buffer(0)]]) { o[0] = 2; }\n");
     failures += run_case("two_kernels", "kernel: two.metal\ngrid: [1]\nthreadgroup: [1]\nargs:\n"
