@@ -8,42 +8,11 @@
  * half, against values derived from the binary16 format itself (its sorted list of values
  * for nextafter, its smallest normal for isnormal). test_math.c measures the approximations.
  */
-#include "../sim/sim_harness.h"
+#include "numerics_harness.h"
 
 #include <float.h>
 
-#include "../../lang/lang.h"
 #include "../../util/fp.h"
-
-#define HDR "#include <metal_stdlib>\nusing namespace metal;\n"
-
-/* Compiles src; bufs[k] (sizes[k] bytes) is bound to [[buffer(k)]] and copied back after n
- * threads ran. */
-static void run(const char *src, void *const bufs[], const size_t sizes[], uint32_t nbufs,
-                uint32_t n)
-{
-    UtilError err = {{0}};
-    IsaProgram *p = lang_compile_source(src, "exact.metal", NULL, NULL, &err);
-    if (!p) {
-        print_error("source:\n%s\n", src);
-        fail_msg("compile failed: %s", err.message);
-    }
-    Harness h;
-    memset(&h, 0, sizeof h);
-    h.dev = mem_device_new();
-    h.prog = p;
-    for (uint32_t a = 0; a < p->num_args; a++) {
-        uint32_t b = (uint32_t)p->args[a].binding;
-        assert_true(b < nbufs);
-        memcpy(h_buffer(&h, a, "b", sizes[b], MEM_SPACE_DEVICE), bufs[b], sizes[b]);
-    }
-    h.launch.instruction_budget = UINT64_MAX / 4;
-    h_run1(&h, n, 64);
-    h_expect_no_faults(&h);
-    for (uint32_t a = 0; a < p->num_args; a++)
-        memcpy(bufs[p->args[a].binding], h_data(&h, a), sizes[p->args[a].binding]);
-    h_free(&h);
-}
 
 static uint32_t rng = 0x2545f491u;
 static uint32_t rnd(void)
@@ -176,7 +145,7 @@ static void check_scalar(bool half)
                     half ? (void *)h_out : out_f, out_i};
     size_t esz = half ? 2 : 4;
     size_t sizes[] = {N * esz, N * esz, sizeof in_k, N * NO * esz, sizeof out_i};
-    run(src, bufs, sizes, 5, N);
+    run(src, NULL, bufs, sizes, 5, N);
     double worst_sin = 0, worst_cos = 0;
     for (uint32_t i = 0; i < N; i++) {
         uint32_t o[NO];
@@ -261,7 +230,7 @@ static void test_three(void **state)
             "    o[i * 6 + 0] = fmin3(a[i], b[i], c[i]); o[i * 6 + 1] = fmax3(a[i], b[i], c[i]);\n"
             "    o[i * 6 + 2] = fmedian3(a[i], b[i], c[i]); o[i * 6 + 3] = min3(a[i], b[i], c[i]);\n"
             "    o[i * 6 + 4] = max3(a[i], b[i], c[i]); o[i * 6 + 5] = median3(a[i], b[i], c[i]);\n"
-            "}\n", bufs, sizes, 4, M);
+            "}\n", NULL, bufs, sizes, 4, M);
     for (uint32_t i = 0; i < M; i++) {
         long double a = fa[0][i], b = fa[1][i], c = fa[2][i];
         long double want[3] = {fminl(fminl(a, b), c), fmaxl(fmaxl(a, b), c), med3(a, b, c)};
@@ -300,7 +269,7 @@ static void test_three(void **state)
             "    o[i * 8 + 5] = v.x; o[i * 8 + 6] = v.y; o[i * 8 + 7] = v.z;\n"
             "    lo[i * 3 + 0] = min3(la[i], lb[i], lc[i]); lo[i * 3 + 1] = max3(la[i], lb[i], lc[i]);\n"
             "    lo[i * 3 + 2] = median3(la[i], lb[i], lc[i]);\n"
-            "}\n", ib, is, 8, NI3);
+            "}\n", NULL, ib, is, 8, NI3);
     for (int i = 0; i < NI3; i++) {
         int64_t a = iv[i][0], b = iv[i][1], c = iv[i][2];
         int64_t mn = a < b ? a : b, mx = a < b ? b : a;
@@ -347,7 +316,7 @@ static void test_vectors(void **state)
             "    s2.y = sincos(v.x, s2.x); o[6] = float4(s2, float2(sincos(h2, hc)));\n"
             "    oi[2] = int4(isnormal(v)); oi[3] = int4(isunordered(v, float4(NAN, 1, 2, 3)));\n"
             "    modf(v, tg[0]); o[7] = tg[0] + float4(hc.x, 0, 0, 0) - float4(cos(half(12.5f)), 0, 0, 0);\n"
-            "}\n", bufs, sizes, 3, 1);
+            "}\n", NULL, bufs, sizes, 3, 1);
     for (int j = 0; j < 4; j++) {
         long double v = x[j], ip;
         int e;
