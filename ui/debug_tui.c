@@ -6,7 +6,8 @@
  * command table binds them to; `:` reads a command line of any command (kept through a
  * resize; Escape or Ctrl-C cancel it). While a command runs, it keeps reading keys (the
  * session polls, debug_session.c): `q` stops the run and quits, Ctrl-C stops it, and other
- * keys wait their turn.
+ * keys wait their turn; a resize meanwhile moves the key bar to the new last row (the rest
+ * of the screen is drawn when the run stops, as the session is the simulator's until then).
  */
 #include "debug.h"
 
@@ -33,6 +34,8 @@ static int typed_ahead[64];
 static uint32_t num_typed_ahead;
 static bool running_shown;   /* the key bar says a command runs */
 
+static void show_running(void);
+
 static int next_key(void)
 {
     if (!num_typed_ahead)
@@ -48,6 +51,36 @@ static int next_key(void)
 static void poll_keys(void *ctx)
 {
     UiDbgUi *ui = ctx;
+    for (bool resized = false;; resized = true) {
+        if (resized) {
+            /* The session's state belongs to the simulator's thread until the run stops:
+             * the new size gets the running bar on its last row, the screen after the run. */
+            erase();
+            mvaddnstr(0, 0, "the screen is drawn again when the run stops", COLS);
+            running_shown = false;
+        }
+        show_running();
+        nodelay(stdscr, TRUE);
+        int key;
+        while ((key = getch()) != ERR && key != KEY_RESIZE) {
+            if (key == 'q') {
+                ui->quit = true;
+                ui_dbg_interrupt(ui->dbg);
+            } else if (key == 3) {
+                ui_dbg_interrupt(ui->dbg);
+            } else if (num_typed_ahead < UTIL_ARRAY_LEN(typed_ahead)) {
+                typed_ahead[num_typed_ahead++] = key; /* the screen is redrawn after the run */
+            }
+        }
+        nodelay(stdscr, FALSE);
+        if (key == ERR)
+            return;
+    }
+}
+
+/* The key bar says a command runs, and how to stop it. */
+static void show_running(void)
+{
     if (!running_shown) {
         int rows, cols;
         getmaxyx(stdscr, rows, cols);
@@ -57,18 +90,6 @@ static void poll_keys(void *ctx)
         refresh();
         running_shown = true;
     }
-    nodelay(stdscr, TRUE);
-    for (int key; (key = getch()) != ERR;) {
-        if (key == 'q') {
-            ui->quit = true;
-            ui_dbg_interrupt(ui->dbg);
-        } else if (key == 3) {
-            ui_dbg_interrupt(ui->dbg);
-        } else if (key != KEY_RESIZE && num_typed_ahead < UTIL_ARRAY_LEN(typed_ahead)) {
-            typed_ahead[num_typed_ahead++] = key; /* the screen is redrawn after the run */
-        }
-    }
-    nodelay(stdscr, FALSE);
 }
 
 /* The terminal takes UTF-8 (the locale says so): text is drawn as it is; else each

@@ -172,6 +172,35 @@ static void test_q_stops_a_run(void **state)
     assert_int_equal(status, 0);
 }
 
+/* A resize while `continue` runs puts the running bar on the new last row; when the run
+ * stops, the screen is drawn at the new size (its key bar on the last row). */
+static void test_resize_while_running(void **state)
+{
+    (void)state;
+    TempKernel k;
+    spin_kernel(&k);
+    char args[512], row[512];
+    snprintf(args, sizeof args, "debug %s --mode functional --budget 4000000000", k.manifest);
+    Tui t;
+    tui_start(&t, 100, 30, "", args);
+    tui_wait_for(&t, "at the start: line ");
+    tui_keys(&t, "c");
+    tui_wait_for(&t, "running...");
+    tui_resize(&t, 80, 24);
+    tui_wait_for(&t, "the screen is drawn again");
+    tui_row(&t, 23, row, sizeof row);
+    expect_in(row, "running...", row);
+    tui_keys(&t, "C-c");
+    tui_wait_for(&t, "interrupted: line 3,");
+    tui_row(&t, 23, row, sizeof row);
+    expect_in(row, "s step  n next", row);
+    tui_keys(&t, "q");
+    int status = tui_status(&t, 3000);
+    tui_end(&t);
+    temp_kernel_remove(&k);
+    assert_int_equal(status, 0);
+}
+
 /* At 80x24 the screen takes every row above the key bar: the newest message is on the row
  * right above it (timed: after a step, the run's outcome after finish); a command that says
  * more than the messages pane holds says how many of its lines are not shown. */
@@ -362,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_newest_message_at_80x24),
         cmocka_unit_test(test_small_terminal),
         cmocka_unit_test(test_resize_and_prompt),
+        cmocka_unit_test(test_resize_while_running),
         cmocka_unit_test(test_p_prints),
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_keys_that_do_nothing),
