@@ -413,7 +413,10 @@ static void bind_args(LangCg *cg, LangFunction *k)
     LangIr *ir = cg->ir;
     int nargs = 0;
     for (LangVar *p = k->params; p; p = p->next)
-        nargs += p->attr == LATTR_BUFFER || p->attr == LATTR_THREADGROUP;
+        nargs += (p->attr == LATTR_BUFFER || p->attr == LATTR_THREADGROUP) && !p->absent;
+    /* An argument whose function constant is false is not part of the signature: the kernel
+     * has no buffer for it, and it reads as a null pointer (code reaching it under a false
+     * constant is never run; code that does run it faults, as on a GPU). */
     ir->args = lang_alloc(cg->ctx, (size_t)(nargs ? nargs : 1) * sizeof *ir->args);
     uint32_t uniform = 0;
     for (LangVar *p = k->params; p; p = p->next) {
@@ -426,6 +429,16 @@ static void bind_args(LangCg *cg, LangFunction *k)
             continue;
         }
         LangType *ty = p->type;
+        if (p->absent && ty->kind == LTY_POINTER) {
+            CgBind *b = cg_bind(cg, p);
+            b->kind = BIND_VALUE;
+            b->value = cg_val_new(cg, ty, 1);
+            b->value.c[0] = lang_cg_imm(0);
+            continue;
+        }
+        if (p->absent)
+            cg_error(cg, p->tok, "[[function_constant]] on this argument is supported on "
+                                 "pointers and references only");
         if (ty->tensor) {
             bind_tensor_param(cg, p, &ir->args[ir->num_args++], &uniform);
             continue;

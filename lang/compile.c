@@ -128,18 +128,19 @@ void lang_layouts_free(LangTypeLayout *layouts, uint32_t count)
 }
 
 /* One layout per kernel argument bound to a buffer or threadgroup block, in the order of the
- * program's args (codegen emits args in parameter order, skipping built-in attributes). */
+ * program's args (codegen emits args in parameter order, skipping built-in attributes and
+ * arguments a false function constant removed). */
 static void copy_layouts(LangCtx *ctx, LangFunction *kernel, LangTypeLayout **layouts,
                          uint32_t *count)
 {
     (void)ctx;
     uint32_t n = 0;
     for (LangVar *p = kernel->params; p; p = p->next)
-        n += p->attr == LATTR_BUFFER || p->attr == LATTR_THREADGROUP;
+        n += (p->attr == LATTR_BUFFER || p->attr == LATTR_THREADGROUP) && !p->absent;
     LangTypeLayout *out = util_calloc(n ? n : 1, sizeof *out);
     uint32_t i = 0;
     for (LangVar *p = kernel->params; p; p = p->next) {
-        if (p->attr != LATTR_BUFFER && p->attr != LATTR_THREADGROUP)
+        if ((p->attr != LATTR_BUFFER && p->attr != LATTR_THREADGROUP) || p->absent)
             continue;
         LangType *pointee = p->type->kind == LTY_POINTER ? p->type->base : p->type;
         fill_layout(&out[i++], pointee);

@@ -342,6 +342,8 @@ struct LangVar {
                              * declaration (so a local with a constant decl_init and not
                              * written holds that constant: codegen_unroll.c) */
     int tg_offset;          /* LVAR_THREADGROUP: byte offset in static threadgroup memory */
+    bool absent;            /* a kernel argument [[function_constant(c)]] with c false or
+                             * undefined: not declared in the signature (MSL 4.9.1.2) */
     int id;                 /* unique per unit */
 };
 

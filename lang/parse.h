@@ -123,6 +123,8 @@ typedef struct VarAttrs {
     LangAttr attr;
     int index;
     bool is_function_constant;
+    LangNode *fc_cond;      /* function_constant(x): x as written (an index on a program-scope
+                             * constant, a function constant's name on an argument) */
     LangToken *tok;
 } VarAttrs;
 

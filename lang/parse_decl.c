@@ -577,8 +577,12 @@ void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va)
                 va->attr = LATTR_THREADGROUP, va->tok = tok;
                 va->index = attr_int_arg(p);
             } else if (va && lang_p_is(tok, "function_constant")) {
+                /* an index on a program-scope constant, a name on an argument: which one
+                 * is known only after the declaration, so keep the expression */
                 va->is_function_constant = true, va->tok = tok;
-                va->index = attr_int_arg(p);
+                lang_p_skip(p, "(");
+                va->fc_cond = lang_p_cond(p);
+                lang_p_skip(p, ")");
             } else {
                 size_t i, n = sizeof builtin_attrs / sizeof builtin_attrs[0];
                 for (i = 0; i < n && !(va && lang_p_is(tok, builtin_attrs[i].name)); i++)
@@ -682,21 +686,51 @@ static void assign_indices(LangParser *p, LangFunction *f)
 {
     for (LangVar *v = f->params; v; v = v->next)
         for (LangVar *o = f->params; o != v; o = o->next)
-            if (v->attr_index >= 0 && o->attr == v->attr && o->attr_index == v->attr_index &&
+            if (v->attr_index >= 0 && !v->absent && !o->absent && o->attr == v->attr &&
+                o->attr_index == v->attr_index &&
                 (v->attr == LATTR_BUFFER || v->attr == LATTR_THREADGROUP))
                 lang_error_soft(p->ctx, v->tok, "'%s' and '%s' have the same %s index %d",
                                 o->name, v->name, v->attr == LATTR_BUFFER ? "buffer"
                                                                            : "threadgroup",
                                 v->attr_index);
     for (LangVar *v = f->params; v; v = v->next) {
-        if (v->attr_index >= 0 || (v->attr != LATTR_BUFFER && v->attr != LATTR_THREADGROUP))
+        if (v->attr_index >= 0 || v->absent ||
+            (v->attr != LATTR_BUFFER && v->attr != LATTR_THREADGROUP))
             continue;
         int next = 0;
         for (LangVar *o = f->params; o; o = o->next)
-            if (o != v && o->attr == v->attr && o->attr_index >= next)
+            if (o != v && !o->absent && o->attr == v->attr && o->attr_index >= next)
                 next = o->attr_index + 1;
         v->attr_index = next;
     }
+}
+
+/* `T x [[buffer(n), function_constant(c)]]`: the argument exists only when the function
+ * constant c (or a program-scope constant computed from function constants) is true; when
+ * it is false or not given, the kernel is compiled as if it were not declared (MSL 4.9.1.2),
+ * so the manifest does not give it. */
+static void optional_param(LangParser *p, LangFunction *f, LangVar *v, VarAttrs *va)
+{
+    LangNode *c = va->fc_cond;
+    if (!f->is_kernel) {
+        lang_error_soft(p->ctx, va->tok, "[[function_constant]] on a parameter is supported "
+                        "on kernel arguments only");
+        return;
+    }
+    /* a name: of a function constant, or of a program-scope constant (folded to its value
+     * when the parser met it) */
+    LangVar *named = c && c->kind == LND_VAR ? c->var : NULL;
+    bool is_name = c && c->tok && c->tok->kind == LTK_IDENT &&
+                   (named ? named->kind == LVAR_FUNCTION_CONSTANT || named->kind == LVAR_CONSTANT
+                          : c->kind == LND_NUM);
+    if (!is_name || !lang_is_scalar(c->type)) {
+        lang_error_soft(p->ctx, c ? c->tok : va->tok, "[[function_constant(name)]] on an "
+                        "argument needs the name of a function constant (or of a program-scope "
+                        "constant computed from them)");
+        return;
+    }
+    int64_t value = 0;
+    v->absent = !lang_p_eval(p, c, &value) || value == 0;
 }
 
 // params = "(" ("void" | param ("," param)*)? ")"
@@ -734,8 +768,7 @@ static LangVar *params(LangParser *p, LangFunction *f)
         LangVar *v = lang_p_new_var(p, name, ty, LVAR_PARAM);
         v->space = LAS_THREAD;
         if (va.is_function_constant)
-            lang_error_soft(p->ctx, va.tok, "[[function_constant]] belongs on a program-scope "
-                            "constant");
+            optional_param(p, f, v, &va);
         if (f->is_kernel)
             check_kernel_param(p, v, &va);
         else if (va.attr)
@@ -869,6 +902,11 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
     }
     if (va->attr)
         lang_error_soft(p->ctx, va->tok, "attribute not valid on a program-scope variable");
+    int64_t fc_index = 0;
+    if (va->is_function_constant && va->fc_cond &&
+        (!lang_p_eval(p, va->fc_cond, &fc_index) || fc_index < 0 || fc_index > 65535))
+        lang_error_soft(p->ctx, va->fc_cond->tok, "expected a non-negative integer constant "
+                        "(the function constant's index)");
     if (va->is_function_constant && !lang_is_scalar(ty))
         lang_error_soft(p->ctx, name, "function constant '%.*s' must have a scalar type",
                         name->len, name->loc);
@@ -877,7 +915,7 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
                                                          : LVAR_CONSTANT);
     v->space = LAS_CONSTANT;
     v->init = init;
-    v->attr_index = va->is_function_constant ? va->index : 0;
+    v->attr_index = va->is_function_constant ? (int)fc_index : 0;
     if (p->globals_tail)
         p->globals_tail->next = v;
     else

@@ -612,6 +612,14 @@ LangNode *lang_p_fold(LangParser *p, LangNode *node)
         return c;
     }
     default:
+        if (node->kind == LND_LOGAND || node->kind == LND_LOGOR) {
+            /* short-circuit, as C: `!is_function_constant_defined(k) || k` is a constant
+             * when k is not given */
+            LangNode *l = lang_p_fold(p, node->lhs);
+            bool lv = l && l->kind == LND_NUM && (l->is_float ? l->fval != 0 : l->ival != 0);
+            if (l && l->kind == LND_NUM && lv == (node->kind == LND_LOGOR))
+                return lang_p_num(p, node->tok, lang_ty_bool, lv, 0);
+        }
         if (node->kind >= LND_ADD && node->kind <= LND_LOGOR) {
             LangNode *l = lang_p_fold(p, node->lhs), *r = lang_p_fold(p, node->rhs);
             if (!l || !r || l->kind != LND_NUM || r->kind != LND_NUM)
