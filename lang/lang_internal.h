@@ -283,6 +283,8 @@ struct LangNode {
                              * the common type of both sides; rhs is converted to it); the
                              * result is converted back to lhs's type. NULL: lhs's type */
     bool is_float;          /* LND_NUM */
+    bool is_nullptr;        /* LND_NUM: `nullptr`, which converts to any device or constant
+                             * pointer (address 0: no buffer is there, mem.h) */
     uint64_t ival;
     double fval;
     LangNode *case_next;    /* LND_SWITCH: first case; LND_CASE: next case */

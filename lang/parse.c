@@ -606,7 +606,47 @@ static void check_constant_values(LangParser *p)
     }
 }
 
-// program = (using | typedef | template-def | explicit-instantiation | toplevel | ";")*
+/* One or more adjacent string literals, joined as C joins them ("qmv_" #name "_gs_" #gs in
+ * MLX's [[host_name]] macros). */
+char *lang_p_string(LangParser *p)
+{
+    if (p->tok->kind != LTK_STR)
+        lang_error_at(p->ctx, p->tok, "expected a string");
+    char *s = "";
+    while (p->tok->kind == LTK_STR) {
+        LangToken *t = p->tok;
+        if (t->str)
+            s = lang_format(p->ctx, "%s%s", s, t->str);
+        else
+            s = lang_format(p->ctx, "%s%.*s", s, t->len - 2, t->loc + 1);
+        lang_p_next(p);
+    }
+    return s;
+}
+
+// static-assert = "static_assert" "(" constant-expr ("," string)? ")" ";"
+void lang_p_static_assert(LangParser *p)
+{
+    LangToken *kw = p->tok;
+    lang_p_next(p);
+    lang_p_skip(p, "(");
+    LangToken *at = p->tok;
+    LangNode *e = lang_p_cond(p);
+    char *msg = NULL;
+    if (lang_p_consume(p, ","))
+        msg = lang_p_string(p);
+    lang_p_skip(p, ")");
+    lang_p_expect_semi(p);
+    LangNode *f = lang_p_fold(p, e);
+    if (!f || f->kind != LND_NUM)
+        lang_error_soft(p->ctx, at, "static_assert needs a constant expression");
+    else if (f->is_float ? f->fval == 0 : f->ival == 0)
+        lang_error_soft(p->ctx, kw, "static assertion failed%s%s", msg ? ": " : "",
+                        msg ? msg : "");
+}
+
+// program = (using | typedef | template-def | explicit-instantiation | static-assert |
+//            toplevel | ";")*
 LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
 {
     LangParser parser = {.ctx = ctx, .tok = tok};
@@ -627,6 +667,8 @@ LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
                 lang_p_template_def(p, t);
             else
                 lang_p_explicit_instantiation(p);
+        } else if (lang_p_is(t, "static_assert")) {
+            lang_p_static_assert(p);
         } else if (lang_p_is(t, "namespace")) {
             lang_error_at(ctx, t, "namespace definitions are not supported yet");
         } else {

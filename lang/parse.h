@@ -171,6 +171,8 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at);
 /* statements (parse_stmt.c) */
 LangNode *lang_p_compound(LangParser *p, LangToken *open); /* after "{" */
 LangNode *lang_p_local_decl(LangParser *p);                /* a declaration statement */
+void lang_p_static_assert(LangParser *p);                  /* at "static_assert" */
+char *lang_p_string(LangParser *p);                        /* adjacent string literals */
 LangNode *lang_p_initializer(LangParser *p, LangType *ty);
 
 /* expressions (parse_expr.c) */

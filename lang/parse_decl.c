@@ -559,12 +559,7 @@ void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va)
                 fa->is_kernel = true;
             } else if (fa && lang_p_is(tok, "host_name")) {
                 lang_p_skip(p, "(");
-                if (p->tok->kind != LTK_STR)
-                    lang_error_at(p->ctx, p->tok, "expected a string");
-                fa->host_name = p->tok->str ? p->tok->str
-                                            : lang_strndup(p->ctx, p->tok->loc + 1,
-                                                           (size_t)p->tok->len - 2);
-                lang_p_next(p);
+                fa->host_name = lang_p_string(p);
                 lang_p_skip(p, ")");
             } else if (fa && (lang_p_is(tok, "max_total_threads_per_threadgroup") ||
                               lang_p_is(tok, "visible") || lang_p_is(tok, "stitchable"))) {

@@ -112,6 +112,12 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
         lhs = node->lhs = lang_p_cast(p, lhs, lang_pointer_to(p->ctx, lt->base, lang_p_lvalue_space(lhs)),
                                   tok, false), lt = lhs->type;
     if (lt->kind == LTY_POINTER || rt->kind == LTY_POINTER) {
+        if (kind == LND_EQ || kind == LND_NE) { /* p == nullptr */
+            if (lt->kind == LTY_POINTER && rhs->is_nullptr)
+                rhs = node->rhs = lang_p_cast(p, rhs, lt, tok, false), rt = lt;
+            else if (rt->kind == LTY_POINTER && lhs->is_nullptr)
+                lhs = node->lhs = lang_p_cast(p, lhs, rt, tok, false), lt = rt;
+        }
         if ((kind == LND_ADD || kind == LND_SUB) && lt->kind == LTY_POINTER &&
             lang_is_integer(rt)) {
             node->type = lt;
@@ -283,6 +289,10 @@ LangNode *lang_p_cond(LangParser *p)
     LangType *ty;
     if (lang_same_type(then->type, els->type))
         ty = unqual(p, then->type);
+    else if (then->type->kind == LTY_POINTER && els->is_nullptr)
+        ty = unqual(p, then->type);
+    else if (els->type->kind == LTY_POINTER && then->is_nullptr)
+        ty = unqual(p, els->type);
     else if (is_numeric(then->type) && is_numeric(els->type) &&
              (ty = lang_p_common_type(p, then->type, els->type)) != NULL)
         ;
@@ -735,6 +745,33 @@ static LangNode *cast_template(LangParser *p, LangToken *tok, bool bitcast)
     return node;
 }
 
+/* reinterpret_cast<T *>(p): a pointer viewed as pointing to another type in the same address
+ * space, as `(device float4 *)p` does (ggml and MLX read rows as float4 this way). Values
+ * are reinterpreted with as_type in MSL; references are not supported. */
+static LangNode *reinterpret(LangParser *p, LangToken *tok)
+{
+    lang_p_skip(p, "<");
+    LangToken *at = p->tok;
+    LangType *ty = unqual(p, lang_p_typename(p));
+    lang_p_skip(p, ">");
+    lang_p_skip(p, "(");
+    LangNode *e = lang_p_expr(p);
+    lang_p_skip(p, ")");
+    LangType *from = e->type;
+    if (from->kind == LTY_ARRAY && ty->kind == LTY_POINTER)
+        return lang_p_cast(p, e, ty, tok, true);
+    if (ty->kind != LTY_POINTER || from->kind != LTY_POINTER) {
+        lang_error_soft(p->ctx, at, "reinterpret_cast<%s> of '%s': lockstep supports it "
+                        "between pointers (use as_type<T>(x) to reinterpret a value)",
+                        lang_type_name(p->ctx, ty), lang_type_name(p->ctx, from));
+        return e;
+    }
+    if (ty->space != from->space)
+        lang_error_soft(p->ctx, at, "reinterpret_cast<%s> of '%s' changes the address space",
+                        lang_type_name(p->ctx, ty), lang_type_name(p->ctx, from));
+    return lang_p_cast(p, e, ty, tok, true);
+}
+
 // primary = "(" expr ")" | num | "true" | "false" | "sizeof" ("(" typename ")" | unary)
 //         | "alignof" "(" typename ")"
 //         | ("static_cast" | "as_type") "<" typename ">" "(" expr ")"
@@ -781,6 +818,11 @@ static LangNode *primary(LangParser *p)
         lang_error_at(p->ctx, tok, "string literals are not supported");
     if (lang_p_consume(p, "true") || lang_p_consume(p, "false"))
         return lang_p_num(p, tok, lang_ty_bool, lang_p_is(tok, "true"), 0);
+    if (lang_p_consume(p, "nullptr")) {
+        LangNode *n = lang_p_num(p, tok, lang_ty_ulong, 0, 0);
+        n->is_nullptr = true;
+        return n;
+    }
     if (lang_p_consume(p, "sizeof")) {
         LangType *ty;
         if (lang_p_is(p->tok, "(") && lang_p_is_typename(p, p->tok->next)) {
@@ -808,8 +850,9 @@ static LangNode *primary(LangParser *p)
         return cast_template(p, tok, false);
     if (lang_p_consume(p, "as_type"))
         return cast_template(p, tok, true);
-    if (lang_p_is(tok, "reinterpret_cast") || lang_p_is(tok, "const_cast") ||
-        lang_p_is(tok, "dynamic_cast"))
+    if (lang_p_consume(p, "reinterpret_cast"))
+        return reinterpret(p, tok);
+    if (lang_p_is(tok, "const_cast") || lang_p_is(tok, "dynamic_cast"))
         lang_error_at(p->ctx, tok, "%.*s is not supported (use as_type or static_cast)",
                       tok->len, tok->loc);
     if (lang_p_is(tok, "mem_flags") && lang_p_is(tok->next, "::")) {

@@ -447,6 +447,10 @@ static LangNode *stmt(LangParser *p)
 static LangNode *stmt_inner(LangParser *p)
 {
     LangToken *tok = p->tok;
+    if (lang_p_is(tok, "static_assert")) {
+        lang_p_static_assert(p);
+        return new_stmt(p, LND_BLOCK, tok);
+    }
     if (lang_p_consume(p, "return")) {
         LangNode *node = new_stmt(p, LND_RETURN, tok);
         LangType *ret = p->fn ? p->fn->ret : lang_ty_void;

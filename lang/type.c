@@ -373,6 +373,14 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
                         "atomic_load_explicit");
         return lang_p_num(p, tok, ty->kind == LTY_ATOMIC ? ty->base : lang_ty_int, 0, 0);
     }
+    if (node->is_nullptr && ty->kind == LTY_POINTER) {
+        if (ty->space != LAS_DEVICE && ty->space != LAS_CONSTANT)
+            lang_error_soft(p->ctx, tok, "nullptr as a %s pointer is not supported (device "
+                            "and constant pointers can be null)", space_name(ty->space));
+        return lang_p_num(p, tok, ty, 0, 0);
+    }
+    if (node->is_nullptr)
+        lang_error_soft(p->ctx, tok, "cannot convert nullptr to '%s'", lang_type_name(p->ctx, ty));
     if (lang_is_scalar(from) && lang_is_scalar(ty))
         return lang_p_new_cast(p, node, ty, tok);
     if (lang_is_scalar(from) && ty->kind == LTY_VECTOR)
@@ -416,6 +424,21 @@ LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken 
 
 LangNode *lang_p_to_bool(LangParser *p, LangNode *node)
 {
+    LangType *t = node->type;
+    if (t->kind == LTY_POINTER && (t->space == LAS_DEVICE || t->space == LAS_CONSTANT)) {
+        /* `if (mask)`, `pmask ? pmask[i] : 0`: the pointer is not null */
+        LangNode *ne = lang_p_new_node(p, LND_NE, node->tok);
+        ne->lhs = node;
+        ne->rhs = lang_p_num(p, node->tok, unqual(p, t), 0, 0);
+        ne->type = lang_ty_bool;
+        return ne;
+    }
+    if (t->kind == LTY_POINTER) {
+        lang_error_soft(p->ctx, node->tok, "a %s pointer used as a condition is not supported "
+                        "(device and constant pointers can be tested for null)",
+                        space_name(t->space));
+        return lang_p_num(p, node->tok, lang_ty_bool, 0, 0);
+    }
     if (!lang_is_scalar(node->type)) {
         lang_error_soft(p->ctx, node->tok, "'%s' used where a scalar condition is required",
                         lang_type_name(p->ctx, node->type));
