@@ -220,8 +220,12 @@ static bool resolve_type(Binder *b, const UiArgSpec *s, const IsaArg *param, UiB
 {
     UiElemType from_kernel;
     bool kernel_typed = param->type_name && ui_elem_type_parse(param->type_name, &from_kernel);
+    /* `device const char *src0` is how ggml passes rows it addresses in bytes and reads as
+     * float4: a byte buffer takes whatever type the manifest gives it */
+    bool bytes = kernel_typed && from_kernel.lanes == 1 &&
+                 (from_kernel.scalar == UI_CHAR || from_kernel.scalar == UI_UCHAR);
     if (s->has_type) {
-        if (kernel_typed && (from_kernel.scalar != s->type.scalar || from_kernel.lanes != s->type.lanes))
+        if (kernel_typed && !bytes && (from_kernel.scalar != s->type.scalar || from_kernel.lanes != s->type.lanes))
             return ui_yaml_fail(b->doc, s->type_node, b->err,
                                 "expected type %s, the type of kernel argument '%s'",
                                 param->type_name, param->name);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../lang/lang.h"
 #include "../../ui/manifest.h"
 #include "../../ui/npy.h"
 #include "../../ui/ui.h"
@@ -712,6 +713,49 @@ static void test_bind_tensors(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* A .metal kernel's argument types are checked against the manifest's, except that a char
+ * or uchar pointer is raw bytes the kernel reinterprets (ggml's `device const char *src0`):
+ * it takes any type, and the buffer is filled as that type. */
+static void test_bind_byte_buffers(void **state)
+{
+    Fixture *f = *state;
+    UtilError err;
+    IsaProgram *k = lang_compile_source(
+        "kernel void k(device const char *src [[buffer(0)]], device float *dst [[buffer(1)]],\n"
+        "              uint i [[thread_position_in_grid]]) {\n"
+        "  dst[i] = ((device const float *)src)[i];\n}\n", "k.metal", NULL, NULL, &err);
+    if (!k)
+        fail_msg("%s", err.message);
+    IsaProgram *plain = f->program;
+    f->program = k;
+    UiManifest *m;
+    UiBound b;
+    if (!bind_text(f, "kernel: k.s\ngrid: [2]\nthreadgroup: [2]\nargs:\n"
+                      "  src: {type: float, value: [1.5, -2]}\n  dst: {count: 2}\n", &m, &b, &err))
+        fail_msg("%s", err.message);
+    const MemBuffer *src = &b.device->buffers[b.bindings[0].buffer];
+    assert_int_equal(src->size, 8);
+    float got[2];
+    memcpy(got, src->data, 8);
+    assert_true(got[0] == 1.5f && got[1] == -2.0f);
+    ui_bound_free(&b);
+    ui_manifest_free(m);
+    /* other arguments still have the kernel's type */
+    UiBound bb = {0};
+    m = NULL;
+    bool ok = bind_text(f, "kernel: k.s\ngrid: [2]\nthreadgroup: [2]\nargs:\n"
+                           "  src: {type: float, count: 2}\n  dst: {type: int, count: 2}\n",
+                        &m, &bb, &err);
+    ui_bound_free(&bb);
+    ui_manifest_free(m);
+    f->program = plain;
+    isa_program_free(k);
+    assert_false(ok);
+    if (!strstr(err.message, "t.yaml:6:15: error: expected type float, the type of kernel "
+                             "argument 'dst'"))
+        fail_msg("got %s", err.message);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +773,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bind_buffers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bindings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bind_tensors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bind_byte_buffers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
