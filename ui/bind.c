@@ -22,6 +22,7 @@ typedef struct Binder {
     const IsaProgram *program;
     UtilError *err;
     const LangTypeLayout *layouts; /* per program argument, for .metal kernels; or NULL */
+    uint32_t tg_limit;             /* threadgroup memory one threadgroup may use, bytes */
 } Binder;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -285,10 +286,10 @@ static bool bind_threadgroup(Binder *b, const UiArgSpec *s, UiBoundArg *a, uint6
         return ui_yaml_fail(b->doc, s->key, b->err, "expected bytes: for threadgroup arg '%s' "
                             "(the size of its block of threadgroup memory)", s->name);
     *tg_total += a->bytes;
-    if (b->program->tg_mem_bytes + *tg_total > SIM_DEFAULT_TG_MEM_LIMIT)
-        return ui_yaml_fail(b->doc, at, b->err, "expected at most %d bytes of threadgroup memory "
+    if (b->program->tg_mem_bytes + *tg_total > b->tg_limit)
+        return ui_yaml_fail(b->doc, at, b->err, "expected at most %u bytes of threadgroup memory "
                             "in all; the kernel's %u static bytes and its threadgroup args come "
-                            "to %llu", SIM_DEFAULT_TG_MEM_LIMIT, b->program->tg_mem_bytes,
+                            "to %llu", b->tg_limit, b->program->tg_mem_bytes,
                             (unsigned long long)(b->program->tg_mem_bytes + *tg_total));
     a->buffer = -1;
     return true;
@@ -462,7 +463,7 @@ static void param_list(const IsaProgram *p, char *buf, size_t size)
 
 bool ui_bind(const UiManifest *m, const IsaProgram *program, UiBound *out, UtilError *err)
 {
-    return ui_bind_layouts(m, program, NULL, out, err);
+    return ui_bind_layouts(m, program, NULL, 0, out, err);
 }
 
 /* A struct argument (`constant Params& p`, `device Item* items`): its value is a map of fields,
@@ -500,9 +501,10 @@ static bool bind_struct(Binder *b, const UiArgSpec *s, UiBoundArg *a, const Lang
 }
 
 bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
-                     const LangTypeLayout *layouts, UiBound *out, UtilError *err)
+                     const LangTypeLayout *layouts, uint32_t tg_limit, UiBound *out,
+                     UtilError *err)
 {
-    Binder b = {m, m->doc, program, err, layouts};
+    Binder b = {m, m->doc, program, err, layouts, tg_limit ? tg_limit : SIM_DEFAULT_TG_MEM_LIMIT};
     memset(out, 0, sizeof *out);
     out->device = mem_device_new();
     out->num_args = program->num_args;

@@ -194,14 +194,15 @@ bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
     L->program = ui_load_kernel(L->m, &L->layouts, err);
     if (!L->program)
         return false;
-    L->bound_ok = true; /* ui_bind_layouts leaves bound freeable even when it fails */
-    if (!ui_bind_layouts(L->m, L->program, L->layouts, &L->bound, err))
-        return false;
-    const UiManifest *m = L->m;
-    /* the GPU's limit (every shipped config has Metal's 32 KiB) */
+    /* the GPU's limit (every shipped config has Metal's 32 KiB), for argument blocks and
+     * arrays alike */
     const uint32_t tg_limit = L->gpu.config.tg_memory_per_threadgroup
                                   ? L->gpu.config.tg_memory_per_threadgroup
                                   : SIM_DEFAULT_TG_MEM_LIMIT;
+    L->bound_ok = true; /* ui_bind_layouts leaves bound freeable even when it fails */
+    if (!ui_bind_layouts(L->m, L->program, L->layouts, tg_limit, &L->bound, err))
+        return false;
+    const UiManifest *m = L->m;
     if (!kernel_fits(m, L->program, &L->bound, tg_limit, err))
         return false;
     L->sim = (SimLaunch){

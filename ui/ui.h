@@ -76,10 +76,13 @@ void ui_debug_usage(FILE *out);
 void ui_compile_usage(FILE *out);
 
 /* Matches manifest args to the program's, builds and fills buffers, loads expectations.
- * layouts (or NULL) describe the arguments' types for .metal kernels. */
+ * layouts (or NULL) describe the arguments' types for .metal kernels; tg_limit is the
+ * threadgroup memory one threadgroup may use, arrays and argument blocks together (the GPU
+ * config's tg_memory_per_threadgroup; 0 for Metal's SIM_DEFAULT_TG_MEM_LIMIT, as ui_bind). */
 bool ui_bind(const UiManifest *m, const IsaProgram *program, UiBound *out, UtilError *err);
 bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
-                     const LangTypeLayout *layouts, UiBound *out, UtilError *err);
+                     const LangTypeLayout *layouts, uint32_t tg_limit, UiBound *out,
+                     UtilError *err);
 void ui_bound_free(UiBound *b);
 /* Writes one arg's `dump:`; stdout dumps go to out. */
 bool ui_dump_arg(const UiManifest *m, const UiBound *b, const UiBoundArg *arg, FILE *out,

@@ -379,6 +379,26 @@ static void test_kernel_limits(void **state)
                          "bytes of threadgroup memory", "more than the 16384 a threadgroup may use");
     failures += run_case("tg_gpu_default", "kernel: tg_20k.metal\ngrid: [4]\nthreadgroup: [4]\n"
                          "args:\n  a: {count: 4}\n", 0, "ran ", NULL);
+    /* threadgroup argument blocks are held to the same limit (they were held to 32 KiB
+     * whatever the GPU): 20000 bytes past a 16 KiB GPU, 40000 within a 64 KiB one, whose
+     * last float the kernel writes and reads back */
+    write_text("tg_arg.metal", "kernel void k(device float *a [[buffer(0)]], threadgroup float *s "
+                               "[[threadgroup(0)]],\n              uint i [[thread_position_in_grid]]) {\n"
+                               "    s[9999 - i] = float(i) + 0.5f; a[i] = s[9999 - i];\n}\n");
+    failures += run_case("tg_arg_small", "kernel: tg_arg.metal\ngpu: small_tg.yaml\ngrid: [4]\n"
+                         "threadgroup: [4]\nargs:\n  a: {count: 4}\n  s: {bytes: 20000}\n", 2,
+                         "tg_arg_small.yaml:7:14: error: expected at most 16384 bytes of threadgroup "
+                         "memory in all", "come to 20000");
+    snprintf(cmd, sizeof cmd, "sed -e 's/^tg_memory_per_threadgroup: 32768/tg_memory_per_threadgroup: "
+             "65536/' -e 's/^tg_memory_per_core: 61440/tg_memory_per_core: 131072/' sim/gpus/m1.yaml "
+             "> %s/big_tg.yaml", tmp);
+    assert_int_equal(test_run(cmd, NULL), 0);
+    failures += run_case("tg_arg_big", "kernel: tg_arg.metal\ngpu: big_tg.yaml\ngrid: [4]\n"
+                         "threadgroup: [4]\nargs:\n  a: {count: 4, expect: {values: [0.5, 1.5, 2.5, "
+                         "3.5]}}\n  s: {bytes: 40000}\n", 0, "expect a    ok (4 elements)", NULL);
+    failures += run_case("tg_arg_default", "kernel: tg_arg.metal\ngrid: [4]\nthreadgroup: [4]\n"
+                         "args:\n  a: {count: 4}\n  s: {bytes: 40000}\n", 2, "tg_arg_default.yaml:6:"
+                         "14: error: expected at most 32768 bytes", NULL);
     write_text("two.metal", "kernel void a(device float *o [[buffer(0)]]) { o[0] = 1; }\n"
                             "kernel void b(device float *o [[buffer(0)]]) { o[0] = 2; }\n");
     failures += run_case("two_kernels", "kernel: two.metal\ngrid: [1]\nthreadgroup: [1]\nargs:\n"

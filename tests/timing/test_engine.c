@@ -594,7 +594,7 @@ static bool run_manifest_budget(const char *path, SimMode mode, uint64_t budget,
         fail_msg("%s: %s", path, err.message);
     }
     UiBound bound;
-    if (!ui_bind_layouts(m, p, layouts, &bound, &err))
+    if (!ui_bind_layouts(m, p, layouts, 0, &bound, &err))
         fail_msg("%s: %s", path, err.message);
     SimLaunch launch = {
         .program = p, .device = bound.device, .bindings = bound.bindings,
