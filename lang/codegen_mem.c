@@ -511,6 +511,12 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
             cg_error(cg, node->tok, "cannot index this value");
         int per = cg_leaf_count(lt->base);
         if (ok) {
+            if (node->addr_only && k == lt->len && base->kind == LV_MEM) {
+                CgLval *lv = new_lval(cg, LV_MEM, node->type); /* &a[N]: an address only */
+                lv->addr = base->addr;
+                lv->addr.off += (int)k * lt->base->size;
+                return lv;
+            }
             if (k < 0 || k >= lt->len)
                 cg_error(cg, node->tok, "array index out of range");
             return sub_lval(cg, base, node->type, (int)k * per, (int)k * lt->base->size);

@@ -291,6 +291,8 @@ struct LangNode {
     int64_t case_value;
     bool is_default;
     bool fast_math;         /* LND_BUILTIN called as fast:: (true) or precise:: */
+    bool addr_only;         /* LND_INDEX: the operand of &, whose element is not accessed:
+                             * a[N] of an array of N is the pointer one past its end */
 };
 
 /* Built-in position/index attributes of kernel parameters (MSL Table 11 and quad ones). */

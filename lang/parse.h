@@ -111,6 +111,7 @@ typedef struct LangParser {
     int inst_depth;        /* template instances being made inside one another (bounded) */
     int height;            /* tree levels above the expression being parsed (bounded) */
     long num_nodes;        /* nodes made so far */
+    LangToken *addr_operand; /* where the operand of the unary & being parsed begins */
     LangFnSize *sizes;
 } LangParser;
 
@@ -210,7 +211,9 @@ LangNode *lang_p_matrix_member(LangParser *p, LangNode *lhs, LangToken *name);
 /* parse_access.c: `lhs.name` / `lhs->name` (a member or a swizzle), and `lhs[...]` after
  * its `[` (tok). */
 LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name);
-LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok);
+/* addr_of: the postfix chain is the operand of unary &, so its last index may be one past
+ * the end of an array (`&a[64]` of a[64], valid C++; `a[64]` alone is not) */
+LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok, bool addr_of);
 /* Types the arguments of simdgroup_load/store/multiply/multiply_accumulate; void. */
 LangType *lang_p_matrix_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
 

@@ -69,11 +69,14 @@ LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name)
 }
 
 // index = postfix "[" expr "]"   (after the "[")
-LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok)
+LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok, bool addr_of)
 {
     LangToken *at = p->tok;
     LangNode *idx = lang_p_expr(p);
     lang_p_skip(p, "]");
+    /* the & applies to this index only when no other postfix operator follows */
+    addr_of = addr_of && !lang_p_is(p->tok, "[") && !lang_p_is(p->tok, ".") &&
+              !lang_p_is(p->tok, "->") && !lang_p_is(p->tok, "++") && !lang_p_is(p->tok, "--");
     const LangType *coop = lhs->type->tensor && lhs->type->tensor->kind == LTN_COOP
                                ? lhs->type : NULL;
     if (coop)
@@ -82,6 +85,7 @@ LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok)
     LangNode *node = lang_p_new_node(p, LND_INDEX, tok);
     node->lhs = lhs;
     node->rhs = idx;
+    node->addr_only = addr_of && ty->kind == LTY_ARRAY && !coop;
     if (!lang_is_integer(idx->type))
         lang_error_soft(p->ctx, at, "array subscript is not an integer ('%s')",
                         lang_type_name(p->ctx, idx->type));
@@ -98,9 +102,12 @@ LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok)
                 lang_error_soft(p->ctx, at, "index %lld is outside the cooperative tensor: each "
                                 "thread holds %d elements (get_capacity())", (long long)v,
                                 ty->len);
-            else if (v < 0 || v >= ty->len)
-                lang_error_soft(p->ctx, at, "index %lld is past the end of '%s'", (long long)v,
-                                lang_type_name(p->ctx, ty));
+            else if (v < 0 || v > ty->len || (v == ty->len && !node->addr_only))
+                lang_error_soft(p->ctx, at, "index %lld is past the end of '%s'%s", (long long)v,
+                                lang_type_name(p->ctx, ty),
+                                v == ty->len && ty->kind == LTY_ARRAY
+                                    ? " (only its address, one past the end, may be taken: "
+                                      "&array[N])" : "");
         } else if (var && ty->kind == LTY_ARRAY) {
             var->dyn_indexed = true; /* codegen_unroll.c: registers or memory */
         }

@@ -478,6 +478,7 @@ static LangNode *unary_inner(LangParser *p)
         return node;
     }
     if (lang_p_consume(p, "&")) {
+        p->addr_operand = p->tok;
         LangNode *n = unary(p);
         if (!lang_p_is_lvalue(n) || n->kind == LND_SWIZZLE || n->kind == LND_ELEMENTS ||
             (n->kind == LND_INDEX && n->lhs->type->kind == LTY_VECTOR))
@@ -502,11 +503,13 @@ static LangNode *primary(LangParser *p);
 // postfix = primary ("[" expr "]" | "." ident | "->" ident | "++" | "--")*
 static LangNode *postfix(LangParser *p)
 {
+    const bool addr_of = p->addr_operand == p->tok; /* the whole chain is &'s operand */
+    p->addr_operand = NULL;
     LangNode *node = primary(p);
     for (;;) {
         LangToken *tok = p->tok;
         if (lang_p_consume(p, "[")) {
-            node = lang_p_index(p, node, tok);
+            node = lang_p_index(p, node, tok, addr_of);
         } else if (lang_p_consume(p, ".") || lang_p_consume(p, "->")) {
             if (lang_p_is(tok, "->")) {
                 if (node->type->kind != LTY_POINTER)

@@ -120,20 +120,24 @@ static inline const SimTgBlock *sim_tg_home(const SimDispatch *d, uint32_t base)
 
 /* The named block the access [offset, offset + bytes) from a base offset leaves, or NULL:
  * the block the base points into. A pointer (a base in a register) at the start of one
- * block may also be one past the end of the block before it (`end = s + 64; end[-1]`): an
- * access inside either is in bounds. A constant base is an array's own start. */
+ * block, or at the end of the last, may also be one past the end of the block before it
+ * (`end = s + 64; end[-1]`, `&s[64]`): an access inside either is in bounds, and one
+ * outside both from the end of the last block leaves that block (`*end` reads s[64]). A
+ * constant base is an array's own start. */
 static inline const SimTgBlock *sim_tg_overrun(const SimDispatch *d, uint32_t base,
                                                uint64_t offset, uint32_t bytes, bool pointer)
 {
     const SimTgBlock *home = sim_tg_home(d, base);
-    if (!home || (offset >= home->offset && offset + bytes <= (uint64_t)home->offset + home->size))
+    if (home && offset >= home->offset && offset + bytes <= (uint64_t)home->offset + home->size)
         return NULL;
     const SimTgBlock *before =
-        pointer && base == home->offset && base ? sim_tg_home(d, base - 1) : NULL;
-    if (before && before->offset + before->size == base && offset >= before->offset &&
-        offset + bytes <= base)
+        pointer && base && (home ? base == home->offset : base == d->tg_mem_bytes)
+            ? sim_tg_home(d, base - 1) : NULL;
+    if (before && before->offset + before->size != base)
+        before = NULL;
+    if (before && offset >= before->offset && offset + bytes <= base)
         return NULL;
-    return home;
+    return home ? home : before;
 }
 
 /* ---- operand access ----------------------------------------------------------------------- */

@@ -568,6 +568,43 @@ static void test_threadgroup_pointer_past_the_end_and_atomics(void **state)
     done(&c);
 }
 
+/* &s[64] and &a[8] (one past the end of a threadgroup and a private array) index back in
+ * bounds; dereferenced, they are out of bounds of their arrays, named by them (the
+ * threadgroup one was `threadgroup memory byte 256`). */
+static void test_address_one_past_the_end_dereferenced(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h,
+            "kernel void k(device float *out [[buffer(0)]],\n"                          /* 1 */
+            "              uint lid [[thread_index_in_threadgroup]]) {\n"                /* 2 */
+            "    threadgroup float s[64];\n"                                             /* 3 */
+            "    float a[8];\n"                                                          /* 4 */
+            "    for (int j = 0; j < 8; j++) a[j] = float(j);\n"                         /* 5 */
+            "    s[lid] = float(lid);\n"                                                 /* 6 */
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                     /* 7 */
+            "    threadgroup float *end = &s[64];\n"                                     /* 8 */
+            "    thread float *ae = &a[8];\n"                                            /* 9 */
+            "    float x = end[-1 - (int)lid] + ae[-1];\n"                               /* 10 */
+            "    float y = *end;\n"                                                      /* 11 */
+            "    float z = *ae;\n"                                                       /* 12 */
+            "    out[lid] = x + y + z;\n"                                                /* 13 */
+            "}\n",
+            NULL);
+    CheckBufferInfo info[1] = {{.elem_size = 4}};
+    c.info = info;
+    h_buffer(&c.h, 0, "out", 256, MEM_SPACE_DEVICE);
+    run_checked(&c, 64, 64);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of s[64] (byte "
+                                                          "offset 256, 4 bytes; valid 0..255)");
+    assert_int_equal(line_of(&c, &f->first), 11);
+    assert_int_equal(f->count, 64);
+    f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of a[8] (byte offset 32, 4 bytes");
+    assert_int_equal(line_of(&c, &f->first), 12);
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
 /* Assembly: the faulting load's register is overwritten before anything reads it. */
 static void test_out_of_bounds_overwritten_register(void **state)
 {
@@ -823,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_memory_written_before_read_is_silent),
         cmocka_unit_test(test_out_of_bounds_read_never_used_is_warning),
         cmocka_unit_test(test_out_of_bounds_read_used_is_error),
+        cmocka_unit_test(test_address_one_past_the_end_dereferenced),
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
         cmocka_unit_test(test_out_of_bounds_negative_index),
         cmocka_unit_test(test_out_of_bounds_between_threadgroup_arrays),

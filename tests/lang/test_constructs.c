@@ -292,6 +292,67 @@ static void test_pointer_exec(void **state)
     h_free(&h);
 }
 
+/* ---- one past the end ---------------------------------------------------------------------- */
+
+/* &a[N] of an array of N is a pointer one past its end (valid C++), for private arrays (in a
+ * struct and in a helper too), threadgroup rows and arrays in device structs; only reading or
+ * writing a[N] is an error. */
+static const char *past_end_src =
+    "struct S { float v[4]; };\n"
+    "float last(S s) { const thread float *e = &s.v[4]; return e[-1]; }\n"
+    "kernel void k(device float *o [[buffer(0)]], device S *p [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "  threadgroup float tile[2][16];\n"
+    "  tile[i / 16][i % 16] = float(i);\n"
+    "  threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "  S s; s.v[0] = 1; s.v[1] = 2; s.v[2] = 3; s.v[3] = float(i) * 0.5f;\n"
+    "  float a[8];\n"
+    "  for (int j = 0; j < 8; j++) a[j] = float(j * j) + float(i);\n"
+    "  thread float *q = &a[0];\n"
+    "  for (int j = 0; j <= 8; j++) q = &a[j];\n"       /* ends at &a[8] */
+    "  threadgroup float *re = &tile[0][16];\n"
+    "  device float *pe = &p[i].v[4];\n"
+    "  o[i * 4] = last(s) + q[-1];\n"
+    "  o[i * 4 + 1] = re[-1 - int(i % 16)];\n"
+    "  o[i * 4 + 2] = pe[-3];\n"
+    "  o[i * 4 + 3] = float(&tile[2] - &tile[0]) + float(q - &a[0]);\n"
+    "}\n";
+
+static void test_one_past_end(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, past_end_src, NULL);
+    enum { N = 32 };
+    float *o = ch_buf(&h, 0, N * 16);
+    float *p = ch_buf(&h, 1, N * 16);
+    for (int i = 0; i < N * 4; i++)
+        p[i] = (float)i * 0.25f;
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        CH_FEQ(o[i * 4], (float)i * 0.5f + (49.0f + (float)i), i);
+        CH_FEQ(o[i * 4 + 1], (float)(15 - i % 16), i);
+        CH_FEQ(o[i * 4 + 2], p[i * 4 + 1], i);
+        CH_FEQ(o[i * 4 + 3], 2.0f + 8.0f, i);
+    }
+    h_free(&h);
+    /* the element itself, one further, or an index that another postfix operator follows */
+    static const struct { const char *body, *want; } bad[] = {
+        {"o[0] = a[8];", "index 8 is past the end of 'float[8]' (only its address, one past "
+                         "the end, may be taken: &array[N])"},
+        {"o[0] = *&a[9];", "index 9 is past the end of 'float[8]'"},
+        {"o[0] = *&m[2][0];", "index 2 is past the end of 'float[3][2]'"},
+        {"thread float *e = &a[8]++; o[0] = *e;", "index 8 is past the end"},
+        {"a[8] = 1.0f; o[0] = a[0];", "index 8 is past the end"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char src[512];
+        snprintf(src, sizeof src, "kernel void k(device float *o [[buffer(0)]]) {\n"
+                 "  float a[8] = {0}; float m[2][3] = {{0}};\n  %s\n}\n", bad[k].body);
+        ch_expect_error(src, NULL, bad[k].want);
+    }
+}
+
 /* ---- references ---------------------------------------------------------------------------- */
 
 static const char *ref_src =
@@ -366,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_struct_exec),
         cmocka_unit_test(test_pointer_shape),
         cmocka_unit_test(test_pointer_exec),
+        cmocka_unit_test(test_one_past_end),
         cmocka_unit_test(test_reference_shape),
         cmocka_unit_test(test_reference_exec),
     };
