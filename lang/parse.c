@@ -91,7 +91,11 @@ static LangType *unify(LangParser *p, LangNode **args, int n, LangToken *name)
     return ty;
 }
 
-/* Integer arguments of float functions are converted to float (the only overloads). */
+/* The arguments of a function Metal declares for float and half only (its math, relational,
+ * geometric and floating common functions): one of them at least must be floating, the
+ * others are converted to its type. A call with integer arguments alone is refused, as
+ * Metal's compiler refuses it: an int converts to float and to half equally well, so the
+ * call is ambiguous between the two overloads (and an int vector converts to neither). */
 static LangType *floatify(LangParser *p, LangNode **args, int n, LangToken *name)
 {
     LangType *ty = unify(p, args, n, name);
@@ -99,8 +103,18 @@ static LangType *floatify(LangParser *p, LangNode **args, int n, LangToken *name
         return ty;
     LangType *f = ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, lang_ty_float, ty->len, false)
                                          : lang_ty_float;
-    for (int i = 0; i < n; i++)
-        args[i] = lang_p_convert(p, args[i], f, args[i]->tok);
+    LangType *h = ty->kind == LTY_VECTOR ? lang_vector_of(p->ctx, lang_ty_half, ty->len, false)
+                                         : lang_ty_half;
+    const char *tn = lang_type_name(p->ctx, ty);
+    if (ty->kind == LTY_VECTOR)
+        lang_error_soft(p->ctx, name, "'%.*s' takes float or half vectors, and Metal converts "
+                        "no '%s' to one implicitly: cast it to %s or %s", name->len, name->loc,
+                        tn, lang_type_name(p->ctx, f), lang_type_name(p->ctx, h));
+    else
+        lang_error_soft(p->ctx, name, "call to '%.*s' with %s ('%s') is ambiguous in Metal (its "
+                        "float and half overloads fit equally): cast %s to float or half",
+                        name->len, name->loc, n > 1 ? "integers only" : "an integer", tn,
+                        n > 1 ? "one" : "it");
     return f;
 }
 

@@ -122,6 +122,68 @@ static void test_calls(void **state)
                   "'foo'");
 }
 
+/* Metal declares its math, relational, geometric and floating common functions for float
+ * and half only (MSL sections 5.2, 5.4, 5.5, 5.7): called with integers alone, the call is
+ * ambiguous between the two overloads (an int vector converts to neither), and Metal's
+ * compiler refuses it; so does lockstep, at the call. Integer overloads (abs, min, clamp,
+ * ...), ldexp's int exponent and one floating argument among integers are fine. */
+static void test_float_only_calls(void **state)
+{
+    (void)state;
+    static const char *const one[] = {
+        "acos(n)", "acosh(n)", "asin(n)", "asinh(n)", "atan(n)", "atanh(n)", "ceil(n)",
+        "cos(n)", "cosh(n)", "cospi(n)", "exp(n)", "exp2(n)", "exp10(n)", "fabs(n)",
+        "floor(n)", "fract(n)", "ilogb(n)", "log(n)", "log2(n)", "log10(n)", "rint(n)",
+        "round(n)", "rsqrt(n)", "sin(n)", "sinh(n)", "sinpi(n)", "sqrt(n)", "tan(n)",
+        "tanh(n)", "tanpi(n)", "trunc(n)", "cbrt(n)", "logb(n)", "saturate(n)", "sign(n)",
+        "isfinite(n)", "isinf(n)", "isnan(n)", "isnormal(n)", "signbit(n)",
+        "ldexp(n, 2)", "sincos(n, c)", "modf(n, c)", "frexp(n, e)", "fast::sin(n)",
+        "precise::sqrt(7)",
+    };
+    static const char *const several[] = {
+        "atan2(n, 1)", "copysign(n, 2)", "fdim(n, 1)", "fma(n, 2, 3)", "fmax(n, 1)",
+        "fmin(n, 1)", "fmod(n, 3)", "pow(2, 3)", "powr(n, 2)", "mad(n, 2, 3)",
+        "nextafter(n, 1)", "fmin3(n, 1, 2)", "fmax3(n, 1, 2)", "fmedian3(n, 1, 2)",
+        "divide(n, 2)", "mix(n, 1, 0)", "step(0, n)", "smoothstep(0, 1, n)",
+        "isordered(n, 1)", "isunordered(n, 1)",
+    };
+    char text[512], want[400];
+    for (size_t k = 0; k < sizeof one / sizeof one[0] + sizeof several / sizeof several[0]; k++) {
+        bool many = k >= sizeof one / sizeof one[0];
+        const char *call = many ? several[k - sizeof one / sizeof one[0]] : one[k];
+        snprintf(text, sizeof text, K "{\n  int n = int(i); float c; int e;\n  a[i] = "
+                 "float(%s);\n}\n", call);
+        const char *fn = strncmp(call, "fast::", 6) == 0      ? call + 6
+                         : strncmp(call, "precise::", 9) == 0 ? call + 9 : call;
+        /* the call's name is at column 16 of line 3, after "  a[i] = float(" and any
+         * namespace */
+        snprintf(want, sizeof want, "t.metal:3:%d: error: call to '%.*s' with %s ('int') is "
+                 "ambiguous in Metal (its float and half overloads fit equally): cast %s to "
+                 "float or half", 16 + (int)(fn - call), (int)strcspn(fn, "("), fn,
+                 many ? "integers only" : "an integer", many ? "one" : "it");
+        expect_errors(text, want);
+    }
+    expect_errors(K "{ a[i] = length(int2(1, 2)); }", "t.metal:1:91: error: 'length' takes "
+                  "float or half vectors, and Metal converts no 'int2' to one implicitly: cast "
+                  "it to float2 or half2");
+    expect_errors(K "{ a[i] = dot(uint3(i), uint3(1)); }", "t.metal:1:91: error: 'dot' takes "
+                  "float or half vectors, and Metal converts no 'uint3' to one implicitly: "
+                  "cast it to float3 or half3");
+    expect_errors(K "{ a[i] = sqrt(i) + sinpi(true); }", "t.metal:1:91: error: call to 'sqrt' "
+                  "with an integer ('uint') is ambiguous in Metal (its float and half overloads "
+                  "fit equally): cast it to float or half|t.metal:1:101: error: call to 'sinpi' "
+                  "with an integer ('bool') is ambiguous in Metal (its float and half overloads "
+                  "fit equally): cast it to float or half");
+    /* what Metal accepts */
+    const char *fine = K "{\n  int n = int(i); float c = a[i]; int e; half h = half(c);\n"
+                       "  a[i] = float(abs(n) + min(n, 3) + max(i, 2u) + clamp(n, 0, 4) +\n"
+                       "    min3(n, 1, 2) + max3(n, 1, 2) + median3(n, 1, 2)) + ldexp(1.0f, n) +\n"
+                       "    pow(c, 2) + fmax(h, 2) + mix(c, 1, 0) + step(0, c) + frexp(c, e) +\n"
+                       "    float(isordered(c, 1)) + fma(2, c, 3) + float(select(n, 2, true));\n}\n";
+    if (parse_error(fine))
+        fail_msg("refused: %s\n%s", fine, parse_error(fine));
+}
+
 static void test_assignment(void **state)
 {
     (void)state;
@@ -244,6 +306,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_syntax),      cmocka_unit_test(test_names),
         cmocka_unit_test(test_types),       cmocka_unit_test(test_calls),
+        cmocka_unit_test(test_float_only_calls),
         cmocka_unit_test(test_assignment),  cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_several_errors), cmocka_unit_test(test_declarations),
         cmocka_unit_test(test_deep_nesting), cmocka_unit_test(test_unsupported),
