@@ -14,6 +14,10 @@
  * from the program's .uniform values. A uniform bound at launch (a buffer address) is not
  * visible to observers; such a shuffle is skipped, which is never the case for the
  * compiler's output (lane operands are registers or immediates).
+ *
+ * A shuffle-and-fill compiles to shuffles of computed lanes (IsaProgram.parts): they are
+ * named by the function, and its modulo, read where the compiled code first uses it, must
+ * cut the SIMD-group (quad) into vectors of a power of two lanes (simd-operand).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +35,8 @@ typedef struct SimdChecker {
     uint32_t num_slots;
     uint64_t *runs;           /* [slot * num_groups + simdgroup] */
     uint32_t num_groups, cap_runs;
+    const IsaFnPart **part;   /* per instruction: the call it is part of, or NULL */
+    uint8_t *wanted;          /* per instruction, when modulos are checked: issue_insts */
 } SimdChecker;
 
 const char *check_simd_name(uint16_t op)
@@ -220,6 +226,39 @@ static uint32_t check_operand(SimdChecker *c, const SimGroupView *sg, const IsaI
     return out;
 }
 
+/* A shuffle-and-fill's modulo known only at run time (the compiler checks a constant one):
+ * the first active lane whose modulo is no power of two up to the SIMD-group's (the quad's)
+ * width. */
+static void check_modulo(SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
+                         const IsaFnPart *part)
+{
+    uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
+    uint32_t exec = sg->exec_mask & present, b[32];
+    if (!exec || part->modulo_opd >= ISA_MAX_OPERANDS ||
+        !check_operand_values(c->s->program, sg, &inst->opd[part->modulo_opd], b))
+        return;
+    for (uint32_t m = exec; m; m &= m - 1) {
+        const uint32_t l = (uint32_t)__builtin_ctz(m), v = b[l];
+        if (v && v <= part->width && !(v & (v - 1)))
+            continue;
+        const bool quad = part->width == 4;
+        const char *valid = quad ? "1, 2 or 4" : "1, 2, 4, 8, 16 or 32";
+        CheckFinding f = {.kind = CHECK_SIMD_OPERAND, .severity = CHECK_ERROR, .count = 1};
+        check_site_thread(&f.first, sg, l, inst->pc);
+        f.first.access = CHECK_ACCESS_READ;
+        snprintf(f.message, sizeof f.message,
+                 "%s's modulo %u is not a power of two up to the %s's %u lanes (%s): lane %u "
+                 "gives it, and the result is undefined", part->func, v,
+                 quad ? "quad" : "SIMD-group", part->width, valid, l);
+        snprintf(f.fix, sizeof f.fix,
+                 "give %s at line %s a modulo of %s: the width of the vectors it cuts the %s "
+                 "into", part->func, check_line(c->s->program, inst->pc).s, valid,
+                 quad ? "quad" : "SIMD-group");
+        check_report(c->s, &f);
+        return;
+    }
+}
+
 /* A simd-divergence finding: lane `reader` reads lane `source` (its second site when the
  * SIMD-group has that lane) at inst; returns the source line, for the fix. */
 static CheckLine divergence(const SimdChecker *c, const SimGroupView *sg, const IsaInst *inst,
@@ -396,7 +435,12 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
         check_matrix(c, sg, inst);
         return;
     }
-    const char *name = check_simd_name(inst->op);
+    const IsaFnPart *part = c->part[inst - c->s->program->code];
+    if (part && part->modulo_opd) {
+        check_modulo(c, sg, inst, part);
+        return;
+    }
+    const char *name = part ? part->func : check_simd_name(inst->op);
     if (!name)
         return;
     uint32_t present = sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1;
@@ -406,7 +450,8 @@ static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
     uint32_t b[32];
     if (!check_operand_values(c->s->program, sg, &inst->opd[2], b))
         return;
-    uint32_t out_of_range = check_operand(c, sg, inst, name, exec, b);
+    /* a shuffle-and-fill's lanes are computed in range (from a valid modulo) */
+    uint32_t out_of_range = part ? 0 : check_operand(c, sg, inst, name, exec, b);
     /* With every lane of a full SIMD-group active, every source lane is valid. */
     if (exec == 0xffffffffu)
         return;
@@ -452,6 +497,8 @@ static void destroy(CheckChecker *base)
     free(c->slot_of);
     free(c->slot_inst);
     free(c->runs);
+    free(c->part);
+    free(c->wanted);
     free(c);
 }
 
@@ -485,6 +532,24 @@ CheckChecker *check_simd_new(CheckSession *s)
     for (uint32_t op = 0; op < ISA_OP_COUNT; op++)
         if (check_simd_name((uint16_t)op) || isa_is_mma((uint16_t)op))
             check_op_set(c->base.issue_ops, op);
+    c->part = util_calloc(p->count ? p->count : 1, sizeof *c->part);
+    bool modulos = false;
+    for (uint32_t i = 0; i < p->num_parts; i++)
+        if (p->parts[i].index < p->count) {
+            c->part[p->parts[i].index] = &p->parts[i];
+            modulos |= p->parts[i].modulo_opd != 0;
+        }
+    if (modulos) { /* the instructions that read a modulo, and only those of their opcodes */
+        c->wanted = util_calloc(p->count ? p->count : 1, 1);
+        for (uint32_t i = 0; i < p->count; i++) {
+            const uint16_t op = p->code[i].op;
+            c->wanted[i] = check_simd_name(op) || isa_is_mma(op) ||
+                           (c->part[i] && c->part[i]->modulo_opd);
+            if (c->part[i] && c->part[i]->modulo_opd)
+                check_op_set(c->base.issue_ops, op);
+        }
+        c->base.issue_insts = c->wanted;
+    }
     c->base.destroy = destroy;
     return &c->base;
 }

@@ -116,6 +116,9 @@ void isa_program_free(IsaProgram *p)
         free(p->undefs[i].type_name);
     }
     free(p->undefs);
+    for (uint32_t i = 0; i < p->num_parts; i++)
+        free(p->parts[i].func);
+    free(p->parts);
     for (uint32_t i = 0; i < p->num_calls; i++)
         free(p->calls[i].func);
     free(p->calls);

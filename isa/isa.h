@@ -335,6 +335,17 @@ typedef struct IsaUndef {
     char *type_name;        /* its scalar type as written ("float"), or "?" */
 } IsaUndef;
 
+/* An instruction that is part of a call of an MSL function compiled to several (a
+ * shuffle-and-fill: its shuffles, and the instruction that reads its modulo), so that the
+ * checkers name the function the kernel called, not the instruction, and check the modulo.
+ * Filled by the compiler, in instruction order. */
+typedef struct IsaFnPart {
+    uint32_t index;         /* instruction index */
+    uint8_t modulo_opd;     /* the operand that holds the call's modulo, or 0 */
+    uint8_t width;          /* with modulo_opd: the lanes it may cut (32, or 4 for a quad) */
+    char *func;             /* "quad_shuffle_and_fill_up" */
+} IsaFnPart;
+
 typedef struct IsaProgram {
     char *name;             /* kernel entry name */
     IsaInst *code;
@@ -359,6 +370,8 @@ typedef struct IsaProgram {
     uint32_t num_undefs;
     IsaCallSite *calls;     /* inlined calls, for IsaSourceLoc.call; may be empty */
     uint32_t num_calls;
+    IsaFnPart *parts;       /* may be empty */
+    uint32_t num_parts;
 } IsaProgram;
 
 IsaProgram *isa_program_new(void);

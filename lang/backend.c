@@ -688,6 +688,13 @@ static void attach_undefs(const Undefs *u, IsaProgram *prog)
     prog->num_undefs = u->n;
 }
 
+/* The instructions of calls compiled to several (IsaProgram.parts), names static until
+ * the program is built. */
+typedef struct Parts {
+    IsaFnPart *list;      /* room for every IR instruction */
+    uint32_t n;
+} Parts;
+
 static uint32_t regs_used(const Emit *e)
 {
     uint32_t top = 0;
@@ -782,6 +789,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
 
     Emit e = {.ctx = ctx};
     Undefs undefs = {lang_alloc(ctx, (n + 1) * sizeof *undefs.list), 0};
+    Parts parts = {lang_alloc(ctx, (n + 1) * sizeof *parts.list), 0};
     IsaSourceLoc last_loc = {0};
     for (uint32_t p = 0; p < n; p++) {
         const LangIrInst *it = &w[p];
@@ -815,6 +823,10 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
                 label_slots[l] |= (uint8_t)pending_slots(&e);
         }
         emit_inst(&e, &inst, it->loc, extra);
+        if (it->part_of) /* emit_inst put inst last, after any wait */
+            parts.list[parts.n++] = (IsaFnPart){.index = e.count - 1, .modulo_opd = it->modulo_opd,
+                                                .width = it->modulo_width,
+                                                .func = (char *)it->part_of};
         for (int i = 0; i < npost; i++)
             emit_inst(&e, &post[i], it->loc, 0);
         pos_end[p] = e.count;
@@ -834,5 +846,11 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
                 e.code[i].opd[k].index = (uint16_t)label_index[e.code[i].opd[k].index];
     IsaProgram *prog = build_program(ctx, ir, &e, &ra, pos_first, pos_end);
     attach_undefs(&undefs, prog);
+    prog->parts = util_calloc(parts.n ? parts.n : 1, sizeof *prog->parts);
+    for (uint32_t i = 0; i < parts.n; i++) {
+        prog->parts[i] = parts.list[i];
+        prog->parts[i].func = util_strdup(parts.list[i].func);
+    }
+    prog->num_parts = parts.n;
     return prog;
 }

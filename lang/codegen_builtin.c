@@ -655,8 +655,19 @@ static CgVal shuffle_fill(LangCg *cg, LangNode *node, CgVal *args, int na)
         cg_error(cg, node->args->next->next->next->tok,
                  quad ? "the modulo of a quad shuffle-and-fill must be 1, 2 or 4"
                       : "the modulo of a SIMD shuffle-and-fill must be a power of two up to 32");
+    const char *fn = quad ? (up ? "quad_shuffle_and_fill_up" : "quad_shuffle_and_fill_down")
+                          : (up ? "simd_shuffle_and_fill_up" : "simd_shuffle_and_fill_down");
+    LangIr *ir = cg->ir;
     IsaOperand lane = cg_lane_id(cg);
     IsaOperand mask = op2(cg, ISA_OP_ISUB, 32, mod, lang_cg_imm(1));
+    /* a modulo known at run time only: the checkers see it at this isub (simd.c) */
+    LangIrInst *sub = ir->count ? &ir->insts[ir->count - 1] : NULL;
+    if (mod.kind != ISA_OPD_IMM && sub && sub->label < 0 && sub->inst.op == ISA_OP_ISUB &&
+        sub->inst.opd[1].kind == mod.kind && sub->inst.opd[1].index == mod.index) {
+        sub->part_of = fn;
+        sub->modulo_opd = 1;
+        sub->modulo_width = (uint8_t)width;
+    }
     IsaOperand i = op2(cg, ISA_OP_AND, 32, lane, mask);
     IsaOperand j = op2(cg, up ? ISA_OP_ISUB : ISA_OP_IADD, 32, i, delta);
     IsaOperand src = op2(cg, ISA_OP_OR, 32, op2(cg, ISA_OP_ISUB, 32, lane, i),
@@ -668,12 +679,17 @@ static CgVal shuffle_fill(LangCg *cg, LangNode *node, CgVal *args, int na)
     int n;
     CgLeaf *l = cg_leaves(cg, args[0].type, &n);
     CgVal r = cg_val_new(cg, node->type, args[0].n);
+    const uint32_t first = ir->count;
     for (int k = 0; k < args[0].n && k < n; k++) {
         LangType *s = l[k].scalar;
         IsaOperand d = shuffle_any(cg, node, s, args[0].c[k], src);
         IsaOperand f = shuffle_any(cg, node, s, args[1].c[k], src);
         r.c[k] = cg_select(cg, from_data, d, f, cg_width_of(s));
     }
+    /* its shuffles are the function's, for the checkers' messages */
+    for (uint32_t x = first; x < ir->count; x++)
+        if (ir->insts[x].label < 0 && ir->insts[x].inst.op == ISA_OP_SHFL)
+            ir->insts[x].part_of = fn;
     return r;
 }
 

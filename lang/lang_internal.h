@@ -394,6 +394,10 @@ typedef struct LangIrInst {
     IsaInst inst;
     int32_t label;          /* >= 0: a label definition (inst unused) */
     IsaSourceLoc loc;
+    const char *part_of;    /* the MSL function of a call compiled to several instructions
+                             * that this one is part of (IsaFnPart), or NULL */
+    uint8_t modulo_opd;     /* with part_of: the operand that holds the call's modulo, or 0 */
+    uint8_t modulo_width;   /* and the lanes the modulo may cut */
 } LangIrInst;
 
 static inline bool lang_ir_is_undef(const LangIrInst *it)

@@ -203,10 +203,21 @@ static const char *inst_name(const IsaProgram *p, uint32_t pc)
     return i >= 0 ? isa_ops[p->code[i].op].name : "instruction";
 }
 
+/* " of simd_shuffle_and_fill_up" for an instruction of a call compiled to several, or "". */
+static const char *part_text(const IsaProgram *p, uint32_t pc, char *buf, size_t size)
+{
+    const int64_t i = isa_program_index_of_pc(p, pc);
+    buf[0] = '\0';
+    for (uint32_t k = 0; i >= 0 && k < p->num_parts; k++)
+        if (p->parts[k].index == (uint64_t)i)
+            snprintf(buf, size, " of %s", p->parts[k].func);
+    return buf;
+}
+
 static void print_site(FILE *out, Sources *src, const char *fallback_file, const char *label,
                        CheckKind kind, const CheckSite *site)
 {
-    char where[600], name[160], call[256];
+    char where[600], name[160], call[256], part[80];
     where_text(src->program, fallback_file, site->pc, where, sizeof where);
     call_text(src->program, site->pc, call, sizeof call);
     if (is_memory_kind(kind))
@@ -214,7 +225,8 @@ static void print_site(FILE *out, Sources *src, const char *fallback_file, const
                 access_names[site->access <= CHECK_ACCESS_ATOMIC ? site->access : 0],
                 check_site_name(site, name, sizeof name), where, call);
     else
-        fprintf(out, "  %s %s at %s%s\n", label, inst_name(src->program, site->pc), where, call);
+        fprintf(out, "  %s %s%s at %s%s\n", label, inst_name(src->program, site->pc),
+                part_text(src->program, site->pc, part, sizeof part), where, call);
     print_source(out, src, site->pc);
     const SimThreadId *t = &site->thread;
     fprintf(out, "           by thread (%u,%u,%u) in threadgroup (%u,%u,%u), SIMD-group %u, lane %u, "

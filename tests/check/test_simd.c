@@ -414,6 +414,88 @@ static void test_inactive_lanes_operands_do_not_count(void **state)
     done(&c);
 }
 
+/* ---- shuffle-and-fill ------------------------------------------------------------------------ */
+
+/* A shuffle-and-fill compiles to plain shuffles of computed lanes; findings name the
+ * function the kernel called (they named `simd_shuffle`). */
+static void test_shuffle_and_fill_named(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "kernel void k(device uint *out [[buffer(0)]], uint gid [[thread_position_in_grid]],\n" /* 1 */
+          "              uint lane [[thread_index_in_simdgroup]])\n"     /* 2 */
+          "{\n"                                                           /* 3 */
+          "    uint v = gid * 10u;\n"                                     /* 4 */
+          "    if (lane < 16u)\n"                                         /* 5 */
+          "        v = simd_shuffle_and_fill_down(v, 7u, ushort(2));\n"   /* 6 */
+          "    half h = half(gid);\n"                                     /* 7 */
+          "    if (lane % 4u != 0u)\n"                                    /* 8 */
+          "        h = quad_shuffle_and_fill_up(h, half(1), ushort(1));\n" /* 9 */
+          "    out[gid] = v + uint(h);\n"                                 /* 10 */
+          "}\n",
+          32, 32);
+    const CheckFinding *f = find(&c, CHECK_SIMD_DIVERGENCE, "simd_shuffle_and_fill_down reads "
+                                 "lane 16, which is inactive (its value is undefined): lane 14 reads it");
+    assert_int_equal(line_of(&c, &f->first), 6);
+    assert_non_null(strstr(f->fix, "call simd_shuffle_and_fill_down at line 6 where every lane"));
+    f = find(&c, CHECK_SIMD_DIVERGENCE, "quad_shuffle_and_fill_up reads lane 0, which is "
+             "inactive (its value is undefined): lane 1 reads it");
+    assert_int_equal(line_of(&c, &f->first), 9);
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
+/* The modulo of a shuffle-and-fill, read from a buffer: MSL allows the widths 1, 2, 4, 8, 16
+ * and 32 (a quad's: 1, 2 and 4); any other is reported at the call (the compiler refuses
+ * such a constant). */
+static void run_fill_modulo(Checked *c, const char *fn, uint32_t modulo)
+{
+    char src[600];
+    snprintf(src, sizeof src,
+             "kernel void k(device uint *out [[buffer(0)]], device const uint *m [[buffer(1)]],\n"
+             "              uint gid [[thread_position_in_grid]]) {\n"
+             "    out[gid] = %s(gid, 100u + gid, ushort(1), ushort(m[0]));\n" /* 3 */
+             "}\n", fn);
+    ch_init(&c->h, src, NULL);
+    c->info = NULL;
+    bind_all(c, 4096);
+    ((uint32_t *)h_data(&c->h, 1))[0] = modulo;
+    run_checked(c, 32, 32);
+}
+
+static void test_shuffle_and_fill_runtime_modulo(void **state)
+{
+    (void)state;
+    static const char *const fns[] = {"simd_shuffle_and_fill_up", "simd_shuffle_and_fill_down",
+                                      "quad_shuffle_and_fill_up", "quad_shuffle_and_fill_down"};
+    static const uint32_t simd_ok[] = {1, 2, 4, 8, 16, 32}, quad_ok[] = {1, 2, 4};
+    static const uint32_t tried[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 32, 33, 64, 65535};
+    for (size_t f = 0; f < 4; f++) {
+        const bool quad = f >= 2;
+        for (size_t t = 0; t < sizeof tried / sizeof tried[0]; t++) {
+            bool ok = false;
+            for (size_t k = 0; k < (quad ? 3u : 6u); k++)
+                ok |= tried[t] == (quad ? quad_ok : simd_ok)[k];
+            Checked c;
+            run_fill_modulo(&c, fns[f], tried[t]);
+            if (ok) {
+                expect_silent(&c);
+            } else {
+                char want[200];
+                snprintf(want, sizeof want, "%s's modulo %u is not a power of two up to the %s "
+                         "lanes (%s): lane 0 gives it, and the result is undefined", fns[f],
+                         tried[t], quad ? "quad's 4" : "SIMD-group's 32",
+                         quad ? "1, 2 or 4" : "1, 2, 4, 8, 16 or 32");
+                const CheckFinding *x = find(&c, CHECK_SIMD_OPERAND, want);
+                assert_int_equal(line_of(&c, &x->first), 3);
+                assert_int_equal(x->first.thread.lane, 0);
+            }
+            done(&c);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +515,8 @@ int main(void)
         cmocka_unit_test(test_xor_mask_and_quad_lane_out_of_range),
         cmocka_unit_test(test_delta_differs_between_lanes),
         cmocka_unit_test(test_inactive_lanes_operands_do_not_count),
+        cmocka_unit_test(test_shuffle_and_fill_named),
+        cmocka_unit_test(test_shuffle_and_fill_runtime_modulo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
