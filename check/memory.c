@@ -9,7 +9,10 @@
  * per threadgroup), of each `init: none` buffer (kept for the dispatch, as device memory
  * is), and of each thread's stack bytes that hold a named local (a private array the
  * compiler keeps in memory; reset per threadgroup, one block per lane of every SIMD-group;
- * spill slots and temporaries are not tracked: their bytes start out written). Register
+ * spill slots and temporaries are not tracked: their bytes start out written). Locals of
+ * disjoint scopes may share stack bytes: where a local's scope begins (IsaSymbol.live_begin,
+ * an instruction no branch lands on) its bytes are unwritten again for the lanes that reach
+ * it, as they are each time a loop's body declares it anew. Register
  * tracking works on register halves (so h16 loads are exact) with a lane mask per half:
  * lanes whose half holds a device load not yet waited for, and lanes whose half holds the
  * zeros of a faulting load nobody has read yet. Which operands an instruction
@@ -61,6 +64,10 @@ typedef struct MemoryChecker {
     size_t stack_cap;
     bool any_dev_uninit;
     const SimThreadgroupView *tg;
+    uint32_t *begin_first;   /* per instruction index i: begin_syms[begin_first[i] ..
+                              * begin_first[i + 1]) are the thread symbols whose scope begins */
+    uint32_t *begin_syms;
+    uint8_t *begin_wanted;   /* issue_insts: the instructions that begin a scope */
 } MemoryChecker;
 
 static inline uint32_t operand_halves(const MemoryChecker *c, const IsaInst *in, int k,
@@ -336,6 +343,23 @@ static void on_retired(CheckChecker *base, const SimGroupView *sg, const IsaInst
                      g->wait_pending[0] | g->wait_pending[1] | g->oob_pending);
 }
 
+/* A scope begins: its locals' stack bytes are unwritten in the lanes that reach it. */
+static void on_issued(void *ctx, const SimGroupView *sg, const IsaInst *inst)
+{
+    MemoryChecker *c = ctx;
+    const uint32_t k = index_of(c->s, inst);
+    const uint32_t lanes = sg->exec_mask & (sg->lanes >= 32 ? 0xffffffffu : (1u << sg->lanes) - 1);
+    if (!c->stack_written || !c->begin_first || k >= c->s->program->count)
+        return;
+    for (uint32_t b = c->begin_first[k]; b < c->begin_first[k + 1]; b++) {
+        const IsaSymbol *sym = &c->s->program->symbols[c->begin_syms[b]];
+        for (uint32_t m = lanes; m; m &= m - 1)
+            memset(c->stack_written + ((size_t)sg->simdgroup * SIM_SIMD_WIDTH +
+                                       (uint32_t)__builtin_ctz(m)) * c->stack_bytes + sym->offset,
+                   0, sym->size);
+    }
+}
+
 static void report_uninit(MemoryChecker *c, const SimGroupView *sg, const SimMemAccess *acc,
                           uint32_t lane, uint64_t addr, uint32_t lanes)
 {
@@ -544,10 +568,20 @@ static void destroy(CheckChecker *base)
     free(c->tg_written);
     free(c->stack_template);
     free(c->stack_written);
+    free(c->begin_first);
+    free(c->begin_syms);
+    free(c->begin_wanted);
     for (uint32_t i = 0; c->dev_written && i < c->s->num_buffers; i++)
         free(c->dev_written[i]);
     free(c->dev_written);
     free(c);
+}
+
+/* A named local in thread memory with a scope (tracked: within the stack). */
+static bool scoped_local(const IsaProgram *p, const IsaSymbol *sym)
+{
+    return sym->space == ISA_SYM_THREAD && sym->live_end && sym->live_begin < p->count &&
+           (uint64_t)sym->offset + sym->size <= p->stack_bytes;
 }
 
 CheckChecker *check_memory_new(CheckSession *s)
@@ -581,11 +615,39 @@ CheckChecker *check_memory_new(CheckSession *s)
         }
         memset(c->stack_template + sym->offset, 0, sym->size);
     }
+    /* the scopes that begin at an instruction, for on_issued: counted per instruction,
+     * the counts made starts, then filled */
+    uint32_t num_begins = 0;
+    for (uint32_t i = 0; c->stack_template && i < p->num_symbols; i++)
+        num_begins += scoped_local(p, &p->symbols[i]);
+    if (num_begins) {
+        c->begin_first = util_calloc(p->count + 1, sizeof *c->begin_first);
+        c->begin_syms = util_calloc(num_begins, sizeof *c->begin_syms);
+        c->begin_wanted = util_calloc(p->count, 1);
+        for (uint32_t i = 0; i < p->num_symbols; i++)
+            if (scoped_local(p, &p->symbols[i])) {
+                const uint32_t k = p->symbols[i].live_begin;
+                c->begin_first[k + 1]++;
+                c->begin_wanted[k] = 1;
+                check_op_set(c->base.issue_ops, p->code[k].op);
+            }
+        for (uint32_t k = 0; k < p->count; k++)
+            c->begin_first[k + 1] += c->begin_first[k];
+        uint32_t *fill = util_calloc(p->count, sizeof *fill);
+        for (uint32_t i = 0; i < p->num_symbols; i++)
+            if (scoped_local(p, &p->symbols[i])) {
+                const uint32_t k = p->symbols[i].live_begin;
+                c->begin_syms[c->begin_first[k] + fill[k]++] = i;
+            }
+        free(fill);
+        c->base.issue_insts = c->begin_wanted;
+    }
     c->base.observer = (SimObserver){
         .ctx = c,
         .threadgroup_begin = on_tg_begin,
         .threadgroup_end = on_tg_end,
         .mem_access = on_access,
+        .inst_issued = c->begin_first ? on_issued : NULL,
     };
     if (c->track_regs) {
         c->base.retired = on_retired;

@@ -124,9 +124,15 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
     site->offset = addr;
     const IsaProgram *p = s->program;
     IsaSymbolSpace want = space == MEM_SPACE_THREADGROUP ? ISA_SYM_THREADGROUP : ISA_SYM_THREAD;
-    for (uint32_t i = 0; i < p->num_symbols; i++) {
-        const IsaSymbol *sym = &p->symbols[i];
-        if (sym->space == want && addr >= sym->offset && addr < (uint64_t)sym->offset + sym->size) {
+    /* locals of disjoint scopes may share thread memory: the one whose scope holds the
+     * access (pass 0), else any that holds the address */
+    const int64_t at = isa_program_index_of_pc(p, site->pc);
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < p->num_symbols; i++) {
+            const IsaSymbol *sym = &p->symbols[i];
+            if (sym->space != want || addr < sym->offset || addr >= (uint64_t)sym->offset + sym->size ||
+                (pass == 0 && sym->live_end && (at < sym->live_begin || at >= sym->live_end)))
+                continue;
             snprintf(site->symbol, sizeof site->symbol, "%s", sym->name);
             /* a scalar or a struct is named alone: `total`, not `total[0]` */
             if (sym->array) {
@@ -135,7 +141,6 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
             }
             return;
         }
-    }
     if (space != MEM_SPACE_THREADGROUP)
         return;
     for (uint32_t i = 0; i < p->num_args; i++) {
@@ -533,14 +538,17 @@ SimObserver *const *check_session_observers(CheckSession *s, uint32_t *count)
 static void name_past_array(const IsaProgram *p, CheckSite *site)
 {
     const IsaSymbol *best = NULL;
-    for (uint32_t i = 0; i < p->num_symbols; i++) {
-        const IsaSymbol *sym = &p->symbols[i];
-        uint64_t end = (uint64_t)sym->offset + sym->size;
-        if (sym->space == ISA_SYM_THREAD && sym->array && end <= site->offset &&
-            site->offset < end + sym->size &&
-            (!best || end > (uint64_t)best->offset + best->size))
-            best = sym;
-    }
+    const int64_t at = isa_program_index_of_pc(p, site->pc);
+    for (int pass = 0; pass < 2 && !best; pass++) /* an array whose scope holds it first */
+        for (uint32_t i = 0; i < p->num_symbols; i++) {
+            const IsaSymbol *sym = &p->symbols[i];
+            uint64_t end = (uint64_t)sym->offset + sym->size;
+            if (sym->space == ISA_SYM_THREAD && sym->array && end <= site->offset &&
+                site->offset < end + sym->size &&
+                (pass || !sym->live_end || (at >= sym->live_begin && at < sym->live_end)) &&
+                (!best || end > (uint64_t)best->offset + best->size))
+                best = sym;
+        }
     if (!best)
         return;
     snprintf(site->symbol, sizeof site->symbol, "%s", best->name);

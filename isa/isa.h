@@ -321,6 +321,11 @@ typedef struct IsaSymbol {
     uint32_t dims[3];       /* an array of 2 to 4 dimensions: the extents after the first,
                              * outermost first, 0 past the last (`float t[2][3][4]`: 3, 4,
                              * named `t[1][0][2]`); all 0 otherwise (named by flat index) */
+    /* Thread memory: the instructions [live_begin, live_end) of the local's scope, from its
+     * declaration. Locals of disjoint scopes may share bytes, so outside it they may be
+     * another's; each time a lane reaches live_begin the bytes are the new local's, never
+     * written. Both 0: the whole kernel. The compiler puts no branch target at live_begin. */
+    uint32_t live_begin, live_end;
 } IsaSymbol;
 
 /* A variable declared without a value: from instruction `index` on (before it runs), the

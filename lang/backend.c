@@ -275,7 +275,7 @@ static uint32_t prune_skips(LangCtx *ctx, const LangIr *ir, LangIrInst *w, uint3
             unsigned cost = 0;
             bool has_barrier = false;
             for (int32_t j = (int32_t)i + 1; j < target; j++)
-                if (w[j].label < 0 && !lang_ir_is_undef(&w[j])) {
+                if (w[j].label < 0 && !lang_ir_is_marker(&w[j])) {
                     cost += inst_cost((IsaOpcode)w[j].inst.op);
                     has_barrier |= w[j].inst.op == ISA_OP_BARRIER;
                 }
@@ -791,10 +791,28 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
     Undefs undefs = {lang_alloc(ctx, (n + 1) * sizeof *undefs.list), 0};
     Parts parts = {lang_alloc(ctx, (n + 1) * sizeof *parts.list), 0};
     IsaSourceLoc last_loc = {0};
+    /* the scopes of locals in thread memory, per thread symbol: [begin, end) */
+    uint32_t num_thread = 0;
+    for (uint32_t i = 0; i < ir->num_symbols; i++)
+        num_thread += ir->symbols[i].space == ISA_SYM_THREAD;
+    uint32_t *scope = lang_alloc(ctx, (2 * num_thread + 1) * sizeof *scope);
+    int64_t begun = -1; /* where the last scope began: no branch target may be there */
     for (uint32_t p = 0; p < n; p++) {
         const LangIrInst *it = &w[p];
         pos_first[p] = e.count;
         last_loc = it->loc;
+        if (it->label >= 0 && begun == (int64_t)e.count) {
+            IsaInst nop = {.op = ISA_OP_NOP}; /* the scope begins here, not at the label */
+            emit_inst(&e, &nop, it->loc, 0);
+        }
+        if (lang_ir_is_marker(it) && !lang_ir_is_undef(it)) {
+            if (it->sym < num_thread)
+                scope[2 * it->sym + !(it->inst.flags & LANG_IR_SCOPE_BEGIN)] = e.count;
+            if (it->inst.flags & LANG_IR_SCOPE_BEGIN)
+                begun = e.count;
+            pos_end[p] = e.count;
+            continue;
+        }
         if (it->label >= 0) {
             label_index[it->label] = (int32_t)e.count;
             if (target[it->label])
@@ -831,7 +849,8 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
             emit_inst(&e, &post[i], it->loc, 0);
         pos_end[p] = e.count;
     }
-    bool need_stop = e.count == 0 || e.code[e.count - 1].op != ISA_OP_STOP;
+    bool need_stop = e.count == 0 || e.code[e.count - 1].op != ISA_OP_STOP ||
+                     begun == (int64_t)e.count;
     for (uint32_t l = 0; l < ir->num_labels; l++)
         need_stop |= label_index[l] == (int32_t)e.count;
     if (need_stop) {
@@ -846,6 +865,12 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
                 e.code[i].opd[k].index = (uint16_t)label_index[e.code[i].opd[k].index];
     IsaProgram *prog = build_program(ctx, ir, &e, &ra, pos_first, pos_end);
     attach_undefs(&undefs, prog);
+    for (uint32_t i = 0, k = 0; i < prog->num_symbols && k < num_thread; i++)
+        if (prog->symbols[i].space == ISA_SYM_THREAD) {
+            prog->symbols[i].live_begin = scope[2 * k];
+            prog->symbols[i].live_end = scope[2 * k + 1];
+            k++;
+        }
     prog->parts = util_calloc(parts.n ? parts.n : 1, sizeof *prog->parts);
     for (uint32_t i = 0; i < parts.n; i++) {
         prog->parts[i] = parts.list[i];

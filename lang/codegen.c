@@ -163,13 +163,98 @@ CgBind *cg_bind(LangCg *cg, LangVar *var)
     return &cg->binds[id];
 }
 
+/* ---- thread memory -------------------------------------------------------------------------
+ * First fit among the free spans (one that ends at the top may grow it), else the top. */
+
+static void span_insert(LangCg *cg, CgSpan **list, uint32_t *n, uint32_t *cap, uint32_t at,
+                        CgSpan s)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? 2 * *cap : 16;
+        CgSpan *m = lang_alloc(cg->ctx, c * sizeof *m);
+        if (*n)
+            memcpy(m, *list, *n * sizeof *m);
+        *list = m;
+        *cap = c;
+    }
+    memmove(*list + at + 1, *list + at, (*n - at) * sizeof **list);
+    (*list)[at] = s;
+    (*n)++;
+}
+
+static void span_free(LangCg *cg, uint32_t off, uint32_t size)
+{
+    uint32_t at = 0;
+    while (at < cg->num_free && cg->stack_free[at].off < off)
+        at++;
+    span_insert(cg, &cg->stack_free, &cg->num_free, &cg->cap_free, at,
+                (CgSpan){.off = off, .size = size});
+    CgSpan *f = cg->stack_free;
+    if (at + 1 < cg->num_free && f[at].off + f[at].size == f[at + 1].off) { /* the next */
+        f[at].size += f[at + 1].size;
+        memmove(f + at + 1, f + at + 2, (cg->num_free - at - 2) * sizeof *f);
+        cg->num_free--;
+    }
+    if (at > 0 && f[at - 1].off + f[at - 1].size == f[at].off) { /* the one before */
+        f[at - 1].size += f[at].size;
+        memmove(f + at, f + at + 1, (cg->num_free - at - 1) * sizeof *f);
+        cg->num_free--;
+    }
+}
+
+static uint32_t stack_take(LangCg *cg, int size, int align, bool kept)
+{
+    const uint32_t a = (uint32_t)(align < 4 ? 4 : align), need = (uint32_t)(size > 0 ? size : 4);
+    uint32_t off = (cg->stack_bytes + a - 1) & ~(a - 1);
+    for (uint32_t i = 0; i < cg->num_free; i++) {
+        const CgSpan f = cg->stack_free[i];
+        const uint32_t at = (f.off + a - 1) & ~(a - 1), end = f.off + f.size;
+        if (at > end || (at + need > end && end != cg->stack_bytes))
+            continue;
+        memmove(cg->stack_free + i, cg->stack_free + i + 1, (cg->num_free - i - 1) * sizeof f);
+        cg->num_free--;
+        if (at > f.off)
+            span_free(cg, f.off, at - f.off);
+        if (at + need < end)
+            span_free(cg, at + need, end - at - need);
+        off = at;
+        break;
+    }
+    if (off + need > cg->stack_bytes)
+        cg->stack_bytes = off + need;
+    if (!kept)
+        span_insert(cg, &cg->stack_live, &cg->num_live, &cg->cap_live, cg->num_live,
+                    (CgSpan){.off = off, .size = need});
+    return off;
+}
+
 uint32_t cg_stack_alloc(LangCg *cg, int size, int align)
 {
-    if (align < 4)
-        align = 4;
-    uint32_t off = (cg->stack_bytes + (uint32_t)align - 1) & ~((uint32_t)align - 1);
-    cg->stack_bytes = off + (uint32_t)(size > 0 ? size : 4);
-    return off;
+    return stack_take(cg, size, align, false);
+}
+
+uint32_t cg_stack_alloc_kept(LangCg *cg, int size, int align)
+{
+    return stack_take(cg, size, align, true);
+}
+
+uint32_t cg_scope_begin(LangCg *cg)
+{
+    return cg->num_live;
+}
+
+/* The scope's locals end: their bytes are free, and the checkers learn where (a marker). */
+void cg_scope_end(LangCg *cg, uint32_t mark)
+{
+    while (cg->num_live > mark) {
+        const CgSpan s = cg->stack_live[--cg->num_live];
+        if (s.sym) {
+            IsaInst *in = lang_cg_emit(cg, ISA_OP_NOP);
+            in->flags = LANG_IR_SCOPE_END;
+            cg->ir->insts[cg->ir->count - 1].sym = s.sym - 1;
+        }
+        span_free(cg, s.off, s.size);
+    }
 }
 
 /* ---- exec-mask if/else ----------------------------------------------------------------------
@@ -366,7 +451,7 @@ static bool visit_consts(LangNode *n, void *ud)
         b->kind = BIND_MEM;
         memset(&b->addr, 0, sizeof b->addr);
         b->addr.space = LAS_THREAD;
-        b->addr.base = lang_cg_imm(cg_stack_alloc(cg, v->type->size, v->type->align));
+        b->addr.base = lang_cg_imm(cg_stack_alloc_kept(cg, v->type->size, v->type->align));
         cg_store_addr(cg, &b->addr, v->type, val);
     } else {
         b->kind = BIND_VALUE;
@@ -517,12 +602,19 @@ static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, u
     return sym;
 }
 
-/* A local kept in thread (stack) memory at `offset`: the memory checks track reads of its
- * bytes before any write, and name it (`acc[6]`). Spill slots and temporaries have none. */
+/* A local kept in thread (stack) memory at `offset`, just allocated in the current scope:
+ * the memory checks track reads of its bytes before any write from here, its declaration,
+ * and name it (`acc[6]`). Spill slots and temporaries have none. */
 void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset)
 {
     if (!var->name || !var->name[0])
         return; /* a compiler temporary: nothing to call it */
+    if (cg->num_live && cg->stack_live[cg->num_live - 1].off == offset) {
+        cg->stack_live[cg->num_live - 1].sym = cg->num_thread_syms + 1;
+        IsaInst *in = lang_cg_emit(cg, ISA_OP_NOP);
+        in->flags = LANG_IR_SCOPE_BEGIN;
+        cg->ir->insts[cg->ir->count - 1].sym = cg->num_thread_syms;
+    }
     if (cg->num_thread_syms == cg->cap_thread_syms) {
         uint32_t cap = cg->cap_thread_syms ? 2 * cg->cap_thread_syms : 8;
         IsaSymbol *n = lang_alloc(cg->ctx, cap * sizeof *n);

@@ -76,6 +76,11 @@ typedef struct CgRegion {
     bool ret_set;
 } CgRegion;
 
+/* A span of thread memory: free, or held by a scope (sym: 1 + its thread symbol, or 0). */
+typedef struct CgSpan {
+    uint32_t off, size, sym;
+} CgSpan;
+
 struct LangCg {
     LangCtx *ctx;
     LangUnit *unit;
@@ -95,10 +100,22 @@ struct LangCg {
     bool vec_mem;          /* use .xN vector memory ops */
     IsaSymbol *thread_syms;/* locals kept in thread (stack) memory, for the checkers */
     uint32_t num_thread_syms, cap_thread_syms;
+    CgSpan *stack_free;    /* thread memory free for reuse, by offset, adjacent spans merged */
+    uint32_t num_free, cap_free;
+    CgSpan *stack_live;    /* what the open scopes hold, innermost scope's last */
+    uint32_t num_live, cap_live;
 };
 
 /* codegen.c */
 void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset);
+/* Thread memory is handed out per scope (a block, an inlined call): what one allocates goes
+ * back when it ends, for later scopes to reuse, so stack_bytes counts only what can be live
+ * together. cg_scope_begin returns the mark cg_scope_end takes. */
+uint32_t cg_scope_begin(LangCg *cg);
+void cg_scope_end(LangCg *cg, uint32_t mark);
+/* Thread memory kept to the end of the kernel (a program-scope constant array, bound where
+ * it is first used but used anywhere). */
+uint32_t cg_stack_alloc_kept(LangCg *cg, int size, int align);
 int cg_new_label(LangCg *cg);
 void cg_label(LangCg *cg, int label);
 IsaOperand cg_label_opd(int label);

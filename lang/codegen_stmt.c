@@ -374,10 +374,13 @@ void cg_stmt(LangCg *cg, LangNode *n)
         return;
     cg_set_loc(cg, n->tok);
     switch (n->kind) {
-    case LND_BLOCK:
+    case LND_BLOCK: {
+        const uint32_t scope = cg_scope_begin(cg);
         for (LangNode *s = n->body; s; s = s->next)
             cg_stmt(cg, s);
+        cg_scope_end(cg, scope);
         return;
+    }
     case LND_EXPR_STMT:
         if (n->lhs)
             cg_expr(cg, n->lhs);
@@ -486,6 +489,7 @@ CgVal cg_call(LangCg *cg, LangNode *node)
         }
     }
     cg_set_loc(cg, node->tok);
+    const uint32_t scope = cg_scope_begin(cg); /* its parameters and locals */
     p = f->params;
     for (int i = 0; i < np && p; i++, p = p->next) {
         CgBind *b = cg_bind(cg, p);
@@ -541,6 +545,7 @@ CgVal cg_call(LangCg *cg, LangNode *node)
     }
     cg->inline_depth--;
     cg->region = r.up;
+    cg_scope_end(cg, scope);
     CgVal ret = r.ret;
     ret.ref = NULL;
     ret.type = f->ret ? f->ret : lang_ty_void;

@@ -389,6 +389,10 @@ enum { LANG_IR_OPTIONAL = 0x80 }; /* IsaInst.flags on jmp_exec_none */
  * so the variable keeps its own register from its declaration; the backend emits no
  * instruction for it and records it in IsaProgram.undefs for the checkers. */
 enum { LANG_IR_UNDEF = 0x40 };
+/* IsaInst.flags on a nop: the scope of the local in thread memory whose symbol is
+ * LangIrInst.sym begins (its declaration) or ends here (IsaSymbol.live_begin, live_end); the
+ * backend emits no instruction for it. */
+enum { LANG_IR_SCOPE_BEGIN = 0x20, LANG_IR_SCOPE_END = 0x10 };
 
 typedef struct LangIrInst {
     IsaInst inst;
@@ -398,11 +402,20 @@ typedef struct LangIrInst {
                              * that this one is part of (IsaFnPart), or NULL */
     uint8_t modulo_opd;     /* with part_of: the operand that holds the call's modulo, or 0 */
     uint8_t modulo_width;   /* and the lanes the modulo may cut */
+    uint32_t sym;           /* a LANG_IR_SCOPE_* marker's thread symbol (its index among the
+                             * kernel's locals in thread memory) */
 } LangIrInst;
 
 static inline bool lang_ir_is_undef(const LangIrInst *it)
 {
     return it->label < 0 && it->inst.op == ISA_OP_NOP && (it->inst.flags & LANG_IR_UNDEF);
+}
+
+/* A marker (an undef or a scope's begin or end): no instruction of its own. */
+static inline bool lang_ir_is_marker(const LangIrInst *it)
+{
+    return it->label < 0 && it->inst.op == ISA_OP_NOP &&
+           (it->inst.flags & (LANG_IR_UNDEF | LANG_IR_SCOPE_BEGIN | LANG_IR_SCOPE_END));
 }
 
 typedef struct LangVreg {

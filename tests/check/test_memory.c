@@ -208,6 +208,56 @@ static void test_uninitialized_private_array(void **state)
     done(&c);
 }
 
+/* Locals of disjoint scopes share thread memory (d takes c's bytes; f, in a helper, takes
+ * g's), yet a new scope's array starts unwritten: d[1] and f[3] read what c and g left there,
+ * and are reported by their own names. So is an array a loop body declares anew each trip
+ * (t[1], written only in the trip before). */
+static void test_private_memory_of_a_new_scope(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "float from_g(uint k, uint m) { float g[16]; for (uint i = 0; i < m; i++) g[i] = 2.0f;\n" /* 1 */
+          "  return g[k % 16u]; }\n"                                                         /* 2 */
+          "float from_f(uint k, uint m) { float f[16]; f[0] = 1.0f;\n"                        /* 3 */
+          "  return f[k % m]; }\n"                                                           /* 4 */
+          "kernel void k(device float *out [[buffer(0)]], uint gid [[thread_position_in_grid]])\n" /* 5 */
+          "{\n"                                                                               /* 6 */
+          "    float s = 0.0f;\n"                                                             /* 7 */
+          "    { float c[8]; for (uint i = 0; i < 8u - gid % 2u; i++) c[i] = 3.0f; s += c[gid % 4u]; }\n" /* 8 */
+          "    { float d[8]; d[0] = 5.0f; s += d[gid % 2u]; }\n"                              /* 9 */
+          "    s += from_g(gid, 16u) + from_f(3u, 4u);\n"                                     /* 10 */
+          "    for (uint r = 0; r < 2u; r++) {\n"                                             /* 11 */
+          "        float t[4];\n"                                                             /* 12 */
+          "        t[r] = 1.0f;\n"                                                            /* 13 */
+          "        s += t[(gid + r) % 2u == 0u ? r : 0u];\n"                                  /* 14 */
+          "    }\n"                                                                           /* 15 */
+          "    out[gid] = s;\n"                                                               /* 16 */
+          "}\n",
+          32, 32);
+    /* the sharing this relies on */
+    uint32_t off_c = UINT32_MAX, off_d = 0, off_f = UINT32_MAX, off_g = 0;
+    for (uint32_t i = 0; i < c.h.prog->num_symbols; i++) {
+        const IsaSymbol *sym = &c.h.prog->symbols[i];
+        uint32_t *o = !strcmp(sym->name, "c") ? &off_c : !strcmp(sym->name, "d") ? &off_d
+                      : !strcmp(sym->name, "f") ? &off_f : !strcmp(sym->name, "g") ? &off_g : NULL;
+        if (o)
+            *o = sym->offset;
+    }
+    assert_int_equal(off_c, off_d);
+    assert_int_equal(off_f, off_g);
+    const CheckFinding *f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized thread memory d[1]");
+    assert_int_equal(line_of(&c, &f->first), 9);
+    assert_int_equal(f->first.thread.lane, 1);
+    f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized thread memory f[3]");
+    assert_int_equal(line_of(&c, &f->first), 4);
+    f = find(&c, CHECK_UNINITIALIZED, "read of uninitialized thread memory t[0]");
+    assert_int_equal(line_of(&c, &f->first), 14);
+    assert_int_equal(f->first.thread.lane, 0); /* trip 1 of lane 0 reads t[0], set in trip 0 */
+    assert_int_equal(c.n, 3);
+    done(&c);
+}
+
 /* A lane's private memory starts unwritten in every threadgroup: what a lane of the first
  * threadgroup wrote does not count for the lane that takes its place in the second. */
 static void test_private_memory_per_threadgroup(void **state)
@@ -852,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_atomic_on_uninitialized_memory),
         cmocka_unit_test(test_uninitialized_private_array),
         cmocka_unit_test(test_private_memory_per_threadgroup),
+        cmocka_unit_test(test_private_memory_of_a_new_scope),
         cmocka_unit_test(test_private_memory_written_is_silent),
         cmocka_unit_test(test_unnamed_stack_is_not_tracked),
         cmocka_unit_test(test_private_struct_named_alone),

@@ -353,6 +353,55 @@ static void test_one_past_end(void **state)
     }
 }
 
+/* ---- thread memory shared by disjoint scopes ------------------------------------------------ */
+
+/* Private arrays kept in thread memory (indexed at run time) of scopes never live together,
+ * two helpers' and two sibling blocks', share bytes: the stack holds the largest of them,
+ * not their sum (two helpers' 40000-byte arrays passed the 64 KiB limit). An array whose
+ * scope is still open keeps its bytes: the caller's `keep` through the helper calls and the
+ * inner block. */
+static const char *scopes_src =
+    "float fill_a(uint i, uint n) { float a[10000];\n"
+    "  for (uint j = 0; j < n; j++) a[j] = float(j) + 0.5f;\n  return a[i % n]; }\n"
+    "float fill_b(uint i, uint n) { float b[10000];\n"
+    "  for (uint j = 0; j < n; j++) b[j] = float(j) * 3.0f;\n  return b[(i * 7u) % n]; }\n"
+    "kernel void k(device float *o [[buffer(0)]], device const uint *n [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "  float keep[16];\n"
+    "  for (uint j = 0; j < n[1]; j++) keep[j] = float(i * 100u + j);\n"
+    "  float s = fill_a(i, n[0]) + fill_b(i, n[0]);\n"
+    "  { float c[64]; for (uint j = 0; j < n[2]; j++) c[j] = -1.0f - float(j);\n"
+    "    s += c[i % 64u];\n"
+    "    { float e[8]; for (uint j = 0; j < n[3]; j++) e[j] = 1000.0f;\n"
+    "      s += e[i % 8u] + keep[i % 16u]; } }\n"
+    "  { float d[64]; for (uint j = 0; j < n[2]; j++) d[j] = float(j) * 0.25f;\n"
+    "    s += d[(i + 3u) % 64u]; }\n"
+    "  o[i] = s + keep[(i + 1u) % 16u];\n"
+    "}\n";
+
+static void test_disjoint_scopes_share_thread_memory(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, scopes_src, NULL);
+    /* keep (64) lives throughout; a and b (40000 each) never together; c (256) with e (32)
+     * inside it, then d (256) in c's place: at most 64 + 40000 bytes at once */
+    CH_EXPECT(h.prog, h.prog->stack_bytes >= 64 + 40000 && h.prog->stack_bytes < 64 + 40000 + 64);
+    enum { N = 40 };
+    float *o = ch_buf(&h, 0, N * 4);
+    uint32_t *n = ch_buf(&h, 1, 16);
+    n[0] = 10000, n[1] = 16, n[2] = 64, n[3] = 8;
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        float want = ((float)(i % 10000) + 0.5f) + (float)((i * 7) % 10000) * 3.0f;
+        want += -1.0f - (float)(i % 64);
+        want += 1000.0f + (float)(i * 100 + i % 16);
+        want += (float)((i + 3) % 64) * 0.25f;
+        CH_FEQ(o[i], want + (float)(i * 100 + (i + 1) % 16), i);
+    }
+    h_free(&h);
+}
+
 /* ---- references ---------------------------------------------------------------------------- */
 
 static const char *ref_src =
@@ -428,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_pointer_shape),
         cmocka_unit_test(test_pointer_exec),
         cmocka_unit_test(test_one_past_end),
+        cmocka_unit_test(test_disjoint_scopes_share_thread_memory),
         cmocka_unit_test(test_reference_shape),
         cmocka_unit_test(test_reference_exec),
     };
