@@ -690,6 +690,7 @@ LangUnit *lang_parse(LangCtx *ctx, LangToken *tok)
             lang_p_toplevel(p, &fa, NULL);
         }
     }
+    lang_p_name_overloads(p);
     check_recursion(p);
     lang_bail_if_errors(ctx);
     check_constant_values(p);

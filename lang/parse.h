@@ -73,6 +73,7 @@ typedef struct LangInstance {
     struct LangInstance *next;
     LangTemplateArgs args;
     LangFunction *func;
+    bool decl_only;        /* parse the declaration only (overload.c's candidates) */
 } LangInstance;
 
 typedef struct LangCallEdge {
@@ -168,6 +169,33 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t);
 /* At the "(" of a call of t without template arguments: the instance its arguments'
  * types give (the arguments are left to parse again). */
 LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at);
+/* t's arguments deduced from a call's argument types into *out; false with *why when they
+ * cannot be. */
+bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_types, int n,
+                        LangTemplateArgs *out, const char **why);
+/* The instance for args if made, else its declaration alone (not kept). */
+LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                   LangToken *at);
+
+/* overloaded functions and operators (overload.c) */
+bool lang_p_is_overloaded(LangParser *p, const LangSym *sym);
+/* f just declared at program scope (name and parameters parsed; defining: its body follows):
+ * the earlier declaration of the same function it repeats, or NULL for a new one; errors for
+ * what cannot overload and for a second definition. */
+LangFunction *lang_p_overload_declare(LangParser *p, LangFunction *f, bool defining);
+/* The earlier template t repeats, or NULL. */
+LangTemplate *lang_p_template_prior(LangParser *p, const LangTemplate *t);
+/* The template that name names (NULL: none; an error if several). */
+LangTemplate *lang_p_find_template(LangParser *p, LangToken *name);
+/* A call of an overloaded name (sym), after the name. */
+LangNode *lang_p_overload_call(LangParser *p, LangSym *sym, LangToken *name);
+/* After the word `operator`: the operator (consumed) as a function name, "operator+". */
+const char *lang_p_operator_name(LangParser *p);
+/* lhs OP rhs (rhs NULL: unary) where an operand is a struct: a call of the kernel's operator
+ * function for tok's operator, or NULL when it declares none. */
+LangNode *lang_p_operator_call(LangParser *p, LangToken *tok, LangNode *lhs, LangNode *rhs);
+/* Overloads get their signature as name ("act(half)"), for listings and findings. */
+void lang_p_name_overloads(LangParser *p);
 
 /* statements (parse_stmt.c) */
 LangNode *lang_p_compound(LangParser *p, LangToken *open); /* after "{" */
@@ -180,6 +208,10 @@ LangNode *lang_p_initializer(LangParser *p, LangType *ty);
 LangNode *lang_p_new_node(LangParser *p, LangNodeKind kind, LangToken *tok);
 LangNode *lang_p_expr(LangParser *p);
 LangNode *lang_p_assign(LangParser *p);
+/* A call of f after its name; args (n of them, each starting at starts[i]) already parsed,
+ * or NULL to parse them from the "(" on. */
+LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode **args,
+                      LangToken **starts, int n);
 LangNode *lang_p_cond(LangParser *p);       /* conditional-expression (constant contexts) */
 LangNode *lang_p_additive(LangParser *p);   /* additive-expression (template arguments) */
 LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken *tok);

@@ -444,9 +444,10 @@ LangType *lang_p_declarator(LangParser *p, LangType *base, LangAddrSpace space, 
         *name_tok = p->tok;
         lang_p_next(p);
     }
-    /* array dimensions, outermost first */
+    /* array dimensions, outermost first (not after `operator`: that is operator[]) */
     int dims[8], ndims = 0;
-    while (lang_p_is(p->tok, "[") && !lang_p_is(p->tok->next, "[")) {
+    while (lang_p_is(p->tok, "[") && !lang_p_is(p->tok->next, "[") &&
+           !(*name_tok && lang_p_is(*name_tok, "operator"))) {
         LangToken *at = p->tok->next;
         lang_p_next(p);
         int64_t n = 0;
@@ -775,33 +776,21 @@ static LangVar *params(LangParser *p, LangFunction *f)
     return head.next;
 }
 
-static bool same_signature(LangFunction *a, LangType *ret, LangVar *params)
-{
-    if (!lang_same_type(a->ret, ret))
-        return false;
-    LangVar *x = a->params, *y = params;
-    for (; x && y; x = x->next, y = y->next)
-        if (!lang_same_type(x->type, y->type))
-            return false;
-    return !x && !y;
-}
-
-// function = declspec ident params (";" | "{" compound)
+// function = declspec (ident | "operator" op) params (";" | "{" compound)
+// (op_name: "operator+" for an operator function, whose name token is `operator`)
 static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnAttrs *fa,
-                              LangInstance *inst)
+                              LangInstance *inst, const char *op_name)
 {
     LangCtx *ctx = p->ctx;
-    LangFunction *prior = NULL;
     if (!inst) {
-        LangSym *sym = lang_p_lookup(p, name);
-        if (sym && sym->func)
-            prior = sym->func;
-        else if (sym && (sym->var || sym->type))
+        LangSym *sym = op_name ? NULL : lang_p_lookup(p, name);
+        if (sym && !sym->func && !sym->tmpl && (sym->var || sym->type))
             lang_error_at(ctx, name, "redefinition of '%.*s' as a function", name->len,
                           name->loc);
     }
     LangFunction *f = lang_alloc(ctx, sizeof *f);
-    f->name = lang_p_name(p, name); /* instances are renamed by lang_p_instantiate */
+    /* instances are renamed by lang_p_instantiate, overloads by lang_p_name_overloads */
+    f->name = op_name ? (char *)op_name : lang_p_name(p, name);
     f->tok = name;
     f->ret = ret;
     f->is_kernel = fa->is_kernel;
@@ -813,21 +802,24 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
         lang_error_soft(ctx, name, "a kernel function must return void");
     lang_p_enter(p);
     f->params = params(p, f);
+    if (inst && inst->decl_only) { /* a candidate's declaration (overload.c) */
+        lang_p_leave(p);
+        return f;
+    }
     if (f->is_kernel)
         assign_indices(p, f);
+    LangFunction *prior = inst ? NULL : lang_p_overload_declare(p, f, lang_p_is(p->tok, "{"));
     if (prior) {
-        if (!same_signature(prior, ret, f->params) || prior->is_kernel != f->is_kernel)
-            lang_error_at(ctx, name, "'%.*s' redeclared with a different signature (functions "
-                          "cannot be overloaded yet)", name->len, name->loc);
-        if (prior->is_defined && lang_p_is(p->tok, "{"))
-            lang_error_at(ctx, name, "redefinition of '%.*s'", name->len, name->loc);
         prior->params = f->params; /* the definition's names */
         f = prior;
     } else {
         if (!inst) {
             LangScope *saved = p->scope;
             p->scope = p->global;
-            lang_p_push_sym(p, name)->func = f;
+            LangSym *sym = lang_p_push_sym(p, name);
+            sym->func = f;
+            sym->name = f->name; /* "operator+" for an operator: more than its token */
+            sym->len = (int)strlen(f->name);
             p->scope = saved;
         }
         if (p->funcs_tail)
@@ -956,10 +948,13 @@ void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst)
         LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
         if (!name)
             lang_error_at(p->ctx, p->tok, "expected a name");
+        const char *op_name = lang_p_is(name, "operator") ? lang_p_operator_name(p) : NULL;
         if (lang_p_is(p->tok, "(")) {
-            function(p, ty, name, fa, inst);
+            function(p, ty, name, fa, inst, op_name);
             return;
         }
+        if (op_name)
+            lang_error_at(p->ctx, p->tok, "expected '(' after '%s'", op_name);
         if (fa->is_kernel)
             lang_error_at(p->ctx, p->tok, "expected '(' after the kernel's name");
         VarAttrs va = {0};

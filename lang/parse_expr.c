@@ -73,6 +73,11 @@ static bool is_numeric(const LangType *ty)
 static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNode *rhs,
                         LangToken *tok)
 {
+    if (kind != LND_LOGAND && kind != LND_LOGOR) {
+        LangNode *user = lang_p_operator_call(p, tok, lhs, rhs);
+        if (user)
+            return user;
+    }
     LangNode *node = lang_p_new_node(p, kind, tok);
     LangType *lt = lhs->type, *rt = rhs->type;
     node->lhs = lhs;
@@ -239,6 +244,9 @@ LangNode *lang_p_assign(LangParser *p)
     grow(p, 1);
     LangNode *rhs = lang_p_assign(p);
     p->height--;
+    LangNode *user = op ? lang_p_operator_call(p, tok, lhs, rhs) : NULL; /* operator+= */
+    if (user)
+        return user;
     check_assignable(p, lhs, tok);
     LangNode *node = lang_p_new_node(p, LND_ASSIGN, tok);
     node->assign_op = op;
@@ -437,6 +445,9 @@ static LangNode *unary_inner(LangParser *p)
     if (lang_p_consume(p, "-") || lang_p_consume(p, "~")) {
         bool neg = lang_p_is(tok, "-");
         LangNode *n = unary(p);
+        LangNode *user = lang_p_operator_call(p, tok, n, NULL);
+        if (user)
+            return user;
         LangType *ty = n->type;
         if (!is_numeric(ty) || (!neg && !lang_is_integer(lang_scalar_of(ty)))) {
             lang_error_soft(p->ctx, tok, "invalid argument type '%s' to unary expression",
@@ -624,7 +635,14 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
 // call = ident template-args? "(" (assign ("," assign)*)? ")"   (after the name)
 static LangNode *call(LangParser *p, LangFunction *f, LangToken *tok)
 {
-    lang_p_skip(p, "(");
+    return lang_p_call(p, f, tok, NULL, NULL, 0);
+}
+
+LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode **args,
+                      LangToken **starts, int num_args)
+{
+    if (!args)
+        lang_p_skip(p, "(");
     LangNode *node = lang_p_new_node(p, LND_CALL, tok);
     node->func = f;
     node->type = unqual(p, f->ret);
@@ -643,11 +661,11 @@ static LangNode *call(LangParser *p, LangFunction *f, LangToken *tok)
     LangNode head = {0}, *cur = &head;
     LangVar *param = f->params;
     int n = 0;
-    while (!lang_p_consume(p, ")")) {
-        if (n && !lang_p_consume(p, ","))
+    while (args ? n < num_args : !lang_p_consume(p, ")")) {
+        if (!args && n && !lang_p_consume(p, ","))
             lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
-        LangToken *at = p->tok;
-        LangNode *a = lang_p_assign(p);
+        LangToken *at = args ? starts[n] : p->tok;
+        LangNode *a = args ? args[n] : lang_p_assign(p);
         n++;
         if (!param)
             continue;
@@ -897,6 +915,8 @@ static LangNode *primary(LangParser *p)
     if (sym && sym->is_enum_const)
         return lang_p_num(p, tok, sym->const_type ? sym->const_type : lang_ty_int,
                           (uint64_t)sym->enum_value, 0);
+    if (sym && (sym->func || sym->tmpl) && lang_p_is_overloaded(p, sym))
+        return lang_p_overload_call(p, sym, tok);
     if (sym && sym->func) {
         if (!lang_p_is(p->tok, "("))
             lang_error_at(p->ctx, p->tok, "function '%.*s' must be called", tok->len, tok->loc);

@@ -92,11 +92,12 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
         else if (lang_p_is(tok, ";") && depth == 0)
             break;
     }
-    LangSym *sym = lang_p_lookup(p, name);
-    if (sym && sym->tmpl) {
-        if (sym->tmpl->start && lang_p_is(p->prev, "}")) { /* a definition after a declaration */
-            sym->tmpl->start = t->start;
-            sym->tmpl->open = t->open;
+    LangTemplate *prior = lang_p_template_prior(p, t);
+    if (prior) {
+        if (lang_p_is(p->prev, "}")) { /* a definition after a declaration */
+            prior->start = t->start;
+            prior->open = t->open;
+            prior->params = t->params; /* the names its body uses */
         }
         return;
     }
@@ -214,6 +215,27 @@ static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const La
     return true;
 }
 
+/* Back to the parser's state before an instance was parsed, keeping what the instance (and
+ * instances it made) added to the unit. */
+static void restore(LangParser *p, const LangParser *saved)
+{
+    LangScope *global = p->global;
+    LangTemplate *templates = p->templates;
+    LangCallEdge *calls = p->calls;
+    LangFnSize *sizes = p->sizes;
+    int next_id = p->next_var_id;
+    LangFunction *tail = p->funcs_tail;
+    LangVar *gtail = p->globals_tail;
+    *p = *saved;
+    p->global = global;
+    p->templates = templates;
+    p->calls = calls;
+    p->sizes = sizes;
+    p->next_var_id = next_id;
+    p->funcs_tail = tail;
+    p->globals_tail = gtail;
+}
+
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
  * program scope with its parameters bound as typedefs (the parser's state is saved around
  * it, since calls instantiate in the middle of another function). */
@@ -250,22 +272,44 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
                    : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
                                  lang_type_name(p->ctx, args->types[k]));
     inst->func->name = lang_format(p->ctx, "%s>", name);
-    LangScope *global = p->global;
-    LangTemplate *templates = p->templates;
-    LangCallEdge *calls = p->calls;
-    LangFnSize *sizes = p->sizes;
-    int next_id = p->next_var_id;
-    LangFunction *tail = p->funcs_tail;
-    LangVar *gtail = p->globals_tail;
-    *p = saved;
-    p->global = global;
-    p->templates = templates;
-    p->calls = calls;
-    p->sizes = sizes;
-    p->next_var_id = next_id;
-    p->funcs_tail = tail;
-    p->globals_tail = gtail;
+    restore(p, &saved);
     return inst->func;
+}
+
+/* The declaration of t's instance for args, for overload resolution: the instance itself
+ * when made already, else its return and parameter types parsed without the body (which
+ * need not compile for arguments the call does not choose: C++ instantiates only the
+ * declaration of a candidate). Nothing of it stays: the parser's state, soft errors
+ * included, is as before. */
+LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                   LangToken *at)
+{
+    for (LangInstance *i = t->instances; i; i = i->next)
+        if (same_args(t, &i->args, args))
+            return i->func;
+    if (p->inst_depth >= 32)
+        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
+                      "recursive templates are not supported", t->name_tok->len,
+                      t->name_tok->loc);
+    LangInstance inst = {.args = *args, .decl_only = true};
+    LangParser saved = *p;
+    int errors = p->ctx->num_errors;
+    size_t used = errors && p->ctx->err ? strlen(p->ctx->err->message) : 0;
+    p->inst_depth++;
+    p->scope = p->global;
+    bind_params(p, t, args, t->num_params);
+    p->tok = t->start;
+    p->fn = NULL;
+    FnAttrs fa = {0};
+    lang_p_toplevel(p, &fa, &inst);
+    restore(p, &saved);
+    p->ctx->num_errors = errors;
+    if (p->ctx->err)
+        p->ctx->err->message[used] = '\0';
+    if (!inst.func)
+        lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
+                      t->name_tok->loc);
+    return inst.func;
 }
 
 /* Template argument deduction, for the parameter forms helper templates use: a parameter
@@ -333,6 +377,16 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
     if (p->ctx->err)
         p->ctx->err->message[used] = '\0';
     p->tok = open;
+    LangTemplateArgs args;
+    const char *why = NULL;
+    if (!lang_p_deduce_args(p, t, arg_types, n, &args, &why))
+        lang_error_at(p->ctx, at, "%s", why);
+    return lang_p_instantiate(p, t, &args, at);
+}
+
+bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_types, int n,
+                        LangTemplateArgs *out, const char **why)
+{
     /* the function's parameter list, to the matching ")" */
     LangToken *tok = t->open;
     LangTemplateArgs args = {{0}};
@@ -349,19 +403,23 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
         int k = i < n && i < 16 ? deducible(t, from, tok, &pointer) : -1;
         if (k >= 0) {
             LangType *ty = arg_types[i];
-            if (pointer && ty->kind != LTY_POINTER)
-                lang_error_at(p->ctx, at, "argument %d of '%.*s' is not a pointer, as the "
-                              "template's parameter is", i + 1, t->name_tok->len,
-                              t->name_tok->loc);
+            if (pointer && ty->kind != LTY_POINTER) {
+                *why = lang_format(p->ctx, "argument %d of '%.*s' is not a pointer, as the "
+                                   "template's parameter is", i + 1, t->name_tok->len,
+                                   t->name_tok->loc);
+                return false;
+            }
             ty = pointer ? ty->base : ty;
             ty = ty->kind == LTY_ARRAY ? NULL : lang_qualified(p->ctx, ty, false);
-            if (ty && args.types[k] && !lang_same_type(args.types[k], ty))
-                lang_error_at(p->ctx, at, "conflicting types for template parameter '%.*s' of "
-                              "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",
-                              t->params[k]->len, t->params[k]->loc, t->name_tok->len,
-                              t->name_tok->loc, lang_type_name(p->ctx, args.types[k]),
-                              lang_type_name(p->ctx, ty), t->name_tok->len, t->name_tok->loc,
-                              lang_type_name(p->ctx, args.types[k]));
+            if (ty && args.types[k] && !lang_same_type(args.types[k], ty)) {
+                *why = lang_format(p->ctx, "conflicting types for template parameter '%.*s' of "
+                                   "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",
+                                   t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                                   t->name_tok->loc, lang_type_name(p->ctx, args.types[k]),
+                                   lang_type_name(p->ctx, ty), t->name_tok->len,
+                                   t->name_tok->loc, lang_type_name(p->ctx, args.types[k]));
+                return false;
+            }
             if (ty)
                 args.types[k] = ty;
         }
@@ -376,12 +434,15 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
     if (deduced < t->num_params && t->defaults[deduced])
         fill_defaults(p, t, &args, deduced);
     for (int k = 0; k < t->num_params; k++)
-        if (!args.types[k])
-            lang_error_at(p->ctx, at, "cannot deduce template parameter '%.*s' of '%.*s' from "
-                          "this call; give the template arguments (%.*s<...>(...))",
-                          t->params[k]->len, t->params[k]->loc, t->name_tok->len,
-                          t->name_tok->loc, t->name_tok->len, t->name_tok->loc);
-    return lang_p_instantiate(p, t, &args, at);
+        if (!args.types[k]) {
+            *why = lang_format(p->ctx, "cannot deduce template parameter '%.*s' of '%.*s' from "
+                               "this call; give the template arguments (%.*s<...>(...))",
+                               t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                               t->name_tok->loc, t->name_tok->len, t->name_tok->loc);
+            return false;
+        }
+    *out = args;
+    return true;
 }
 
 // explicit-instantiation = "template" attrs "decltype" "(" ident template-args ")"
@@ -399,19 +460,19 @@ void lang_p_explicit_instantiation(LangParser *p)
     else
         lang_p_typename(p); /* the return type of `template void f<float>(...)` */
     LangToken *name = p->tok;
-    LangSym *sym = lang_p_lookup(p, name);
-    if (!sym || !sym->tmpl)
+    LangTemplate *t = lang_p_find_template(p, name);
+    if (!t)
         lang_error_at(p->ctx, name, "'%.*s' is not a function template", name->len, name->loc);
     lang_p_next(p);
-    LangTemplateArgs *args = lang_p_template_args(p, sym->tmpl);
+    LangTemplateArgs *args = lang_p_template_args(p, t);
     if (decltype) {
         lang_p_skip(p, ")");
         LangToken *again = p->tok;
         if (again->len != name->len || memcmp(again->loc, name->loc, (size_t)name->len))
             lang_error_at(p->ctx, again, "expected '%.*s'", name->len, name->loc);
         lang_p_next(p);
-        LangTemplateArgs *args2 = lang_p_template_args(p, sym->tmpl);
-        if (!same_args(sym->tmpl, args, args2))
+        LangTemplateArgs *args2 = lang_p_template_args(p, t);
+        if (!same_args(t, args, args2))
             lang_error_at(p->ctx, again, "template arguments differ from the decltype's");
     } else {
         int depth = 0; /* the parameter list repeats the template's; it is not checked */
@@ -423,7 +484,7 @@ void lang_p_explicit_instantiation(LangParser *p)
         } while (depth > 0);
     }
     lang_p_expect_semi(p);
-    LangFunction *f = lang_p_instantiate(p, sym->tmpl, args, name);
+    LangFunction *f = lang_p_instantiate(p, t, args, name);
     if (fa.is_kernel && !f->is_kernel)
         lang_error_at(p->ctx, name, "[[kernel]] instantiation of a template that is not a "
                       "kernel");
