@@ -681,6 +681,18 @@ static CgVal cg_expr_at(LangCg *cg, LangNode *node)
     case LND_DEREF:
         return cg_load(cg, cg_lval(cg, node));
     case LND_ADDR: {
+        if (node->temporary) { /* the temporary: fresh registers the reference designates */
+            CgVal v = cg_expr(cg, node->lhs);
+            CgLval *tmp = lang_alloc(cg->ctx, sizeof *tmp);
+            tmp->kind = LV_REG;
+            tmp->type = node->lhs->type;
+            tmp->regs = cg_val_fresh(cg, node->lhs->type).c;
+            cg_copy_into(cg, tmp->regs, node->lhs->type, v);
+            CgVal p = cg_val_new(cg, ty, 1);
+            p.c[0] = lang_cg_imm(0);
+            p.ref = tmp;
+            return p;
+        }
         CgLval *lv = cg_lval(cg, node->lhs);
         if (lv->kind == LV_MEM)
             return cg_pointer_of_addr(cg, &lv->addr, ty);

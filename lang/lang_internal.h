@@ -293,6 +293,8 @@ struct LangNode {
     bool fast_math;         /* LND_BUILTIN called as fast:: (true) or precise:: */
     bool addr_only;         /* LND_INDEX: the operand of &, whose element is not accessed:
                              * a[N] of an array of N is the pointer one past its end */
+    bool temporary;         /* LND_ADDR of a value (not an lvalue) bound to a `thread const
+                             * T&` parameter: the value is held in a temporary */
 };
 
 /* Built-in position/index attributes of kernel parameters (MSL Table 11 and quad ones). */

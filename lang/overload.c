@@ -280,11 +280,18 @@ static Ics ics_of(LangParser *p, const LangNode *a, const LangType *pt, const ch
     Ics r = {RANK_NONE, false, false};
     LangType *at = a->type;
     const char *from = lang_type_name(p->ctx, at), *to = lang_type_name(p->ctx, pt);
+    if (pt->kind == LTY_POINTER && pt->is_reference && pt->base->is_const &&
+        pt->space == LAS_THREAD && !lang_p_is_lvalue(a)) { /* a temporary: as by value */
+        r = ics_of(p, a, lang_qualified(p->ctx, pt->base, false), why);
+        r.binds_ref = true;
+        return r;
+    }
     if (pt->kind == LTY_POINTER && pt->is_reference) {
         r.binds_ref = true;
         if (!lang_p_is_lvalue(a))
             *why = lang_format(p->ctx, "a '%s' value that is no variable or element cannot "
-                               "bind to '%s'", from, to);
+                               "bind to '%s' (a value binds to a 'thread const' reference "
+                               "only)", from, to);
         else if (!lang_same_type(at, pt->base))
             *why = lang_format(p->ctx, "cannot bind '%s' to '%s'", from, to);
         else if (lang_p_lvalue_space(a) != pt->space)

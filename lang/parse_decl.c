@@ -792,7 +792,10 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     /* instances are renamed by lang_p_instantiate, overloads by lang_p_name_overloads */
     f->name = op_name ? (char *)op_name : lang_p_name(p, name);
     f->tok = name;
-    f->ret = ret;
+    /* A reference return (`thread C& operator+=(thread C& a, C b)`) gives the value: the
+     * call is no lvalue, so every use that could tell the two apart is refused. */
+    f->ret = ret->kind == LTY_POINTER && ret->is_reference ? lang_qualified(ctx, ret->base, false)
+                                                           : ret;
     f->is_kernel = fa->is_kernel;
     if (fa->host_name)
         f->name = fa->host_name;

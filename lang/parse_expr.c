@@ -670,7 +670,15 @@ LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode *
         if (!param)
             continue;
         LangType *pt = param->type;
-        if (pt->kind == LTY_POINTER && pt->is_reference) {
+        if (pt->kind == LTY_POINTER && pt->is_reference && pt->base->is_const &&
+            pt->space == LAS_THREAD && !lang_p_is_lvalue(a)) {
+            /* a value bound to `thread const T&`: a temporary holds it (C++ [dcl.init.ref]) */
+            LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
+            addr->lhs = lang_p_convert(p, a, unqual(p, pt->base), at);
+            addr->type = pt;
+            addr->temporary = true;
+            a = addr;
+        } else if (pt->kind == LTY_POINTER && pt->is_reference) {
             if (!lang_p_is_lvalue(a) || !lang_same_type(a->type, pt->base) ||
                 lang_p_lvalue_space(a) != pt->space) {
                 lang_error_soft(p->ctx, at, "cannot bind '%s' to a reference parameter of type "
