@@ -128,7 +128,7 @@ static bool bench(const char *label, const char *manifest, const char *text, dou
         return false;
     }
     UiBound bound;
-    bool ok = ui_bind_layouts(m, program, layouts, &bound, &err);
+    bool ok = ui_bind_layouts(m, program, layouts, 0, &bound, &err);
     if (!ok) {
         fprintf(stderr, "bench_checks: %s\n", err.message);
     } else {
