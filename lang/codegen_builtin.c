@@ -175,13 +175,8 @@ static IsaOperand integer_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand 
 {
     int bits = bits_of(s);
     bool u = lang_is_unsigned(s);
-    if (bits > 32 && b == LANG_BI_MULHI)
-        return op2(cg, u ? ISA_OP_UMULHI64 : ISA_OP_SMULHI64, 64, x[0], x[1]);
-    if (bits > 32 && b == LANG_BI_MADHI)
-        return op2(cg, ISA_OP_IADD64, 64,
-                   op2(cg, u ? ISA_OP_UMULHI64 : ISA_OP_SMULHI64, 64, x[0], x[1]), x[2]);
     if (bits > 32)
-        cg_error(cg, node->tok, "this function on 64-bit integers is not supported yet");
+        return cg_int64_fn(cg, b, s, x, node);
     switch (b) {
     case LANG_BI_CLZ: {
         IsaOperand c = op1(cg, ISA_OP_CLZ, 32, mask_bits(cg, s, x[0]));

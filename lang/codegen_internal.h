@@ -2,8 +2,8 @@
  * codegen_internal.h — what code generation's own files share (codegen.c: state, emission,
  * kernel entry and exec-mask regions; codegen_mem.c: leaves, moves, memory, lvalues;
  * codegen_expr.c: constants, conversions, arithmetic, the expression walk; codegen_stmt.c:
- * statements, control flow, inlining; codegen_builtin.c: non-math builtins). Not part of
- * the stage contract.
+ * statements, control flow, inlining; codegen_builtin.c: non-math builtins; codegen_int64.c:
+ * 64-bit integer functions and products). Not part of the stage contract.
  *
  * Values are flattened into scalar "leaves": a scalar is one leaf, a vector one per
  * component, a struct or array the leaves of its members in layout order, a pointer one
@@ -214,6 +214,9 @@ bool cg_fold_index(LangCg *cg, LangNode *n, int64_t *out);
 /* codegen_builtin.c */
 CgVal cg_builtin(LangCg *cg, LangNode *node);
 IsaOperand cg_lane_id(LangCg *cg); /* thread_index_in_simdgroup, 32-bit */
+
+/* codegen_int64.c: the integer functions (clz ... madsat) on one long/ulong component */
+IsaOperand cg_int64_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, LangNode *node);
 
 /* codegen_matrix.c: simdgroup matrix construction, load, store and multiply */
 CgVal cg_matrix_builtin(LangCg *cg, LangNode *node);
