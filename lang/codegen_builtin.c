@@ -578,9 +578,10 @@ static IsaOperand join64(LangCg *cg, IsaOperand lo, IsaOperand hi)
  * shuffles move both words; and/or/xor reduce each word; a sum adds the high words and the
  * two 16-bit halves of the low words separately (each partial sum fits in 32 bits, so the
  * recombination is exact mod 2^64); min/max reduce the high words, then the low words of
- * only the lanes whose high word won (the others give the neutral 0 or 0xffffffff). */
-static IsaOperand simd64(LangCg *cg, LangNode *node, bool is_red, IsaOpcode op, IsaReduceOp red,
-                         int prefix, LangType *s, IsaOperand v, IsaOperand lane)
+ * only the lanes whose high word won (the others give the neutral 0 or 0xffffffff);
+ * products have no such split and go lane by lane (cg_product64). */
+static IsaOperand simd64(LangCg *cg, bool is_red, IsaOpcode op, IsaReduceOp red, int prefix,
+                         LangType *s, IsaOperand v, IsaOperand lane)
 {
     IsaOperand lo, hi;
     split64(cg, v, &lo, &hi);
@@ -608,9 +609,8 @@ static IsaOperand simd64(LangCg *cg, LangNode *node, bool is_red, IsaOpcode op, 
         IsaOperand l2 = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, hi, mh, lo, neutral);
         return join64(cg, reduce32(cg, op, red, ISA_TYPE_U32, prefix, l2), mh);
     }
-    default:
-        cg_error(cg, node->tok, "products over a SIMD-group or quad are not supported for "
-                 "long/ulong (use a 32-bit type or float)");
+    default: /* ISA_RED_PRODUCT */
+        return cg_product64(cg, op == ISA_OP_QUAD_RED || op == ISA_OP_QUAD_PREFIX, prefix, v);
     }
 }
 
@@ -622,7 +622,7 @@ static IsaOperand shuffle_any(LangCg *cg, LangNode *node, LangType *s, IsaOperan
     if (w == 64) {
         if (!lang_is_integer(s))
             cg_error(cg, node->tok, "SIMD-group functions do not take pointers");
-        return simd64(cg, node, false, ISA_OP_SHFL, ISA_RED_SUM, -1, s, v, lane);
+        return simd64(cg, false, ISA_OP_SHFL, ISA_RED_SUM, -1, s, v, lane);
     }
     if (cg_is_int16(s))
         return cg_narrow16(cg, shuffle32(cg, ISA_OP_SHFL, cg_widen16(cg, v, s), lane), s);
@@ -757,7 +757,7 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args, int na)
             if (!lang_is_integer(s))
                 cg_error(cg, node->tok, "SIMD-group functions do not take pointers");
             IsaOpcode sh = b == LANG_BI_SIMD_BROADCAST_FIRST ? ISA_OP_BCAST_FIRST : sop;
-            r.c[i] = simd64(cg, node, is_red, is_red ? op : sh, red, prefix, s, v.c[i], lane);
+            r.c[i] = simd64(cg, is_red, is_red ? op : sh, red, prefix, s, v.c[i], lane);
             continue;
         }
         if (cg_is_int16(s)) { /* through the extended 32-bit value, exact both ways */

@@ -210,3 +210,45 @@ IsaOperand cg_int64_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, La
         cg_error(cg, node->tok, "this function is not supported for 64-bit integers");
     }
 }
+
+/* ---- products over a SIMD-group or quad --------------------------------------------------- */
+
+static IsaOperand shuffle(LangCg *cg, bool quad, IsaOperand src, IsaOperand lane)
+{
+    IsaOperand d = lang_cg_new_vreg(cg, 32);
+    IsaInst *in = lang_cg_emit(cg, quad ? ISA_OP_QSHFL : ISA_OP_SHFL);
+    in->opd[0] = d, in->opd[1] = src, in->opd[2] = lane;
+    return d;
+}
+
+IsaOperand cg_product64(LangCg *cg, bool quad, int prefix, IsaOperand v)
+{
+    IsaOperand l = cg_to_reg(cg, lo(cg, v), 32), h = cg_to_reg(cg, hi(cg, v), 32);
+    IsaOperand lane = cg_lane_id(cg);
+    IsaOperand m = lang_cg_new_vreg(cg, 32); /* the active lanes not visited yet */
+    IsaInst *in = lang_cg_emit(cg, ISA_OP_ICMP_BALLOT);
+    in->cond = ISA_COND_EQ;
+    in->opd[0] = m, in->opd[1] = imm(0), in->opd[2] = imm(0);
+    if (quad) { /* this quad's four bits, and lanes numbered within the quad */
+        IsaOperand base = op2(cg, ISA_OP_AND, 32, lane, imm(~3u));
+        cg_mov(cg, m, op2(cg, ISA_OP_AND, 32, op2(cg, ISA_OP_LSR, 32, m, base), imm(0xf)), 32);
+        lane = op2(cg, ISA_OP_AND, 32, lane, imm(3));
+    }
+    IsaOperand acc = lang_cg_new_vreg(cg, 64);
+    cg_mov(cg, acc, imm(1), 64);
+    /* every lane of the SIMD-group (of the quad) has the same m, so each loop is uniform */
+    CgLoop loop;
+    cg_loop_begin(cg, &loop, ISA_COND_NE, m, imm(0));
+    IsaOperand j = op1(cg, ISA_OP_FFS, 32, m);
+    IsaOperand p = op2(cg, ISA_OP_IMUL64, 64, acc,
+                       pair(cg, shuffle(cg, quad, l, j), shuffle(cg, quad, h, j)));
+    if (prefix >= 0) { /* only lanes up to this one (below it, exclusive) count */
+        IsaOperand t = sel(cg, ISA_OP_ICMPSEL, prefix ? ISA_COND_ULE : ISA_COND_ULT, j, lane,
+                           imm(0xffffffffu), imm(0));
+        p = pick(cg, pair(cg, t, t), p, acc);
+    }
+    cg_mov(cg, acc, p, 64);
+    cg_mov(cg, m, op2(cg, ISA_OP_AND, 32, m, op2(cg, ISA_OP_ISUB, 32, m, imm(1))), 32);
+    cg_loop_end(cg, &loop, ISA_COND_NE, m, imm(0));
+    return acc;
+}

@@ -217,6 +217,9 @@ IsaOperand cg_lane_id(LangCg *cg); /* thread_index_in_simdgroup, 32-bit */
 
 /* codegen_int64.c: the integer functions (clz ... madsat) on one long/ulong component */
 IsaOperand cg_int64_fn(LangCg *cg, LangBuiltin b, LangType *s, IsaOperand *x, LangNode *node);
+/* simd_product and quad_product (prefix < 0) and the prefix products (prefix 1 inclusive,
+ * 0 exclusive) of one 64-bit component, over the active lanes */
+IsaOperand cg_product64(LangCg *cg, bool quad, int prefix, IsaOperand v);
 
 /* codegen_matrix.c: simdgroup matrix construction, load, store and multiply */
 CgVal cg_matrix_builtin(LangCg *cg, LangNode *node);

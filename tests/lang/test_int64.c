@@ -363,19 +363,6 @@ static void test_simd_ulong(void **state)
     check_simd("ulong", false);
 }
 
-/* What stays unsupported says so, at the call. */
-static void test_unsupported_diagnostics(void **state)
-{
-    (void)state;
-    UtilError err = {{0}};
-    IsaProgram *p = lang_compile_source(
-        HDR "kernel void k(device long *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
-            "    o[i] = simd_product(o[i]);\n"
-            "}\n", "p.metal", NULL, NULL, &err);
-    assert_null(p);
-    assert_non_null(strstr(err.message, "p.metal:4:12: error: products over a SIMD-group"));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,7 +372,6 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_simd_long),
         cmocka_unit_test(test_simd_ulong),
-        cmocka_unit_test(test_unsupported_diagnostics),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -1,8 +1,10 @@
 /*
  * test_int64_fn.c — the integer functions on long and ulong end to end: clz, ctz, popcount,
  * reverse_bits, extract_bits, insert_bits, rotate, absdiff, addsat, subsat, hadd, rhadd and
- * madsat, on scalars and vectors, with run-time and constant operands. Kernels compiled from
- * Metal run on the simulator over every pair of edge values (0, 1, all ones, INT64_MIN,
+ * madsat, on scalars and vectors, with run-time and constant operands, and the products
+ * over a SIMD-group and a quad (reductions and prefixes, with lanes and whole quads
+ * inactive). Kernels compiled from Metal run on the simulator over every pair of edge
+ * values (0, 1, all ones, INT64_MIN,
  * INT64_MAX, word boundaries) and random ones, with bit-field offsets and sizes at the
  * edges (offset + bits == 64, bits 0 and 64) and rotate counts of 64 and more. Every
  * expected value comes from C reference code written here, with 128-bit arithmetic where
@@ -278,6 +280,87 @@ static void test_constant_operands(void **state)
                      (unsigned long long)o[k]);
 }
 
+/* ---- products over a SIMD-group and a quad -------------------------------------------------- */
+
+enum { NP = 8 };
+
+/* Which lanes run the products: all of SIMD-group 0, a third missing from group 1, whole
+ * quads missing from group 2 (and a 0 in it), one lane of group 3. */
+static bool runs_products(uint32_t i)
+{
+    uint32_t g = i / 32, lane = i % 32;
+    return g == 0 ? true : g == 1 ? lane % 3 != 1 : g == 2 ? (lane & 5) == 0 || lane == 13
+                                                           : lane == 22;
+}
+
+static void check_products(const char *type)
+{
+    enum { N = 128 };
+    static uint64_t x[N], o[N * NP];
+    static uint32_t keep[N];
+    for (uint32_t i = 0; i < N; i++) {
+        /* mostly odd factors, so that 32 of them do not multiply to 0 mod 2^64 */
+        x[i] = i % 9 == 4 ? edges[(i * 3) % NE] : rnd64() >> (i % 50) | 1;
+        keep[i] = runs_products(i);
+    }
+    x[0] = ~0ull, x[5] = 0x8000000000000001ull, x[70] = 0, x[33] = 0xffffffff00000001ull;
+    memset(o, 0xaa, sizeof o);
+    char src[2048];
+    snprintf(src, sizeof src,
+             HDR "typedef %s T;\ntypedef vec<T, 2> T2;\n"
+             "kernel void k(device const T *x [[buffer(0)]], device const uint *keep "
+             "[[buffer(1)]],\n  device T *o [[buffer(2)]], uint i [[thread_position_in_grid]]) {\n"
+             "    T v = x[i];\n"
+             "    device T *r = o + i * %d;\n"
+             "    if (keep[i] != 0) {\n"
+             "        r[0] = simd_product(v); r[1] = simd_prefix_inclusive_product(v);\n"
+             "        r[2] = simd_prefix_exclusive_product(v); r[3] = quad_product(v);\n"
+             "        r[4] = quad_prefix_inclusive_product(v);\n"
+             "        r[5] = quad_prefix_exclusive_product(v);\n"
+             "        T2 w = simd_prefix_exclusive_product(T2(v, v ^ 6));\n"
+             "        r[6] = w.x; r[7] = w.y;\n"
+             "    }\n"
+             "}\n",
+             type, NP);
+    void *bufs[] = {x, keep, o};
+    size_t sizes[] = {sizeof x, sizeof keep, sizeof o};
+    run(src, NULL, bufs, sizes, 3, N);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t base = i / 32 * 32, qbase = i & ~3u;
+        uint64_t all = 1, incl = 1, excl = 1, quad = 1, qincl = 1, qexcl = 1, excl6 = 1;
+        for (uint32_t l = base; l < base + 32; l++) {
+            if (!keep[l])
+                continue;
+            all *= x[l];
+            if (l <= i)
+                incl *= x[l];
+            if (l < i)
+                excl *= x[l], excl6 *= x[l] ^ 6;
+            if (l >= qbase && l < qbase + 4) {
+                quad *= x[l];
+                if (l <= i)
+                    qincl *= x[l];
+                if (l < i)
+                    qexcl *= x[l];
+            }
+        }
+        uint64_t want[NP] = {all, incl, excl, quad, qincl, qexcl, excl, excl6};
+        for (int k = 0; k < NP; k++) {
+            uint64_t w = keep[i] ? want[k] : 0xaaaaaaaaaaaaaaaaull;
+            if (o[i * NP + k] != w)
+                fail_msg("%s thread %u r[%d]: expected %#llx, got %#llx", type, i, k,
+                         (unsigned long long)w, (unsigned long long)o[i * NP + k]);
+        }
+    }
+}
+
+static void test_products(void **state)
+{
+    (void)state;
+    check_products("long");
+    check_products("ulong");
+}
+
 /* What stays refused says so, at the call. */
 static void test_refused(void **state)
 {
@@ -298,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_ulong_functions),
         cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_constant_operands),
+        cmocka_unit_test(test_products),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, 0, 0);
