@@ -101,6 +101,8 @@
     B(QUAD_BROADCAST_FIRST, "quad_broadcast_first", 1, 1, "5.13") \
     B(QUAD_IS_FIRST, "quad_is_first", 0, 0, "5.13") \
     B(QUAD_ACTIVE_THREADS_MASK, "quad_active_threads_mask", 0, 0, "5.13") \
+    /* simd_vote::all(), any() and quad_vote's: member functions, made by parse_vote.c */ \
+    B(VOTE_ALL, "vote.all", 1, 1, "5.13") B(VOTE_ANY, "vote.any", 1, 1, "5.13") \
     /* T f(T data, T filling_data, ushort delta[, ushort modulo]) */ \
     B(SIMD_SHUFFLE_AND_FILL_UP, "simd_shuffle_and_fill_up", 3, 4, "5.13") \
     B(SIMD_SHUFFLE_AND_FILL_DOWN, "simd_shuffle_and_fill_down", 3, 4, "5.13") \

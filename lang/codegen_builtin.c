@@ -463,11 +463,28 @@ static IsaOperand quad_bits(LangCg *cg, IsaOperand mask)
     return op2(cg, ISA_OP_AND, 32, op2(cg, ISA_OP_LSR, 32, mask, base), lang_cg_imm(0xf));
 }
 
+/* A ballot or mask as the simd_vote (its ulong) or quad_vote (its uint) the call returns. */
 static CgVal mask_result(LangCg *cg, LangNode *node, IsaOperand m)
 {
     CgVal r = cg_val_new(cg, node->type, 1);
-    LangType *t = lang_scalar_of(node->type);
-    r.c[0] = cg_width_of(t) == 64 ? cvt_to(cg, m, ISA_TYPE_U64, ISA_TYPE_U32, 64) : m;
+    r.c[0] = node->type->vote == LANG_VOTE_SIMD ? cvt_to(cg, m, ISA_TYPE_U64, ISA_TYPE_U32, 64)
+                                                : m;
+    return r;
+}
+
+/* v.all(): every lane of the SIMD-group (its 32 bits) or quad (bits 0-3) set, whatever is
+ * active (MSL: unlike simd_all); v.any(): one of them set. */
+static CgVal vote_member(LangCg *cg, LangNode *node, CgVal v)
+{
+    bool simd = v.type->vote == LANG_VOTE_SIMD;
+    IsaOperand bits = simd ? cvt_to(cg, v.c[0], ISA_TYPE_U32, ISA_TYPE_U64, 32)
+                           : op2(cg, ISA_OP_AND, 32, v.c[0], lang_cg_imm(0xf));
+    IsaOperand full = lang_cg_imm(simd ? 0xffffffffu : 0xfu);
+    CgVal r = cg_val_new(cg, node->type, 1);
+    r.c[0] = node->builtin == LANG_BI_VOTE_ALL
+                 ? sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, bits, full, lang_cg_imm(1), lang_cg_imm(0))
+                 : sel(cg, ISA_OP_ICMPSEL, ISA_COND_NE, 32, bits, lang_cg_imm(0), lang_cg_imm(1),
+                       lang_cg_imm(0));
     return r;
 }
 
@@ -696,6 +713,7 @@ static CgVal simd_fn(LangCg *cg, LangNode *node, CgVal *args, int na)
     case LANG_BI_QUAD_SHUFFLE_AND_FILL_UP: case LANG_BI_QUAD_SHUFFLE_AND_FILL_DOWN:
         return shuffle_fill(cg, node, args, na);
     case LANG_BI_QUAD_ACTIVE_THREADS_MASK: return mask_result(cg, node, quad_bits(cg, active_mask(cg)));
+    case LANG_BI_VOTE_ALL: case LANG_BI_VOTE_ANY: return vote_member(cg, node, args[0]);
     case LANG_BI_QUAD_IS_FIRST: {
         IsaOperand first = op1(cg, ISA_OP_FFS, 32, quad_bits(cg, active_mask(cg)));
         IsaOperand ql = op2(cg, ISA_OP_AND, 32, cg_lane_id(cg), lang_cg_imm(3));

@@ -197,7 +197,11 @@ struct LangType {
     LangType **params;
     int num_params;
     LangTensor *tensor;     /* Metal 4 tensor types (structs): what they are */
+    uint8_t vote;           /* LangVote: simd_vote and quad_vote (structs of their bits) */
 };
+
+/* simd_vote (a ulong: bit i for lane i) and quad_vote (a uint: bits 0-3), parse_vote.c */
+typedef enum LangVote { LANG_VOTE_NONE, LANG_VOTE_SIMD, LANG_VOTE_QUAD } LangVote;
 
 extern LangType *lang_ty_void, *lang_ty_bool, *lang_ty_char, *lang_ty_uchar, *lang_ty_short,
     *lang_ty_ushort, *lang_ty_int, *lang_ty_uint, *lang_ty_long, *lang_ty_ulong, *lang_ty_half,

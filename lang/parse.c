@@ -322,14 +322,14 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
         return lang_ty_void;
     case LANG_BI_SIMD_BALLOT: case LANG_BI_QUAD_BALLOT:
         args[0] = lang_p_to_bool(p, args[0]);
-        return lang_ty_ulong;
+        return lang_p_vote_type(p, id == LANG_BI_QUAD_BALLOT);
     case LANG_BI_SIMD_ALL: case LANG_BI_SIMD_ANY: case LANG_BI_QUAD_ALL: case LANG_BI_QUAD_ANY:
         args[0] = lang_p_to_bool(p, args[0]);
         return lang_ty_bool;
     case LANG_BI_SIMD_IS_FIRST: case LANG_BI_QUAD_IS_FIRST:
         return lang_ty_bool;
     case LANG_BI_SIMD_ACTIVE_THREADS_MASK: case LANG_BI_QUAD_ACTIVE_THREADS_MASK:
-        return lang_ty_ulong;
+        return lang_p_vote_type(p, id == LANG_BI_QUAD_ACTIVE_THREADS_MASK);
     case LANG_BI_SIMD_AND: case LANG_BI_SIMD_OR: case LANG_BI_SIMD_XOR: case LANG_BI_QUAD_AND:
     case LANG_BI_QUAD_OR: case LANG_BI_QUAD_XOR:
         return integer_args(p, args, 1, name);

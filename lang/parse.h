@@ -114,6 +114,7 @@ typedef struct LangParser {
     long num_nodes;        /* nodes made so far */
     LangToken *addr_operand; /* where the operand of the unary & being parsed begins */
     LangFnSize *sizes;
+    LangType *vote_types[2]; /* simd_vote, quad_vote, made on first use */
 } LangParser;
 
 typedef struct FnAttrs {
@@ -261,6 +262,17 @@ LangNode *lang_p_tensor_elements(LangParser *p, LangNode *lhs); /* ct[...]: its 
 /* T(pointer, dextents<int, 2>(columns, rows)) or T(pointer, extents<int, W, H>()): a tensor
  * over memory the kernel has, at the "(" */
 LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok);
+
+/* simd_vote and quad_vote (parse_vote.c) */
+LangType *lang_p_vote_type(LangParser *p, bool quad);
+LangType *lang_p_vote_named(LangParser *p, const LangToken *tok); /* simd_vote, quad_vote */
+/* T(bits) or T{bits}, at the "(" or "{" after the type name */
+LangNode *lang_p_vote_construct(LangParser *p, LangType *ty, LangToken *tok);
+/* a conversion from or to a vote type (lang_p_cast sends them here) */
+LangNode *lang_p_vote_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok,
+                           bool explicit);
+/* v.all() or v.any(), at the name after the '.' */
+LangNode *lang_p_vote_member(LangParser *p, LangNode *lhs, LangToken *name);
 
 /* builtin calls (parse.c): the LangBuiltin named by tok, or -1; a call after its name */
 int lang_p_builtin_id(const LangToken *tok);

@@ -60,6 +60,8 @@ static LangType *builtin_type(LangParser *p, const LangToken *tok)
         return ty;
     if ((ty = lang_p_matrix_named(p, tok)) != NULL)
         return ty;
+    if ((ty = lang_p_vote_named(p, tok)) != NULL)
+        return ty;
     if (n > 7 && memcmp(s, "atomic_", 7) == 0) {
         ty = scalar_named(s + 7, n - 7);
         if (ty && (ty->kind == LTY_INT || ty->kind == LTY_UINT || ty->kind == LTY_FLOAT))
@@ -399,6 +401,10 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
         }
         if (!sym && (ty = builtin_type(p, tok)) != NULL) {
             lang_p_next(p);
+            if (ty->vote && lang_p_is(p->tok, "::") && lang_p_is(p->tok->next, "vote_t")) {
+                lang_p_next(p), lang_p_next(p); /* simd_vote::vote_t, quad_vote::vote_t */
+                ty = ty->vote == LANG_VOTE_SIMD ? lang_ty_ulong : lang_ty_uint;
+            }
             continue;
         }
         const char *why = lang_p_is_name(tok) ? unsupported_type(tok) : NULL;

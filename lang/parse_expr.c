@@ -370,7 +370,7 @@ static LangNode *cast_to(LangParser *p, LangNode *node, LangType *ty, LangToken 
         c->type = lang_ty_void;
         return c;
     }
-    if (ty->kind == LTY_STRUCT || ty->kind == LTY_ARRAY) {
+    if ((ty->kind == LTY_STRUCT || ty->kind == LTY_ARRAY) && !ty->vote) {
         if (lang_same_type(node->type, ty))
             return node;
         lang_error_soft(p->ctx, tok, "cannot cast '%s' to '%s'",
@@ -536,7 +536,7 @@ static LangNode *postfix(LangParser *p)
                 lang_error_at(p->ctx, name, "expected a member name");
             lang_p_next(p);
             if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
-                !node->type->tensor)
+                !node->type->tensor && !node->type->vote)
                 lang_error_at(p->ctx, name, "member functions are not supported");
             node = lang_p_member(p, node, name);
         } else if (lang_p_consume(p, "++")) {
@@ -558,6 +558,8 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
     if (ty->tensor)
         return lang_p_tensor_construct(p, ty, tok);
     ty = unqual(p, ty);
+    if (ty->vote)
+        return lang_p_vote_construct(p, ty, tok);
     if (lang_p_is(p->tok, "{") && (ty->kind == LTY_STRUCT || ty->kind == LTY_ARRAY))
         return lang_p_initializer(p, ty);
     bool brace = lang_p_is(p->tok, "{");

@@ -155,6 +155,8 @@ LangNode *lang_p_initializer(LangParser *p, LangType *ty)
     LangToken *start = p->tok;
     if (p->depth > LANG_P_MAX_DEPTH)
         lang_error_at(p->ctx, start, "initializer nests too deeply");
+    if (ty->vote && lang_p_is(p->tok, "{"))
+        return lang_p_vote_construct(p, ty, start);
     if (!lang_p_is(p->tok, "{")) {
         LangNode *e = lang_p_assign(p);
         return lang_p_convert(p, e, ty, start);
@@ -329,6 +331,11 @@ LangNode *lang_p_local_decl(LangParser *p)
             init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));
         } else if (lang_p_is(p->tok, "{") ) {
             init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));
+        } else if (ty->vote && !is_tg) { /* `simd_vote v(m);`, and `simd_vote v;` is 0 */
+            LangType *vt = lang_qualified(p->ctx, ty, false);
+            init = lang_p_is(p->tok, "(") ? lang_p_vote_construct(p, vt, eq)
+                                          : lang_p_vote_cast(p, lang_p_num(p, name, lang_ty_uint, 0,
+                                                                           0), vt, name, true);
         } else if (ty->is_const && !is_tg) {
             lang_error_soft(p->ctx, name, "const variable '%.*s' needs an initializer",
                             name->len, name->loc);

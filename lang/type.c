@@ -368,6 +368,8 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
                             lang_type_name(p->ctx, from), lang_type_name(p->ctx, ty));
         return node;
     }
+    if (from->vote || ty->vote)
+        return lang_p_vote_cast(p, node, ty, tok, explicit);
     if (from->kind == LTY_ATOMIC) {
         lang_error_soft(p->ctx, tok, "an atomic cannot be used as a value; use "
                         "atomic_load_explicit");
@@ -439,7 +441,7 @@ LangNode *lang_p_to_bool(LangParser *p, LangNode *node)
                         space_name(t->space));
         return lang_p_num(p, node->tok, lang_ty_bool, 0, 0);
     }
-    if (!lang_is_scalar(node->type)) {
+    if (!lang_is_scalar(node->type) && !node->type->vote) {
         lang_error_soft(p->ctx, node->tok, "'%s' used where a scalar condition is required",
                         lang_type_name(p->ctx, node->type));
         return lang_p_num(p, node->tok, lang_ty_bool, 0, 0);

@@ -368,7 +368,7 @@ static void test_builtins(void **state)
         "kernel void k(device atomic_uint *c [[buffer(0)]], device float4 *v [[buffer(1)]],\n"
         "              uint lane [[thread_index_in_simdgroup]]) {\n"
         "  half4 h = half4(v[0]); half d = dot(h, h); bool a = all(v[0] > 0);\n"
-        "  ulong b = simd_ballot(lane > 3); float s = simd_shuffle(v[0].x, lane);\n"
+        "  simd_vote b = simd_ballot(lane > 3); float s = simd_shuffle(v[0].x, lane);\n"
         "  uint o = atomic_fetch_add_explicit(c, 1, memory_order_relaxed);\n"
         "  float e = fast::exp(v[0].x); float m = max(v[0].x, 1); float l = length(v[0]);\n"
         "  threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);\n"
@@ -380,7 +380,7 @@ static void test_builtins(void **state)
     expect_type(init_of(u, "a")->type, "bool");
     LangNode *b = init_of(u, "b");
     assert_int_equal(b->builtin, LANG_BI_SIMD_BALLOT);
-    expect_type(b->type, "ulong");
+    expect_type(b->type, "simd_vote");
     LangNode *s = init_of(u, "s");
     expect_type(s->type, "float");
     expect_type(s->args->next->type, "ushort");
