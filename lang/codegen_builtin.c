@@ -600,6 +600,8 @@ static IsaOperand join64(LangCg *cg, IsaOperand lo, IsaOperand hi)
 static IsaOperand simd64(LangCg *cg, bool is_red, IsaOpcode op, IsaReduceOp red, int prefix,
                          LangType *s, IsaOperand v, IsaOperand lane)
 {
+    if (is_red && red == ISA_RED_PRODUCT)
+        return cg_product64(cg, op == ISA_OP_QUAD_RED || op == ISA_OP_QUAD_PREFIX, prefix, v);
     IsaOperand lo, hi;
     split64(cg, v, &lo, &hi);
     if (!is_red)
@@ -620,14 +622,12 @@ static IsaOperand simd64(LangCg *cg, bool is_red, IsaOpcode op, IsaReduceOp red,
         IsaOperand low = op2(cg, ISA_OP_IADD64, 64, mid, cvt_to(cg, s0, ISA_TYPE_U64, ISA_TYPE_U32, 64));
         return op2(cg, ISA_OP_IADD64, 64, join64(cg, lang_cg_imm(0), sh), low);
     }
-    case ISA_RED_MIN: case ISA_RED_MAX: {
+    default: /* ISA_RED_MIN, ISA_RED_MAX */ {
         IsaOperand mh = reduce32(cg, op, red, u ? ISA_TYPE_U32 : ISA_TYPE_S32, prefix, hi);
         IsaOperand neutral = lang_cg_imm(red == ISA_RED_MAX ? 0 : 0xffffffffu);
         IsaOperand l2 = sel(cg, ISA_OP_ICMPSEL, ISA_COND_EQ, 32, hi, mh, lo, neutral);
         return join64(cg, reduce32(cg, op, red, ISA_TYPE_U32, prefix, l2), mh);
     }
-    default: /* ISA_RED_PRODUCT */
-        return cg_product64(cg, op == ISA_OP_QUAD_RED || op == ISA_OP_QUAD_PREFIX, prefix, v);
     }
 }
 

@@ -224,7 +224,7 @@ static IsaOperand shuffle(LangCg *cg, bool quad, IsaOperand src, IsaOperand lane
 IsaOperand cg_product64(LangCg *cg, bool quad, int prefix, IsaOperand v)
 {
     IsaOperand l = cg_to_reg(cg, lo(cg, v), 32), h = cg_to_reg(cg, hi(cg, v), 32);
-    IsaOperand lane = cg_lane_id(cg);
+    IsaOperand lane = quad || prefix >= 0 ? cg_lane_id(cg) : lang_cg_imm(0);
     IsaOperand m = lang_cg_new_vreg(cg, 32); /* the active lanes not visited yet */
     IsaInst *in = lang_cg_emit(cg, ISA_OP_ICMP_BALLOT);
     in->cond = ISA_COND_EQ;

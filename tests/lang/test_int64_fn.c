@@ -361,6 +361,29 @@ static void test_products(void **state)
     check_products("ulong");
 }
 
+/* A SIMD-group product is the lane loop and nothing else: no split of the value into words
+ * through shifts and converts (its halves are lo32/hi32 moves), no lane ID it does not use. */
+static void test_product_code(void **state)
+{
+    (void)state;
+    UtilError err = {{0}};
+    IsaProgram *p = lang_compile_source(
+        HDR "kernel void k(device long *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+            "    o[i] = simd_product(o[i]);\n"
+            "}\n", "c.metal", NULL, NULL, &err);
+    assert_non_null(p);
+    int muls = 0;
+    for (uint32_t k = 0; k < p->count; k++) {
+        const IsaInst *in = &p->code[k];
+        assert_int_not_equal(in->op, ISA_OP_CVT);
+        assert_int_not_equal(in->op, ISA_OP_LSR64);
+        assert_false(in->op == ISA_OP_GET_SR && in->opd[1].index == ISA_SR_THREAD_INDEX_IN_SIMDGROUP);
+        muls += in->op == ISA_OP_IMUL64;
+    }
+    assert_int_equal(muls, 1);
+    isa_program_free(p);
+}
+
 /* What stays refused says so, at the call. */
 static void test_refused(void **state)
 {
@@ -382,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_constant_operands),
         cmocka_unit_test(test_products),
+        cmocka_unit_test(test_product_code),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, 0, 0);
