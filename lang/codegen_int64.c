@@ -4,9 +4,9 @@
  * products over a SIMD-group or quad of 64-bit values.
  *
  * Apple's GPUs have no 64-bit bit-counting, bit-field or saturating instructions, and
- * neither does lockstep's ISA: each function is the sequence of 32- and 64-bit ALU ops a
- * GPU compiler emits for it (the halves of a pair through lo32/hi32/mkpair, which are
- * moves), so the timing model charges what the hardware would run, op by op. Selects
+ * neither does lockstep's ISA: each function is a short sequence of 32- and 64-bit ALU ops,
+ * as a GPU compiler would emit (the halves of a pair through lo32/hi32/mkpair, which are
+ * moves), so the timing model charges every op the hardware would run. Selects
  * between 64-bit values use an all-ones/zero mask pair (b ^ ((a ^ b) & m)), straight-line
  * code that needs no exec-mask region.
  *
