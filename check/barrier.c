@@ -213,11 +213,26 @@ static void on_release(void *ctx, const SimThreadgroupView *tg)
         }
     }
     const GroupState *a = &c->groups[first];
+    /* Usually every SIMD-group waits at the same barrier: nothing to report, and nothing to
+     * build a report with (a finding and the barrier's line cost more than the rest). */
+    bool odd = false;
+    for (uint32_t i = 0; i < c->num_groups; i++) {
+        const GroupState *g = &c->groups[i];
+        odd |= g->arrived >= 0 ? g->arrived != a->arrived : !g->ended_reported;
+    }
+    if (!odd) {
+        for (uint32_t i = 0; i < c->num_groups; i++)
+            c->groups[i].arrived = -1;
+        return;
+    }
     uint32_t a_pc = p->code[a->arrived].pc;
     const CheckLine a_line_ = check_line(p, a_pc);
     const char *a_line = a_line_.s;
     for (uint32_t i = 0; i < c->num_groups; i++) {
         GroupState *g = &c->groups[i];
+        if (!(g->arrived >= 0 && g->arrived != a->arrived) &&
+            !(g->arrived < 0 && !g->ended_reported))
+            continue;
         CheckFinding f = {.kind = CHECK_BARRIER_DIVERGENCE, .severity = CHECK_ERROR};
         if (g->arrived >= 0 && g->arrived != a->arrived) {
             uint32_t pc = p->code[g->arrived].pc;
