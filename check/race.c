@@ -26,7 +26,8 @@
  * Most accesses change nothing but the latest read or write of words no other agent touched
  * since the last barrier, or are atomics meeting only atomics: read_fast / write_fast /
  * atomic_fast settle those in a few compares (a coalesced access, lane l at base + l * size,
- * walks consecutive cells), and only the rest take the general per-byte path. Both keep
+ * walks consecutive cells, or takes all 32 in one pass when each is ordered with it: see
+ * race_block.c), and only the rest take the general per-byte path. Both keep
  * exactly the same state. Threadgroup reads between a barrier and the next threadgroup
  * write (a tile being read) are logged rather than applied, and usually dropped unread by
  * the next barrier (see quiet reads).
@@ -402,13 +403,6 @@ static __attribute__((noinline)) void lane_access(Race *r, const SimGroupView *s
         r->tg_hwm = (off + bytes + 3) / 4;
 }
 
-/* What ordered() needs about the current access, in locals: the shadow cells are written
- * through pointers the compiler cannot tell apart from Race's fields. */
-typedef struct RaceOrder {
-    uint32_t serial, tg_first, rel, simd_rel, sg;
-    bool strict;
-} RaceOrder;
-
 /* ordered(r, a, b) for the current access by thread tid. */
 static inline bool ordered_now(const RaceOrder *o, RaceAccess a, uint32_t tid)
 {
@@ -432,14 +426,6 @@ static inline bool own_since_barrier(const RaceOrder *o, RaceAccess a, uint32_t 
     return a.serial && a.serial >= o->tg_first && a.serial >= o->rel &&
            acc_tid(a) >> agent == tid >> agent;
 }
-
-/* The arrays of one shadow as the fast paths use them (reloaded after the general path,
- * which may make them). */
-typedef struct RaceWords {
-    RaceAccess *w, *r1;
-    uint32_t *value, *link;
-    RaceMore *more;
-} RaceWords;
 
 static inline RaceWords words_of(const RaceShadow *sh)
 {
@@ -943,7 +929,12 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
         if (sh && !(off & 3) && end <= sh->words * 4 && need_arrays(sh, b.kind)) {
             if (!may_log || !quiet_log(r, sg, &b, mask, NULL, off / 4, bytes / 4)) {
                 quiet_settle(r, sp);
-                lanes_from(r, sg, &b, acc, sh, off / 4);
+                /* 32 words each ordered with the access (a tile, a tree level) are taken in
+                 * one pass; where the shadow has no array for the other kind of access,
+                 * fast_lanes's fresh_block is quicker */
+                if (!(bytes == 4 && b.kind != ACC_ATOMIC && (b.kind == ACC_READ ? sh->w : sh->r1) &&
+                      race_block(r, sg, &b, acc, sh, off / 4)))
+                    lanes_from(r, sg, &b, acc, sh, off / 4);
             }
             if (sp == SP_TG && end / 4 > r->tg_hwm)
                 r->tg_hwm = end / 4;

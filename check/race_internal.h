@@ -1,7 +1,8 @@
 /*
- * race_internal.h — the race detector's state, shared by its three files: race.c (the
- * per-access work, shadow memory), race_sync.c (threadgroups, barriers, the checker's
- * lifetime) and race_report.c (turning a conflict into a finding: the slow path).
+ * race_internal.h — the race detector's state, shared by its files: race.c (the per-access
+ * work, shadow memory), race_block.c (whole blocks of 32 words at once), race_sync.c
+ * (threadgroups, barriers, the checker's lifetime) and race_report.c (turning a conflict
+ * into a finding: the slow path).
  */
 #ifndef LOCKSTEP_CHECK_RACE_INTERNAL_H
 #define LOCKSTEP_CHECK_RACE_INTERNAL_H
@@ -148,6 +149,22 @@ typedef struct Race {
 } Race;
 
 
+/* What ordered() needs about the current access, in locals: the shadow cells are written
+ * through pointers the compiler cannot tell apart from Race's fields. */
+typedef struct RaceOrder {
+    uint32_t serial, tg_first, rel, simd_rel, sg;
+    bool strict;
+} RaceOrder;
+
+/* The arrays of one shadow as the fast paths use them (reloaded after the general path,
+ * which may make them). */
+typedef struct RaceWords {
+    RaceAccess *w, *r1;
+    uint32_t *value, *link;
+    RaceMore *more;
+} RaceWords;
+
+
 /* race.c: one SimMemAccess (the observer's mem_access), and freeing a shadow's arrays
  * (device shadows are allocated apart from the rest: see check_shadow_alloc). */
 void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc);
@@ -157,5 +174,12 @@ void race_shadow_release(RaceShadow *sh, bool device);
  * one finding per pair of instructions and reason, counted (race_report.c). */
 void race_report(Race *r, const SimGroupView *sg, const RaceCur *b, const RaceAccess *a,
                  uint64_t addr, bool same_value);
+
+/* race_block.c: a coalesced one-word plain read or write (not an atomic) of a whole
+ * SIMD-group, lane l at word i0 + l of sh, taken as one block when each of the 32 words is
+ * ordered with it (each would pass read_fast / write_fast): then it does what those would
+ * and returns true; false changes nothing (fast_lanes goes word by word). */
+bool race_block(Race *r, const SimGroupView *sg, const RaceCur *b, const SimMemAccess *acc,
+                RaceShadow *sh, uint64_t i0);
 
 #endif

@@ -434,6 +434,47 @@ static void test_read_modify_write_then_same_value(void **state)
     done(&c);
 }
 
+/* The same for a whole SIMD-group: SIMD-group 0 reads slot[0..31] and writes them back
+ * (32 consecutive words, each read then written by its own lane: read-modify-writes, taken
+ * a block at a time), then SIMD-group 1 writes the same values with nothing ordering it:
+ * every word is a race under the same-value policy. Without the reads it is benign. */
+static void test_read_modify_write_block_then_same_value(void **state)
+{
+    (void)state;
+    const char *src =
+        "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint slot[32];\n"
+        "    if (tid < 32) slot[tid] = 5;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    if (tid < 32) { uint v = slot[tid]; slot[tid] = v; } // W\n"
+        "    if (tid >= 32) slot[tid - 32] = 5; // X\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    out[tid] = slot[tid % 32];\n"
+        "}\n";
+    Checked c;
+    setup(&c, src, 256);
+    run(&c, 64, 64);
+    expect_count(&c, 1);
+    const CheckFinding *waw = find(&c, "threadgroup memory race (write after write) on slot[0]");
+    expect_lines(&c, waw, line_of(src, "// W"), line_of(src, "// X"));
+    assert_int_equal(waw->count, 32); /* one per racing thread of SIMD-group 1 */
+    done(&c);
+    const char *benign =
+        "kernel void k(device uint *out [[buffer(0)]], uint tid [[thread_index_in_threadgroup]]) {\n"
+        "    threadgroup uint slot[32];\n"
+        "    if (tid < 32) slot[tid] = 5;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    if (tid < 32) slot[tid] = 5;\n"
+        "    if (tid >= 32) slot[tid - 32] = 5;\n"
+        "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+        "    out[tid] = slot[tid % 32];\n"
+        "}\n";
+    setup(&c, benign, 256);
+    run(&c, 64, 64);
+    expect_count(&c, 0);
+    done(&c);
+}
+
 /* De-duplication: one thread of threadgroup 0 stores, 256 threads of threadgroups 1..8 load —
  * one finding, counted once per racing load. */
 static void test_dedup_counts_accesses(void **state)
@@ -991,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_strict_simd_barrier_flags),
         cmocka_unit_test(test_two_dimensional_names),
         cmocka_unit_test(test_three_dimensional_names),
+        cmocka_unit_test(test_read_modify_write_block_then_same_value),
         cmocka_unit_test(test_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
