@@ -249,23 +249,6 @@ static bool need_arrays(RaceShadow *sh, uint8_t kind)
     return need_writes(sh) && (kind != ACC_ATOMIC || need_reads(sh));
 }
 
-void race_shadow_release(RaceShadow *sh, bool device)
-{
-    if (device) {
-        check_shadow_free(sh->w, sh->words, sizeof *sh->w);
-        check_shadow_free(sh->value, sh->words, sizeof *sh->value);
-        check_shadow_free(sh->r1, sh->words, sizeof *sh->r1);
-        check_shadow_free(sh->link, sh->words, sizeof *sh->link);
-    } else {
-        free(sh->w);
-        free(sh->value);
-        free(sh->r1);
-        free(sh->link);
-    }
-    free(sh->bytes);
-    free(sh->more);
-}
-
 /* Word i as a RaceCell, for the general path. */
 static inline RaceCell word_get(const RaceShadow *sh, uint64_t i)
 {
@@ -559,28 +542,6 @@ RACE_INLINE bool atomic_fast(const RaceOrder *o, const RaceWords *a, uint64_t i,
     return true;
 }
 
-/* Whether addr[l] == addr[0] + l * bytes for every lane. */
-static bool coalesced_addresses(const uint64_t *addr, uint32_t bytes)
-{
-#if defined(__SSE2__)
-    /* two lanes at a time: this runs once per memory instruction */
-    const __m128i step = _mm_set1_epi64x((int64_t)bytes * 2);
-    __m128i want = _mm_set_epi64x((int64_t)(addr[0] + bytes), (int64_t)addr[0]);
-    __m128i apart = _mm_setzero_si128();
-    for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l += 2) {
-        __m128i got = _mm_loadu_si128((const __m128i *)(const void *)(addr + l));
-        apart = _mm_or_si128(apart, _mm_xor_si128(got, want));
-        want = _mm_add_epi64(want, step);
-    }
-    return _mm_movemask_epi8(_mm_cmpeq_epi8(apart, _mm_setzero_si128())) == 0xffff;
-#else
-    uint64_t apart = 0;
-    for (uint32_t l = 0; l + 1 < SIM_SIMD_WIDTH; l++)
-        apart |= (addr[l + 1] - addr[l]) ^ bytes;
-    return apart == 0;
-#endif
-}
-
 static RaceOrder race_order(const Race *r, const RaceCur *b, uint32_t sg)
 {
     return (RaceOrder){
@@ -824,22 +785,33 @@ static void quiet_apply(Race *r, bool needed)
     r->num_quiet = 0;
 }
 
-/* Logs a quiet threadgroup read that lanes_at (first) or lanes_from (first NULL, words from
- * i0) would take; false when its instruction is applied at once instead. */
-static bool quiet_log(Race *r, const SimGroupView *sg, const RaceCur *b, uint32_t mask,
-                      const uint32_t *first, uint64_t i0, uint32_t nwords)
+/* Whether a quiet read by instruction `index` is logged (not applied at once: see eager). */
+static inline bool quiet_wanted(Race *r, uint32_t index)
 {
-    if (!r->eager) {
+    if (UTIL_UNLIKELY(!r->eager)) {
         const uint32_t n = r->s->program->count;
         r->num_eager = n < RACE_MAX_INDEX ? n : RACE_MAX_INDEX; /* the clamped index: eager */
         r->eager = util_calloc(r->num_eager + 1, 1);
     }
-    if (b->index >= r->num_eager || r->eager[b->index])
-        return false;
-    if (r->num_quiet == QUIET_MAX)
+    return index < r->num_eager && !r->eager[index];
+}
+
+/* The log's next entry, not yet counted in (quiet_fill counts it). */
+static inline RaceQuiet *quiet_next(Race *r)
+{
+    if (UTIL_UNLIKELY(r->num_quiet == QUIET_MAX))
         quiet_apply(r, false);
-    util_reserve((void **)&r->quiet, &r->quiet_cap, r->num_quiet + 1, sizeof *r->quiet);
-    RaceQuiet *q = &r->quiet[r->num_quiet++];
+    if (UTIL_UNLIKELY(r->num_quiet == r->quiet_cap))
+        util_reserve((void **)&r->quiet, &r->quiet_cap, r->num_quiet + 1, sizeof *r->quiet);
+    return &r->quiet[r->num_quiet];
+}
+
+/* Logs a quiet threadgroup read that lanes_at (first) or lanes_from (first NULL, words from
+ * i0) would take, in the entry quiet_next gave; its instruction must be quiet_wanted. */
+static inline void quiet_fill(Race *r, RaceQuiet *q, const SimGroupView *sg, const RaceCur *b,
+                              uint32_t mask, const uint32_t *first, uint64_t i0, uint32_t nwords)
+{
+    r->num_quiet++;
     q->serial = b->serial;
     q->info0 = RACE_INFO(b->index, 0, b->kind);
     q->sg = sg->simdgroup;
@@ -847,8 +819,18 @@ static bool quiet_log(Race *r, const SimGroupView *sg, const RaceCur *b, uint32_
     q->nwords = nwords;
     q->coalesced = !first;
     q->i0 = i0;
-    if (first)
+    if (first && first != q->first)
         memcpy(q->first, first, sizeof q->first);
+}
+
+/* Logs the read when its instruction is quiet_wanted; false when it is applied at once
+ * instead. */
+static bool quiet_log(Race *r, const SimGroupView *sg, const RaceCur *b, uint32_t mask,
+                      const uint32_t *first, uint64_t i0, uint32_t nwords)
+{
+    if (!quiet_wanted(r, b->index))
+        return false;
+    quiet_fill(r, quiet_next(r), sg, b, mask, first, i0, nwords);
     return true;
 }
 
@@ -907,6 +889,36 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
         return;
     }
     const bool may_log = sp == SP_TG && b.kind == ACC_READ && r->tg_store_serial < r->rel[SP_TG];
+    if (may_log && bytes && !(bytes & 3) && quiet_wanted(r, b.index) && need_arrays(&r->tg, ACC_READ)) {
+        /* A quiet read (a tile read after the barrier that filled it): logged, each lane's
+         * first word written straight into the log entry with the lanes' bounds in one pass
+         * (without a mask to apply when every lane reads). Out of bounds or misaligned lanes
+         * take the way below, which finds the words again. */
+        RaceQuiet *q = quiet_next(r);
+        uint32_t *first = q->first;
+        uint64_t lo = ~(uint64_t)0, hi = 0;
+        if (mask == 0xffffffffu) {
+            for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
+                const uint64_t a = acc->addr[l];
+                first[l] = (uint32_t)(a / 4);
+                lo &= a;
+                hi |= a;
+            }
+        } else {
+            for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l++) {
+                const uint64_t on = 0 - (uint64_t)(mask >> l & 1), a = acc->addr[l];
+                first[l] = (uint32_t)(a / 4);
+                lo &= a | ~on;
+                hi |= a & on;
+            }
+        }
+        if (check_span_words_in((CheckSpan){lo, hi}, bytes, r->tg.words * 4)) {
+            quiet_fill(r, q, sg, &b, mask, first, 0, bytes / 4);
+            if ((hi + bytes + 3) / 4 > r->tg_hwm)
+                r->tg_hwm = (hi + bytes + 3) / 4;
+            return;
+        }
+    }
     if (sp == SP_DEV) {
         /* reads of a buffer the kernel cannot write (see find_writable) are left alone */
         uint64_t buffer = (acc->addr[__builtin_ctz(mask)] >> MEM_BUFFER_SHIFT) - 1;
@@ -922,7 +934,7 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
     /* The fast paths want whole words, every lane in one shadow. */
     const uint64_t off_mask = sp == SP_DEV ? MEM_MAX_BUFFER_BYTES : ~(uint64_t)0;
     const bool whole = bytes && !(bytes & 3);
-    if (whole && mask == 0xffffffffu && coalesced_addresses(acc->addr, bytes)) {
+    if (whole && mask == 0xffffffffu && race_coalesced(acc->addr, bytes)) {
         /* lane l at addr[0] + l * bytes: consecutive words, one bounds check */
         RaceShadow *sh = sp == SP_DEV ? device_shadow(r, acc->addr[0]) : &r->tg;
         const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;

@@ -8,6 +8,9 @@
 #define LOCKSTEP_CHECK_RACE_INTERNAL_H
 
 #include "check_internal.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 enum { SP_DEV, SP_TG, SP_COUNT };
 /* ACC_RMW: a remembered write whose own agent read the word earlier since the last barrier
@@ -165,8 +168,8 @@ typedef struct RaceWords {
 } RaceWords;
 
 
-/* race.c: one SimMemAccess (the observer's mem_access), and freeing a shadow's arrays
- * (device shadows are allocated apart from the rest: see check_shadow_alloc). */
+/* race.c: one SimMemAccess (the observer's mem_access). race_sync.c: freeing a shadow's
+ * arrays (device shadows are allocated apart from the rest: see check_shadow_alloc). */
 void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc);
 void race_shadow_release(RaceShadow *sh, bool device);
 
@@ -174,6 +177,28 @@ void race_shadow_release(RaceShadow *sh, bool device);
  * one finding per pair of instructions and reason, counted (race_report.c). */
 void race_report(Race *r, const SimGroupView *sg, const RaceCur *b, const RaceAccess *a,
                  uint64_t addr, bool same_value);
+
+/* Whether addr[l] == addr[0] + l * bytes for every lane (a coalesced access). */
+static inline bool race_coalesced(const uint64_t *addr, uint32_t bytes)
+{
+#if defined(__SSE2__)
+    /* two lanes at a time: this runs once per memory instruction */
+    const __m128i step = _mm_set1_epi64x((int64_t)bytes * 2);
+    __m128i want = _mm_set_epi64x((int64_t)(addr[0] + bytes), (int64_t)addr[0]);
+    __m128i apart = _mm_setzero_si128();
+    for (uint32_t l = 0; l < SIM_SIMD_WIDTH; l += 2) {
+        __m128i got = _mm_loadu_si128((const __m128i *)(const void *)(addr + l));
+        apart = _mm_or_si128(apart, _mm_xor_si128(got, want));
+        want = _mm_add_epi64(want, step);
+    }
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(apart, _mm_setzero_si128())) == 0xffff;
+#else
+    uint64_t apart = 0;
+    for (uint32_t l = 0; l + 1 < SIM_SIMD_WIDTH; l++)
+        apart |= (addr[l + 1] - addr[l]) ^ bytes;
+    return apart == 0;
+#endif
+}
 
 /* race_block.c: a coalesced one-word plain read or write (not an atomic) of a whole
  * SIMD-group, lane l at word i0 + l of sh, taken as one block when each of the 32 words is

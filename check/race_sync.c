@@ -169,3 +169,22 @@ CheckChecker *check_race_new(CheckSession *s)
     r->base.destroy = race_destroy;
     return &r->base;
 }
+
+/* ---- shadows ------------------------------------------------------------------------------ */
+
+void race_shadow_release(RaceShadow *sh, bool device)
+{
+    if (device) {
+        check_shadow_free(sh->w, sh->words, sizeof *sh->w);
+        check_shadow_free(sh->value, sh->words, sizeof *sh->value);
+        check_shadow_free(sh->r1, sh->words, sizeof *sh->r1);
+        check_shadow_free(sh->link, sh->words, sizeof *sh->link);
+    } else {
+        free(sh->w);
+        free(sh->value);
+        free(sh->r1);
+        free(sh->link);
+    }
+    free(sh->bytes);
+    free(sh->more);
+}
