@@ -27,8 +27,9 @@
  * since the last barrier, or are atomics meeting only atomics: read_fast / write_fast /
  * atomic_fast settle those in a few compares (a coalesced access, lane l at base + l * size,
  * walks consecutive cells, or takes all 32 in one pass when each is ordered with it: see
- * race_block.c), and only the rest take the general per-byte path. Both keep
- * exactly the same state. Threadgroup reads between a barrier and the next threadgroup
+ * race_block.c; an atomic load of a word no plain write races with joins its reads), and
+ * only the rest take the general per-byte path (race_cell.c). Both keep exactly the same
+ * state. Threadgroup reads between a barrier and the next threadgroup
  * write (a tile being read) are logged rather than applied, and usually dropped unread by
  * the next barrier (see quiet reads).
  *
@@ -53,258 +54,16 @@
 
 /* ---- the per-access work ------------------------------------------------------------------ */
 
-/* Whether earlier access a happens before the current access b. */
-static inline bool ordered(const Race *r, RaceAccess a, const RaceCur *b)
-{
-    if (a.serial == b->serial)
-        return acc_tid(a) == b->tid;   /* lanes of one instruction run at once */
-    if (a.serial < r->tg_first)
-        return false;                  /* an earlier threadgroup: only device memory gets here */
-    if (acc_tid(a) == b->tid || a.serial < r->rel[b->sp])
-        return true;
-    if (acc_sg(a) != (uint32_t)b->tid / SIM_SIMD_WIDTH)
-        return false;
-    return !r->strict || a.serial < r->simd_rel[b->tid / SIM_SIMD_WIDTH][b->sp];
-}
-
-static inline bool conflicts(const Race *r, RaceAccess a, const RaceCur *b)
-{
-    return a.serial && !(acc_kind(a) == ACC_ATOMIC && b->kind == ACC_ATOMIC) && !ordered(r, a, b);
-}
-
-/* A read among the reads against a write or an atomic b: atomics (loads too) do not race
- * with atomics. */
-static inline bool read_conflicts(const Race *r, RaceAccess a, const RaceCur *b)
-{
-    return a.serial && !(acc_kind(a) != ACC_READ && b->kind == ACC_ATOMIC) && !ordered(r, a, b);
-}
-
-/* A plain access x (not an atomic) that some agent is not yet ordered with: made since the
- * last barrier covering the space, or by an earlier threadgroup. An atomic after it by the
- * same agent (ordered with it by lockstep, or by program order) does not stand for it: others
- * are still unordered with the plain access, and atomics do not race with atomics. */
-static inline bool plain_live(uint32_t kind_atomic, RaceAccess x, uint32_t tg_first, uint32_t rel)
-{
-    return x.serial && acc_kind(x) != kind_atomic && (x.serial < tg_first || x.serial >= rel);
-}
-
-static inline RaceMore *more_of(const RaceShadow *sh, const RaceCell *c)
-{
-    return c->link ? &sh->more[c->link - 1] : NULL;
-}
-
-static RaceMore *ensure_more(RaceShadow *sh, RaceCell *c)
-{
-    if (c->link)
-        return &sh->more[c->link - 1];
-    util_reserve((void **)&sh->more, &sh->more_cap, sh->num_more + 1, sizeof *sh->more);
-    RaceMore *m = &sh->more[sh->num_more++];
-    memset(m, 0, sizeof *m);
-    c->link = (uint32_t)sh->num_more;
-    return m;
-}
-
-/* Adds b to the reads since the last plain write. Atomics go there too: they read, and a
- * plain access later must meet every atomic it is unordered with, not just the last. Reads
- * nothing later can race with are dropped; reads by earlier threadgroups move to rx. */
-static inline void insert_read(const Race *r, RaceShadow *sh, RaceCell *c, const RaceCur *b)
-{
-    if (c->r1.serial && (c->r1.serial < r->tg_first || c->r1.serial < r->rel[b->sp])) {
-        RaceMore *m = more_of(sh, c);
-        if (m && m->r2.serial) { /* older than r1, so stale too */
-            if (m->r2.serial < r->tg_first)
-                m->rx = m->r2;
-            m->r2.serial = 0;
-        }
-        if (c->r1.serial < r->tg_first)
-            ensure_more(sh, c)->rx = c->r1;
-        c->r1.serial = 0;
-    }
-    uint32_t agent = r->strict ? 0 : 5; /* agents: threads, or SIMD-groups */
-    if (c->r1.serial && acc_tid(c->r1) >> agent != (uint32_t)b->tid >> agent) {
-        RaceMore *m = ensure_more(sh, c);
-        if (m->r2.serial && m->r2.serial < r->tg_first)
-            m->rx = m->r2;
-        m->r2 = c->r1;
-    } else if (c->r1.serial && b->kind != ACC_READ && acc_kind(c->r1) == ACC_READ) {
-        return; /* the agent's plain read stays: others meet it, as they would the atomic */
-    }
-    c->r1 = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, b->kind)};
-}
-
-static inline void cell_access(Race *r, RaceShadow *sh, const SimGroupView *sg, RaceCur *b,
-                               RaceCell *c, uint32_t value, uint32_t vmask, uint64_t addr)
-{
-    RaceMore *m = more_of(sh, c);
-    if (b->aload) { /* races with the last write if plain; joins the reads as an atomic load */
-        if (!b->done_w && conflicts(r, c->w, b)) {
-            b->done_w = true;
-            race_report(r, sg, b, &c->w, addr, false);
-        }
-        RaceCur load = *b;
-        load.kind = ACC_ALOAD;
-        insert_read(r, sh, c, &load);
-        return;
-    }
-    if (b->kind == ACC_READ) {
-        if (!b->done_w && conflicts(r, c->w, b)) {
-            b->done_w = true;
-            race_report(r, sg, b, &c->w, addr, false);
-        } else if (!b->done_r) {
-            /* a plain read races only with atomics among the reads */
-            const RaceAccess *hit = NULL;
-            if (acc_kind(c->r1) == ACC_ATOMIC && conflicts(r, c->r1, b))
-                hit = &c->r1;
-            else if (m && acc_kind(m->r2) == ACC_ATOMIC && conflicts(r, m->r2, b))
-                hit = &m->r2;
-            else if (m && acc_kind(m->rx) == ACC_ATOMIC && conflicts(r, m->rx, b))
-                hit = &m->rx;
-            if (hit) {
-                b->done_r = true;
-                race_report(r, sg, b, hit, addr, false);
-            }
-        }
-        insert_read(r, sh, c, b);
-        return;
-    }
-    const uint32_t agent = r->strict ? 0 : 5;
-    if (!b->done_w && conflicts(r, c->w, b)) {
-        /* the same value is benign, unless another agent read the word, then wrote it: that
-         * read could have seen this write (an agent's own reads precede its writes) */
-        const bool other_rmw =
-            acc_kind(c->w) == ACC_RMW && acc_tid(c->w) >> agent != (uint32_t)b->tid >> agent;
-        bool same = acc_kind(c->w) != ACC_ATOMIC && !other_rmw && b->kind != ACC_ATOMIC &&
-                    !((c->value ^ value) & vmask);
-        if (!same || r->same_value) {
-            b->done_w = true;
-            race_report(r, sg, b, &c->w, addr, same);
-        }
-    }
-    if (!b->done_r) {
-        const RaceAccess *hit = read_conflicts(r, c->r1, b) ? &c->r1
-                                : m && read_conflicts(r, m->r2, b) ? &m->r2
-                                : m && read_conflicts(r, m->rx, b) ? &m->rx : NULL;
-        if (hit) {
-            b->done_r = true;
-            RaceAccess was = *hit; /* an atomic load is reported as the atomic it is */
-            if (acc_kind(was) == ACC_ALOAD)
-                was.info = (was.info & ~3u) | ACC_ATOMIC;
-            race_report(r, sg, b, &was, addr, false);
-        }
-    }
-    /* the writer's own read since the last barrier makes it a read-modify-write */
-    bool rmw = false;
-    const RaceAccess *reads[3] = {&c->r1, m ? &m->r2 : NULL, m ? &m->rx : NULL};
-    for (int k = 0; k < 3 && b->kind == ACC_WRITE; k++)
-        rmw |= reads[k] && reads[k]->serial && reads[k]->serial >= r->tg_first &&
-               reads[k]->serial >= r->rel[b->sp] &&
-               acc_tid(*reads[k]) >> agent == (uint32_t)b->tid >> agent;
-    if (b->kind != ACC_ATOMIC || !plain_live(ACC_ATOMIC, c->w, r->tg_first, r->rel[b->sp]))
-        c->w = (RaceAccess){b->serial, RACE_INFO(b->index, b->tid, rmw ? ACC_RMW : b->kind)};
-    c->value = (c->value & ~vmask) | (value & vmask);
-    if (b->kind == ACC_ATOMIC) {
-        insert_read(r, sh, c, b);
-        return;
-    }
-    c->r1.serial = 0;
-    if (m)
-        m->r2.serial = m->rx.serial = 0;
-}
-
-/* ---- the shadow arrays -------------------------------------------------------------------- */
-
-/* Makes the arrays a read (r1) or a write (w, value) needs; false (and the shadow dead) when
- * that fails. Threadgroup shadows have them all from the start. */
-static bool need_reads(RaceShadow *sh)
-{
-    if (!sh->r1 && !(sh->r1 = check_shadow_alloc(sh->words, sizeof *sh->r1)))
-        sh->dead = true;
-    return !sh->dead;
-}
-
-static bool need_writes(RaceShadow *sh)
-{
-    if (!sh->w) {
-        sh->w = check_shadow_alloc(sh->words, sizeof *sh->w);
-        sh->value = check_shadow_alloc(sh->words, sizeof *sh->value);
-        if (!sh->w || !sh->value)
-            sh->dead = true;
-    }
-    return !sh->dead;
-}
-
-static bool need_links(RaceShadow *sh)
-{
-    if (!sh->link && !(sh->link = check_shadow_alloc(sh->words, sizeof *sh->link)))
-        sh->dead = true;
-    return !sh->dead;
-}
-
 /* The arrays the fast path for an access of `kind` writes: an atomic, like the general path,
  * records itself both as the last write and as the latest read. */
-static bool need_arrays(RaceShadow *sh, uint8_t kind)
+static inline bool need_arrays(RaceShadow *sh, uint8_t kind)
 {
     if (kind == ACC_READ)
-        return need_reads(sh);
-    return need_writes(sh) && (kind != ACC_ATOMIC || need_reads(sh));
+        return race_need_reads(sh);
+    return race_need_writes(sh) && (kind != ACC_ATOMIC || race_need_reads(sh));
 }
 
-/* Word i as a RaceCell, for the general path. */
-static inline RaceCell word_get(const RaceShadow *sh, uint64_t i)
-{
-    RaceCell c = {{0, 0}, {0, 0}, 0, 0};
-    if (sh->w) {
-        c.w = sh->w[i];
-        c.value = sh->value[i];
-    }
-    if (sh->r1)
-        c.r1 = sh->r1[i];
-    if (sh->link)
-        c.link = sh->link[i];
-    return c;
-}
-
-/* Stores word i back. A field without its array is stored only when it holds something
- * (a zero serial's info and a value with no write are never read). */
-static void word_put(RaceShadow *sh, uint64_t i, const RaceCell *c)
-{
-    if ((sh->w || (c->w.serial && need_writes(sh))) && !sh->dead) {
-        sh->w[i] = c->w;
-        sh->value[i] = c->value;
-    }
-    if ((sh->r1 || (c->r1.serial && need_reads(sh))) && !sh->dead)
-        sh->r1[i] = c->r1;
-    if ((sh->link || (c->link && need_links(sh))) && !sh->dead)
-        sh->link[i] = c->link;
-}
-
-/* The four byte cells of word `word`, made on first need (each with its own copy of the
- * word's read history). Returns NULL when the pool is full. */
-static RaceCell *byte_cells(RaceShadow *sh, uint64_t word)
-{
-    RaceCell c = word_get(sh, word);
-    if (c.link & RACE_SPLIT)
-        return &sh->bytes[c.link & ~RACE_SPLIT];
-    if (sh->num_bytes + 4 >= RACE_SPLIT || sh->num_more + 4 >= RACE_SPLIT || !need_links(sh))
-        return NULL;
-    util_reserve((void **)&sh->bytes, &sh->bytes_cap, sh->num_bytes + 4, sizeof *sh->bytes);
-    RaceCell *bytes = &sh->bytes[sh->num_bytes];
-    RaceMore more = {{0, 0}, {0, 0}};
-    if (c.link)
-        more = sh->more[c.link - 1];
-    for (int k = 0; k < 4; k++) {
-        bytes[k] = c;
-        bytes[k].value = (c.value >> (8 * k)) & 0xff;
-        bytes[k].link = 0;
-        if (more.r2.serial || more.rx.serial)
-            *ensure_more(sh, &bytes[k]) = more;
-    }
-    sh->link[word] = RACE_SPLIT | (uint32_t)sh->num_bytes;
-    sh->num_bytes += 4;
-    return bytes;
-}
-
-static RaceShadow *device_shadow(Race *r, uint64_t addr)
+RaceShadow *race_device_shadow(Race *r, uint64_t addr)
 {
     uint64_t index = (addr >> MEM_BUFFER_SHIFT) - 1;
     if (index >= r->num_dev)
@@ -319,9 +78,6 @@ static RaceShadow *device_shadow(Race *r, uint64_t addr)
     return sh->words && !sh->dead ? sh : NULL;
 }
 
-/* One lane's access the general way: any alignment, size and buffer. An aligned access
- * starts at its word `first` (read_fast / write_fast settled the earlier ones, reporting
- * nothing). */
 /* An atomic that writes back what it read: what atomic_load_explicit compiles to (or with 0;
  * add -0.0 for floats), and the same from other ops (add, sub, xor 0; and all ones). */
 static bool is_atomic_load(const IsaInst *in)
@@ -336,54 +92,6 @@ static bool is_atomic_load(const IsaInst *in)
     case ISA_ATOM_AND: return v == 0xffffffffu;
     default: return false;
     }
-}
-
-static __attribute__((noinline)) void lane_access(Race *r, const SimGroupView *sg, RaceCur *b,
-                                                  const SimMemAccess *acc, uint32_t lane,
-                                                  uint32_t first)
-{
-    const uint32_t bytes = acc->bytes;
-    uint64_t addr = acc->addr[lane], off = addr;
-    RaceShadow *sh = &r->tg;
-    if (b->sp == SP_DEV) {
-        sh = device_shadow(r, addr);
-        if (!sh)
-            return;
-        off = addr & MEM_MAX_BUFFER_BYTES;
-    }
-    if (off + bytes > sh->words * 4)
-        return;
-    b->tid = (uint16_t)(sg->simdgroup * SIM_SIMD_WIDTH + lane);
-    b->lane = lane;
-    b->done_w = b->done_r = false;
-    const uint8_t *data = acc->data[lane];
-    uint64_t word = off / 4;
-    if (((off | bytes) & 3) == 0) {
-        for (uint32_t k = first; k < bytes / 4 && !sh->dead; k++) {
-            uint32_t v = 0;
-            if (b->kind != ACC_READ)
-                memcpy(&v, data + 4 * k, 4);
-            uint32_t link = sh->link ? sh->link[word + k] : 0;
-            if (UTIL_LIKELY(!(link & RACE_SPLIT))) {
-                RaceCell c = word_get(sh, word + k);
-                cell_access(r, sh, sg, b, &c, v, 0xffffffffu, addr + 4 * k);
-                word_put(sh, word + k, &c);
-                continue;
-            }
-            for (uint32_t j = 0; j < 4; j++)
-                cell_access(r, sh, sg, b, &sh->bytes[(link & ~RACE_SPLIT) + j],
-                            (v >> (8 * j)) & 0xff, 0xff, addr + 4 * k + j);
-        }
-    } else {
-        for (uint32_t j = 0; j < bytes && !sh->dead; j++) {
-            RaceCell *bc = byte_cells(sh, (off + j) / 4);
-            if (bc)
-                cell_access(r, sh, sg, b, &bc[(off + j) % 4], b->kind != ACC_READ ? data[j] : 0,
-                            0xff, addr + j);
-        }
-    }
-    if (b->sp == SP_TG && (off + bytes + 3) / 4 > r->tg_hwm)
-        r->tg_hwm = (off + bytes + 3) / 4;
 }
 
 /* ordered(r, a, b) for the current access by thread tid. */
@@ -530,7 +238,7 @@ RACE_INLINE bool atomic_fast(const RaceOrder *o, const RaceWords *a, uint64_t i,
     RaceMore *m = link ? &a->more[link - 1] : NULL;
     if ((acc_kind(w) != ACC_ATOMIC && unordered(o, w, tid)) ||
         (acc_kind(r1) != ACC_ATOMIC && unordered(o, r1, tid)) ||
-        plain_live(ACC_ATOMIC, w, o->tg_first, o->rel)) /* kept as the last write: general path */
+        race_plain_live(ACC_ATOMIC, w, o->tg_first, o->rel)) /* kept as the last write: general path */
         return false;
     if (m && ((acc_kind(m->r2) != ACC_ATOMIC && unordered(o, m->r2, tid)) ||
               (acc_kind(m->rx) != ACC_ATOMIC && unordered(o, m->rx, tid))))
@@ -658,7 +366,7 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
                 todo = m = mask;
                 continue;
             }
-            lane_access(r, sg, b, acc, lane, 0);
+            race_lane_access(r, sg, b, acc, lane, 0);
             if (sh->dead)
                 return;
             a = words_of(sh);
@@ -675,7 +383,7 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
             if (UTIL_LIKELY(store_fast(&o, &a, first ? first[lane] : i0 + lane, tid, now, v,
                                        b->kind)))
                 continue;
-            lane_access(r, sg, b, acc, lane, 0);
+            race_lane_access(r, sg, b, acc, lane, 0);
             if (sh->dead)
                 return;
             a = words_of(sh);
@@ -699,7 +407,7 @@ RACE_INLINE void fast_lanes(Race *r, const SimGroupView *sg, RaceCur *b, const S
             }
         }
         if (UTIL_UNLIKELY(k < nwords)) {
-            lane_access(r, sg, b, acc, lane, k);
+            race_lane_access(r, sg, b, acc, lane, k);
             if (sh->dead)
                 return;
             a = words_of(sh);
@@ -722,6 +430,48 @@ static __attribute__((noinline)) void lanes_from(Race *r, const SimGroupView *sg
     fast_lanes(r, sg, b, acc, sh, 0xffffffffu, NULL, i0);
 }
 
+/* Lane `lane` of an atomic load (see ACC_ALOAD) by thread tid, when simple: one aligned
+ * word, not split, whose last write is an atomic or ordered with it (plain, it would race:
+ * cell_access reports it). Then the load joins the word's reads as insert_read would put
+ * it, and true is returned; false changes nothing (the general path takes the lane). */
+RACE_INLINE bool aload_fast(Race *r, const RaceOrder *o, const RaceCur *b,
+                            const SimMemAccess *acc, uint32_t lane, uint32_t tid)
+{
+    uint64_t off = acc->addr[lane];
+    RaceShadow *sh = &r->tg;
+    if (b->sp == SP_DEV) {
+        sh = race_device_shadow(r, off);
+        off &= MEM_MAX_BUFFER_BYTES;
+    }
+    if (!sh || (off & 3) || off + 4 > sh->words * 4 || !sh->r1 || sh->dead)
+        return false;
+    const uint64_t i = off / 4;
+    const uint32_t link = sh->link ? sh->link[i] : 0;
+    const RaceWords a = words_of(sh);
+    if ((link & RACE_SPLIT) || (a.w && a.w[i].serial && acc_kind(a.w[i]) != ACC_ATOMIC &&
+                                !ordered_now(o, a.w[i], tid)))
+        return false;
+    const RaceAccess now = {b->serial, RACE_INFO(b->index, tid, ACC_ALOAD)};
+    if (!note_read(o, &a, i, tid, now, a.r1[i], link ? &a.more[link - 1] : NULL))
+        return false;
+    if (b->sp == SP_TG && i + 1 > r->tg_hwm)
+        r->tg_hwm = i + 1;
+    return true;
+}
+
+/* An atomic load's lanes in `mask`, in lane order (the fast paths above know no loads). */
+static __attribute__((noinline)) void aload_lanes(Race *r, const SimGroupView *sg, RaceCur *b,
+                                                  const SimMemAccess *acc, uint32_t mask)
+{
+    const RaceOrder o = race_order(r, b, sg->simdgroup);
+    const uint32_t tid0 = sg->simdgroup * SIM_SIMD_WIDTH;
+    for (; mask; mask &= mask - 1) {
+        const uint32_t lane = (uint32_t)__builtin_ctz(mask);
+        if (acc->bytes != 4 || !aload_fast(r, &o, b, acc, lane, tid0 + lane))
+            race_lane_access(r, sg, b, acc, lane, 0);
+    }
+}
+
 /* ---- quiet threadgroup reads ------------------------------------------------------------- */
 
 /* A threadgroup read while the threadgroup is quiet (no threadgroup write or atomic since the
@@ -740,26 +490,17 @@ static __attribute__((noinline)) void lanes_from(Race *r, const SimGroupView *sg
  * would only add to its cost. Logging or not changes no finding, only the host's work. */
 enum { QUIET_MAX = 1024 }; /* log entries; a full log is applied (memory stays flat) */
 
-/* Word i of a logged read, applied: what fast_lanes, or lane_access after it, does. In a
- * quiet threadgroup cell_access finds nothing to report, so its read path is insert_read. */
+/* Word i of a logged read, applied: what fast_lanes, or race_lane_access after it, does. In
+ * a quiet threadgroup the general path finds nothing to report: the read joins the word's. */
 static void quiet_word(Race *r, const RaceOrder *o, RaceWords *a, uint64_t i, uint32_t tid,
                        RaceAccess now)
 {
     if (read_quiet(o, a, i, tid, now))
         return;
-    RaceShadow *sh = &r->tg;
     const RaceCur b = {.serial = now.serial, .index = now.info >> 12, .tid = (uint16_t)tid,
                        .kind = ACC_READ, .sp = SP_TG};
-    const uint32_t link = sh->link[i];
-    if (link & RACE_SPLIT) {
-        for (uint32_t j = 0; j < 4; j++)
-            insert_read(r, sh, &sh->bytes[(link & ~RACE_SPLIT) + j], &b);
-    } else {
-        RaceCell c = word_get(sh, i);
-        insert_read(r, sh, &c, &b);
-        word_put(sh, i, &c);
-    }
-    *a = words_of(sh);
+    race_word_read(r, &r->tg, i, &b);
+    *a = words_of(&r->tg);
 }
 
 /* Applies the logged reads in order and empties the log. `needed`: a write or atomic wants
@@ -882,10 +623,9 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
     uint32_t mask = acc->lane_mask;
     if (!mask)
         return;
-    if (b.aload) { /* rare: the general path, lane by lane (the fast paths know no loads) */
+    if (b.aload) {
         quiet_settle(r, sp);
-        for (; mask; mask &= mask - 1)
-            lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
+        aload_lanes(r, sg, &b, acc, mask);
         return;
     }
     const bool may_log = sp == SP_TG && b.kind == ACC_READ && r->tg_store_serial < r->rel[SP_TG];
@@ -936,7 +676,7 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
     const bool whole = bytes && !(bytes & 3);
     if (whole && mask == 0xffffffffu && race_coalesced(acc->addr, bytes)) {
         /* lane l at addr[0] + l * bytes: consecutive words, one bounds check */
-        RaceShadow *sh = sp == SP_DEV ? device_shadow(r, acc->addr[0]) : &r->tg;
+        RaceShadow *sh = sp == SP_DEV ? race_device_shadow(r, acc->addr[0]) : &r->tg;
         const uint64_t off = acc->addr[0] & off_mask, end = off + (uint64_t)bytes * SIM_SIMD_WIDTH;
         if (sh && !(off & 3) && end <= sh->words * 4 && need_arrays(sh, b.kind)) {
             if (!may_log || !quiet_log(r, sg, &b, mask, NULL, off / 4, bytes / 4)) {
@@ -958,12 +698,12 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
         uint64_t a0 = acc->addr[__builtin_ctz(mask)], diff = 0;
         for (uint32_t m = mask; m; m &= m - 1)
             diff |= acc->addr[__builtin_ctz(m)] ^ a0;
-        sh = diff >> MEM_BUFFER_SHIFT ? NULL : device_shadow(r, a0);
+        sh = diff >> MEM_BUFFER_SHIFT ? NULL : race_device_shadow(r, a0);
     }
     if (!sh || !whole || !need_arrays(sh, b.kind)) {
         quiet_settle(r, sp);
         for (; mask; mask &= mask - 1)
-            lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
+            race_lane_access(r, sg, &b, acc, (uint32_t)__builtin_ctz(mask), 0);
         return;
     }
     const uint64_t limit = sh->words * 4;
@@ -994,7 +734,7 @@ void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *a
             if ((fast >> lane) & 1 && !sh->dead)
                 lanes_at(r, sg, &b, acc, sh, 1u << lane, first);
             else
-                lane_access(r, sg, &b, acc, lane, 0);
+                race_lane_access(r, sg, &b, acc, lane, 0);
         }
     }
     if (sp == SP_TG && (hwm + 3) / 4 > r->tg_hwm)

@@ -1,8 +1,8 @@
 /*
  * race_internal.h — the race detector's state, shared by its files: race.c (the per-access
- * work, shadow memory), race_block.c (whole blocks of 32 words at once), race_sync.c
- * (threadgroups, barriers, the checker's lifetime) and race_report.c (turning a conflict
- * into a finding: the slow path).
+ * work and its fast paths), race_block.c (whole blocks of 32 words at once), race_cell.c
+ * (the general path, a RaceCell at a time), race_sync.c (threadgroups, barriers, the
+ * checker's lifetime) and race_report.c (turning a conflict into a finding: the slow path).
  */
 #ifndef LOCKSTEP_CHECK_RACE_INTERNAL_H
 #define LOCKSTEP_CHECK_RACE_INTERNAL_H
@@ -168,9 +168,55 @@ typedef struct RaceWords {
 } RaceWords;
 
 
+/* A plain access x (not an atomic) that some agent is not yet ordered with: made since the
+ * last barrier covering the space, or by an earlier threadgroup. An atomic after it by the
+ * same agent (ordered with it by lockstep, or by program order) does not stand for it: others
+ * are still unordered with the plain access, and atomics do not race with atomics. */
+static inline bool race_plain_live(uint32_t kind_atomic, RaceAccess x, uint32_t tg_first, uint32_t rel)
+{
+    return x.serial && acc_kind(x) != kind_atomic && (x.serial < tg_first || x.serial >= rel);
+}
+
+/* Makes the arrays a read (r1) or a write (w, value) needs; false (and the shadow dead) when
+ * that fails. Threadgroup shadows have them all from the start. */
+static inline bool race_need_reads(RaceShadow *sh)
+{
+    if (!sh->r1 && !(sh->r1 = check_shadow_alloc(sh->words, sizeof *sh->r1)))
+        sh->dead = true;
+    return !sh->dead;
+}
+
+static inline bool race_need_writes(RaceShadow *sh)
+{
+    if (!sh->w) {
+        sh->w = check_shadow_alloc(sh->words, sizeof *sh->w);
+        sh->value = check_shadow_alloc(sh->words, sizeof *sh->value);
+        if (!sh->w || !sh->value)
+            sh->dead = true;
+    }
+    return !sh->dead;
+}
+
+static inline bool race_need_links(RaceShadow *sh)
+{
+    if (!sh->link && !(sh->link = check_shadow_alloc(sh->words, sizeof *sh->link)))
+        sh->dead = true;
+    return !sh->dead;
+}
+
 /* race.c: one SimMemAccess (the observer's mem_access). race_sync.c: freeing a shadow's
  * arrays (device shadows are allocated apart from the rest: see check_shadow_alloc). */
 void race_on_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *acc);
+/* race.c: the shadow of the device buffer addr falls in (made on first need), or NULL when
+ * it has none (no such buffer, one the kernel cannot write, or one that could not be made). */
+RaceShadow *race_device_shadow(Race *r, uint64_t addr);
+
+/* race_cell.c, the general path: lane `lane` of acc from its word `first` on (the words
+ * before it settled by a fast path), reporting what races; and a read b joining the reads of
+ * word i of sh (split or not) when it can race with nothing before it (a quiet read). */
+void race_lane_access(Race *r, const SimGroupView *sg, RaceCur *b, const SimMemAccess *acc,
+                      uint32_t lane, uint32_t first);
+void race_word_read(Race *r, RaceShadow *sh, uint64_t i, const RaceCur *b);
 void race_shadow_release(RaceShadow *sh, bool device);
 
 /* Records a conflict between the remembered access a and the current one b (lane at addr):
