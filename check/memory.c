@@ -337,8 +337,16 @@ static void on_retired(CheckChecker *base, const SimGroupView *sg, const IsaInst
                        uint32_t before)
 {
     MemoryChecker *c = (MemoryChecker *)base;
+    GroupRegs *g = &c->groups[sg->simdgroup];
+    /* The common case, settled before anything else: a load other than ld_dev that every
+     * active lane made, with nothing pending (so the SIMD-group's retire_all is off already,
+     * as the last call here left it). */
+    if (!(g->wait_pending[0] | g->wait_pending[1] | g->oob_pending) && inst->op != ISA_OP_LD_DEV &&
+        g->load_index == index_of(c->s, inst) && !(before & ~g->load_ok)) {
+        g->load_index = NO_LOAD;
+        return;
+    }
     retired(c, sg, inst, before);
-    const GroupRegs *g = &c->groups[sg->simdgroup];
     check_retire_all(c->s, &c->base, sg->simdgroup,
                      g->wait_pending[0] | g->wait_pending[1] | g->oob_pending);
 }

@@ -309,8 +309,16 @@ static void fwd_inst_retired(void *ctx, const SimGroupView *sg, const IsaInst *i
                     g->retire_all;
     if (before != sg->exec_mask)
         want |= s->retire_on_change;
-    if (want)
-        retire_to(s, want, sg, inst, before);
+    if (!want)
+        return;
+    if (!(want & (want - 1))) { /* one checker (a load for the memory checker): no loop */
+        CheckChecker *c = s->checkers[__builtin_ctz(want)];
+        if (c->retired && !c->observer.inst_retired) {
+            c->retired(c, sg, inst, before);
+            return;
+        }
+    }
+    retire_to(s, want, sg, inst, before);
 }
 
 static void fwd_mem_access(void *ctx, const SimGroupView *sg, const SimMemAccess *access)
