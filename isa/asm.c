@@ -9,63 +9,17 @@
  * where each label use and register use was written and checks them before handing the
  * program to isa_program_finish, whose own messages have no location.
  */
-#include "isa_internal.h"
+#include "asm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { ASM_MAX_SUFFIXES = 8, ASM_SHOW_TOKEN = 40 };
-
-/* A span of one source line, for messages. */
-typedef struct AsmPos {
-    const char *line;
-    uint32_t line_len, line_no, col, len;
-} AsmPos;
-
-typedef struct AsmLabel {
-    const char *name;
-    size_t len;
-    uint32_t index; /* the instruction it marks */
-    AsmPos pos;
-} AsmLabel;
-
-/* A label operand waiting for its target, or a register use waiting for `.regs`. */
-typedef struct AsmRef {
-    uint32_t inst;
-    uint8_t opd;
-    uint32_t last_reg; /* register uses: the highest register number touched */
-    AsmPos pos;
-} AsmRef;
-
-typedef struct Asm {
-    const char *file;
-    UtilError *err;
-    IsaProgram *prog;
-    const char *line;
-    uint32_t line_len, line_no;
-    AsmLabel *labels;
-    size_t num_labels, cap_labels;
-    AsmRef *fixups, *uses;
-    size_t num_fixups, cap_fixups, num_uses, cap_uses;
-    size_t cap_args, cap_inits;
-    bool seen_kernel, seen_regs, seen_tgmem, seen_stack;
-    AsmPos tail;      /* just past the last non-blank, non-comment text */
-    AsmPos last_inst; /* the mnemonic of the last instruction */
-} Asm;
-
 /* ---- messages ---------------------------------------------------------------------------- */
-
-static AsmPos pos_at(const Asm *a, const char *p, size_t len)
-{
-    AsmPos pos = {a->line, a->line_len, a->line_no, (uint32_t)(p - a->line) + 1, (uint32_t)len};
-    return pos;
-}
 
 /* Long lines are shown as a window around the column so the message stays readable (and
  * fits UtilError); control bytes are shown as '?'. */
-static bool fail_at(const Asm *a, AsmPos pos, const char *fmt, ...) UTIL_PRINTF(3, 4);
-static bool fail_at(const Asm *a, AsmPos pos, const char *fmt, ...)
+bool isa_asm_fail(const Asm *a, AsmPos pos, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -104,62 +58,6 @@ static bool fail_at(const Asm *a, AsmPos pos, const char *fmt, ...)
         snprintf(a->err->message, sizeof a->err->message, "%s:%u:%u: error: %s\n%s\n%s",
                  a->file, pos.line_no, pos.col, msg, src, caret);
     return false;
-}
-
-/* ---- scanning ---------------------------------------------------------------------------- */
-
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '.'; }
-
-static const char *skip_space(const char *p, const char *end)
-{
-    while (p < end && is_space(*p))
-        p++;
-    return p;
-}
-
-static const char *scan_ident(const char *p, const char *end)
-{
-    while (p < end && is_ident(*p))
-        p++;
-    return p;
-}
-
-/* The end of the operand starting at p: the next comma or the end of the line. */
-static const char *operand_end(const char *p, const char *end)
-{
-    while (p < end && *p != ',')
-        p++;
-    return p;
-}
-
-static const char *trim_end(const char *s, const char *e)
-{
-    while (e > s && is_space(e[-1]))
-        e--;
-    return e;
-}
-
-static bool token_is(const char *s, size_t len, const char *word)
-{
-    return strlen(word) == len && memcmp(s, word, len) == 0;
-}
-
-/* A decimal number of up to 9 digits (directive values, n, k); false when it is not one. */
-static bool scan_small_uint(const char *s, const char *e, uint32_t *value)
-{
-    if (s == e || e - s > 9)
-        return false;
-    uint32_t v = 0;
-    for (const char *p = s; p < e; p++) {
-        if (!is_digit(*p))
-            return false;
-        v = v * 10 + (uint32_t)(*p - '0');
-    }
-    *value = v;
-    return true;
 }
 
 /* ---- bookkeeping ------------------------------------------------------------------------- */
@@ -211,14 +109,14 @@ static bool scan_reg(Asm *a, const char *s, const char *e, char *file, uint32_t 
     while (tok_end < e && (is_ident(*tok_end)))
         tok_end++;
     if (tok_end != p)
-        return fail_at(a, pos_at(a, s, (size_t)(tok_end - s)),
+        return isa_asm_fail(a, pos_at(a, s, (size_t)(tok_end - s)),
                        "bad register '%.*s': registers are rN, rNl, rNh, uniforms uN",
                        (int)UTIL_MIN(tok_end - s, ASM_SHOW_TOKEN), s);
     if (*file == 'r' && v > 127)
-        return fail_at(a, pos_at(a, s, (size_t)(p - s)),
+        return isa_asm_fail(a, pos_at(a, s, (size_t)(p - s)),
                        "register r%u is out of range: registers are r0..r127", v);
     if (*file == 'u' && v > 255)
-        return fail_at(a, pos_at(a, s, (size_t)(p - s)),
+        return isa_asm_fail(a, pos_at(a, s, (size_t)(p - s)),
                        "uniform u%u is out of range: uniforms are u0..u255", v);
     *num = v;
     *end = p;
@@ -237,16 +135,16 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
         uint32_t v;
         uint32_t max = shape == 'n' ? 3 : shape == 'k' ? 1 : 32;
         if (!scan_small_uint(s, e, &v) || v > max || (shape == 'g' && v == 0))
-            return fail_at(a, whole, "expected %s, got '%.*s'", letter_what(shape), tok_len, s);
+            return isa_asm_fail(a, whole, "expected %s, got '%.*s'", letter_what(shape), tok_len, s);
         o->kind = ISA_OPD_NUM;
         o->imm = v;
         return true;
     }
     if (shape == 'l') {
         if (!is_alpha(*s) && *s != '.')
-            return fail_at(a, whole, "expected a label name, got '%.*s'", tok_len, s);
+            return isa_asm_fail(a, whole, "expected a label name, got '%.*s'", tok_len, s);
         if (scan_ident(s, e) != e)
-            return fail_at(a, pos_at(a, scan_ident(s, e), 1), "unexpected text after the label name");
+            return isa_asm_fail(a, pos_at(a, scan_ident(s, e), 1), "unexpected text after the label name");
         o->kind = ISA_OPD_LABEL;
         AsmRef r = {a->prog->count, (uint8_t)k, 0, whole};
         UTIL_PUSH(a->fixups, a->num_fixups, a->cap_fixups, r);
@@ -260,7 +158,7 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
                 return true;
             }
         }
-        return fail_at(a, whole, "unknown special register '%.*s'; expected e.g. "
+        return isa_asm_fail(a, whole, "unknown special register '%.*s'; expected e.g. "
                        "thread_position_in_grid.x or thread_index_in_simdgroup", tok_len, s);
     }
     /* Source modifiers: -x, |x|, -|x| */
@@ -272,16 +170,16 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
     }
     if (*p == '|') {
         if (e - p < 2 || e[-1] != '|')
-            return fail_at(a, pos_at(a, p, 1), "'|' opens an absolute value; expected a closing '|'");
+            return isa_asm_fail(a, pos_at(a, p, 1), "'|' opens an absolute value; expected a closing '|'");
         flags |= ISA_OPD_ABS;
         p = skip_space(p + 1, e);
         inner_end = trim_end(p, e - 1);
     }
     if (flags && (!(info->modifiers & ISA_MOD_SRC) || (shape != 's' && shape != 'h')))
-        return fail_at(a, whole, "source modifiers (-x, |x|, -|x|) are only for the float "
+        return isa_asm_fail(a, whole, "source modifiers (-x, |x|, -|x|) are only for the float "
                        "sources of ops marked src mods, not operand %d of %s", k + 1, info->name);
     if (p == inner_end)
-        return fail_at(a, whole, "expected %s", letter_what(shape));
+        return isa_asm_fail(a, whole, "expected %s", letter_what(shape));
     const char *tok_end = p;
     if ((*p == 'r' || *p == 'u') && p + 1 < inner_end && is_digit(p[1])) {
         char file;
@@ -294,10 +192,10 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
         bool pair = shape == 'P' || shape == 'p' || shape == 'b';
         if (shape == 'D' || shape == 'H' || shape == 'P' || shape == 'E') {
             if (file != 'r' || (half >= 0) != wants_half)
-                return fail_at(a, rpos, "expected %s for operand %d of %s, got '%.*s'",
+                return isa_asm_fail(a, rpos, "expected %s for operand %d of %s, got '%.*s'",
                                letter_what(shape), k + 1, info->name, (int)(tok_end - p), p);
         } else if (file == 'r' && (half >= 0) != wants_half) {
-            return fail_at(a, rpos, "expected %s for operand %d of %s, got '%.*s'",
+            return isa_asm_fail(a, rpos, "expected %s for operand %d of %s, got '%.*s'",
                            letter_what(shape), k + 1, info->name, (int)(tok_end - p), p);
         }
         uint32_t count = 1;
@@ -305,20 +203,20 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
             count = in->count;
         if (file == 'u') {
             if (pair && num > 254)
-                return fail_at(a, rpos, "u%u starts a uniform pair past u255; the last pair is u254", num);
+                return isa_asm_fail(a, rpos, "u%u starts a uniform pair past u255; the last pair is u254", num);
             o->kind = pair ? ISA_OPD_U64 : wants_half ? ISA_OPD_U16 : ISA_OPD_U32;
             o->index = (uint16_t)num;
         } else if (half >= 0) {
             uint32_t first = num * 2 + (uint32_t)half, last = (first + count - 1) / 2;
             if (last > 127)
-                return fail_at(a, rpos, "%u halves from r%u%c run past r127", count, num, half ? 'h' : 'l');
+                return isa_asm_fail(a, rpos, "%u halves from r%u%c run past r127", count, num, half ? 'h' : 'l');
             o->kind = ISA_OPD_R16;
             o->index = (uint16_t)first;
             note_use(a, k, last, rpos);
         } else {
             uint32_t last = num + (pair ? 2 : count) - 1;
             if (last > 127)
-                return fail_at(a, rpos, "r%u..r%u runs past r127", num, last);
+                return isa_asm_fail(a, rpos, "r%u..r%u runs past r127", num, last);
             o->kind = pair ? ISA_OPD_R64 : ISA_OPD_R32;
             o->index = (uint16_t)num;
             note_use(a, k, last, rpos);
@@ -331,28 +229,28 @@ static bool parse_operand(Asm *a, IsaInst *in, int k, char letter, const char *s
             tok_end++;
         AsmPos ipos = pos_at(a, p, (size_t)(tok_end - p));
         if (flags)
-            return fail_at(a, ipos, "source modifiers apply to registers and uniforms; write the "
+            return isa_asm_fail(a, ipos, "source modifiers apply to registers and uniforms; write the "
                            "immediate's value instead");
         if (shape == 'b' || shape == 'D' || shape == 'H' || shape == 'P' || shape == 'E')
-            return fail_at(a, ipos, "expected %s for operand %d of %s, got an immediate",
+            return isa_asm_fail(a, ipos, "expected %s for operand %d of %s, got an immediate",
                            letter_what(shape), k + 1, info->name);
         uint64_t v;
         const char *why = isa_parse_imm(p, (size_t)(tok_end - p), isa_shape_bits(shape), &v);
         if (why)
-            return fail_at(a, ipos, "bad immediate '%.*s': %s", (int)UTIL_MIN(tok_end - p, ASM_SHOW_TOKEN), p, why);
+            return isa_asm_fail(a, ipos, "bad immediate '%.*s': %s", (int)UTIL_MIN(tok_end - p, ASM_SHOW_TOKEN), p, why);
         o->kind = ISA_OPD_IMM;
         o->imm = v;
     } else {
         const char *bad_end = scan_ident(p, inner_end);
         if (bad_end == p)
             bad_end = p + 1;
-        return fail_at(a, pos_at(a, p, (size_t)(bad_end - p)), "expected %s for operand %d of %s, got '%.*s'",
+        return isa_asm_fail(a, pos_at(a, p, (size_t)(bad_end - p)), "expected %s for operand %d of %s, got '%.*s'",
                        letter_what(shape), k + 1, info->name, (int)UTIL_MIN(bad_end - p, ASM_SHOW_TOKEN), p);
     }
     o->flags = flags;
     const char *rest = skip_space(tok_end, inner_end);
     if (rest != inner_end)
-        return fail_at(a, pos_at(a, rest, (size_t)(scan_ident(rest, inner_end) - rest) + 0),
+        return isa_asm_fail(a, pos_at(a, rest, (size_t)(scan_ident(rest, inner_end) - rest) + 0),
                        "unexpected '%.*s' after operand %d; expected ',' between operands",
                        (int)UTIL_MIN(inner_end - rest, ASM_SHOW_TOKEN), rest, k + 1);
     return true;
@@ -390,7 +288,7 @@ static int find_elem_type(const AsmSuffix *sx, bool allow_f16)
 #define NEED_SUFFIX(what)                                                                        \
     do {                                                                                         \
         if (i >= n)                                                                              \
-            return fail_at(a, mn_pos, "%s needs %s", info->name, what);                          \
+            return isa_asm_fail(a, mn_pos, "%s needs %s", info->name, what);                          \
     } while (0)
 
 /* mnemonic = op ("." suffix)*, suffixes in the order of docs/assembly.md */
@@ -411,7 +309,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         v = find_name(&sx[i], isa_cond_names, ISA_COND_COUNT);
         bool ok = v >= 0 && (fl ? (v <= ISA_COND_NE || v >= ISA_COND_LT) : v < ISA_COND_LT);
         if (!ok)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a condition of %s; expected one of %s",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a condition of %s; expected one of %s",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s, info->name, list);
         in->cond = (uint8_t)v;
         i++;
@@ -422,7 +320,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
                                : "a source type after the destination type, e.g. cvt.f32.s32");
             v = find_name(&sx[i], isa_type_names, ISA_TYPE_COUNT);
             if (v < 0)
-                return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type; expected one of "
+                return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type; expected one of "
                                "u8 s8 u16 s16 u32 s32 u64 s64 f16 f32",
                                (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
             if (t == 0)
@@ -440,14 +338,14 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         NEED_SUFFIX("a memory format: .u8 .s8 .u16 .s16 .h16 or .b32");
         v = find_name(&sx[i], isa_fmt_names, ISA_FMT_COUNT);
         if (v < 0)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a memory format; expected one "
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a memory format; expected one "
                            "of .u8 .s8 .u16 .s16 .h16 .b32", (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
         in->type = (uint8_t)v;
         in->count = 1;
         i++;
         if (i < n && sx[i].len == 2 && sx[i].s[0] == 'x') {
             if (sx[i].s[1] < '2' || sx[i].s[1] > '4')
-                return fail_at(a, SUFFIX_POS(&sx[i]), "a memory op moves 1 to 4 elements: "
+                return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "a memory op moves 1 to 4 elements: "
                                "expected .x2, .x3 or .x4 (or nothing for 1)");
             in->count = (uint8_t)(sx[i].s[1] - '0');
             i++;
@@ -457,7 +355,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         NEED_SUFFIX("an operation and a type, e.g. .add.u32");
         v = find_name(&sx[i], isa_atomic_names, ISA_ATOM_COUNT);
         if (v < 0)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not an atomic operation; expected "
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not an atomic operation; expected "
                            "one of .add .sub .xchg .min .max .and .or .xor",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
         in->cond = (uint8_t)v;
@@ -465,10 +363,10 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         NEED_SUFFIX("a type after the operation: .i32 .u32 or .f32");
         v = find_elem_type(&sx[i], false);
         if (v < 0)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not an atomic type; expected .i32 .u32 or .f32",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not an atomic type; expected .i32 .u32 or .f32",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
         if (v == ISA_TYPE_F32 && in->cond != ISA_ATOM_ADD && in->cond != ISA_ATOM_XCHG)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "f32 atomics are add and xchg only, not %s",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "f32 atomics are add and xchg only, not %s",
                            isa_atomic_names[in->cond]);
         in->type = (uint8_t)v;
         i++;
@@ -477,7 +375,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         NEED_SUFFIX("a type: .i32 or .u32");
         v = find_elem_type(&sx[i], false);
         if (v < 0 || v == ISA_TYPE_F32)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type of %s; expected .i32 or .u32",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type of %s; expected .i32 or .u32",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s, info->name);
         in->type = (uint8_t)v;
         i++;
@@ -490,10 +388,10 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
                       : token_is(sx[i].s, sx[i].len, "tex") ? ISA_MEM_TEXTURE
                       : token_is(sx[i].s, sx[i].len, "none") ? 0 : -1;
             if (bit < 0)
-                return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a barrier flag; expected "
+                return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a barrier flag; expected "
                                ".dev .tg .tex or .none", (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
             if ((bit == 0 && (none || in->flags)) || (bit && (none || (in->flags & bit))))
-                return fail_at(a, SUFFIX_POS(&sx[i]), bit ? "repeated barrier flag, or a flag after .none"
+                return isa_asm_fail(a, SUFFIX_POS(&sx[i]), bit ? "repeated barrier flag, or a flag after .none"
                                                           : ".none cannot be combined with other flags");
             none |= bit == 0;
             in->flags |= (uint8_t)bit;
@@ -504,7 +402,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         if (token_is(sx[i].s, sx[i].len, "incl") || token_is(sx[i].s, sx[i].len, "excl"))
             in->count = sx[i].s[0] == 'i';
         else
-            return fail_at(a, SUFFIX_POS(&sx[i]), "expected .incl or .excl, got '.%.*s'",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "expected .incl or .excl, got '.%.*s'",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
         i++;
     }
@@ -513,7 +411,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         NEED_SUFFIX(prefix ? "an operation (.sum or .product) and a type" : "an operation and a type, e.g. .sum.f32");
         v = find_name(&sx[i], isa_reduce_names, prefix ? ISA_RED_MIN : ISA_RED_COUNT);
         if (v < 0)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not an operation of %s; expected %s",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not an operation of %s; expected %s",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s, info->name,
                            prefix ? ".sum or .product" : ".sum .product .min .max .and .or .xor");
         in->cond = (uint8_t)v;
@@ -521,19 +419,19 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
         NEED_SUFFIX("a type after the operation: .i32 .u32 .f32 or .f16");
         v = find_elem_type(&sx[i], true);
         if (v < 0)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type of %s; expected .i32 .u32 .f32 or .f16",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type of %s; expected .i32 .u32 .f32 or .f16",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s, info->name);
         if ((v == ISA_TYPE_F32 || v == ISA_TYPE_F16) && in->cond >= ISA_RED_AND)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "%s.%s works on integers only (.i32 or .u32)",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "%s.%s works on integers only (.i32 or .u32)",
                            info->name, isa_reduce_names[in->cond]);
         in->type = (uint8_t)v;
         i++;
     }
     if (i < n) {
         if (mods == 0 || mods == ISA_MOD_SRC)
-            return fail_at(a, SUFFIX_POS(&sx[i]), "unexpected suffix '.%.*s': %s takes no suffixes",
+            return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "unexpected suffix '.%.*s': %s takes no suffixes",
                            (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s, info->name);
-        return fail_at(a, SUFFIX_POS(&sx[i]), "unexpected suffix '.%.*s' on %s%s",
+        return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "unexpected suffix '.%.*s' on %s%s",
                        (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s, info->name,
                        (mods & ISA_MOD_SAT) ? " (it takes only .sat)" : "");
     }
@@ -548,11 +446,11 @@ static bool parse_instruction(Asm *a, const char *p, const char *end)
     const char *op_end = dot ? dot : mn_end;
     AsmPos mn_pos = pos_at(a, p, (size_t)(mn_end - p));
     if (mn_end == p || (mn_end < end && !is_space(*mn_end)))
-        return fail_at(a, pos_at(a, mn_end == p ? p : mn_end, 1),
+        return isa_asm_fail(a, pos_at(a, mn_end == p ? p : mn_end, 1),
                        "expected an instruction, a directive or a label, got '%c'", *(mn_end == p ? p : mn_end));
     IsaOpcode op = isa_lookup_op(p, (size_t)(op_end - p));
     if (op == ISA_OP_COUNT)
-        return fail_at(a, pos_at(a, p, (size_t)(op_end - p)), "unknown instruction '%.*s' (docs/ISA.md lists them)",
+        return isa_asm_fail(a, pos_at(a, p, (size_t)(op_end - p)), "unknown instruction '%.*s' (docs/ISA.md lists them)",
                        (int)UTIL_MIN(op_end - p, ASM_SHOW_TOKEN), p);
     IsaInst in;
     memset(&in, 0, sizeof in);
@@ -564,9 +462,9 @@ static bool parse_instruction(Asm *a, const char *p, const char *end)
         while (next < mn_end && *next != '.')
             next++;
         if (next == s + 1)
-            return fail_at(a, pos_at(a, s, 1), "empty suffix after '.'");
+            return isa_asm_fail(a, pos_at(a, s, 1), "empty suffix after '.'");
         if (n == ASM_MAX_SUFFIXES)
-            return fail_at(a, pos_at(a, s, (size_t)(next - s)), "too many suffixes");
+            return isa_asm_fail(a, pos_at(a, s, (size_t)(next - s)), "too many suffixes");
         sx[n].s = s + 1;
         sx[n++].len = (size_t)(next - s - 1);
         s = next;
@@ -579,19 +477,19 @@ static bool parse_instruction(Asm *a, const char *p, const char *end)
     for (int k = 0; k < nopd; k++) {
         char shape = isa_operand_shape(&in, k, letters[k]);
         if (q == end)
-            return fail_at(a, pos_at(a, end, 1), "%s takes %d operand%s; missing operand %d: %s",
+            return isa_asm_fail(a, pos_at(a, end, 1), "%s takes %d operand%s; missing operand %d: %s",
                            isa_ops[op].name, nopd, nopd == 1 ? "" : "s", k + 1, letter_what(shape));
         const char *oe = operand_end(q, end);
         const char *te = trim_end(q, oe);
         if (te == q)
-            return fail_at(a, pos_at(a, q, 1), "expected %s for operand %d of %s", letter_what(shape),
+            return isa_asm_fail(a, pos_at(a, q, 1), "expected %s for operand %d of %s", letter_what(shape),
                            k + 1, isa_ops[op].name);
         if (!parse_operand(a, &in, k, letters[k], q, te))
             return false;
         q = oe;
         if (k + 1 < nopd) {
             if (q == end)
-                return fail_at(a, pos_at(a, end, 1), "%s takes %d operands; missing operand %d: %s",
+                return isa_asm_fail(a, pos_at(a, end, 1), "%s takes %d operands; missing operand %d: %s",
                                isa_ops[op].name, nopd, k + 2, letter_what(isa_operand_shape(&in, k + 1, letters[k + 1])));
             q = skip_space(q + 1, end);
         }
@@ -599,220 +497,13 @@ static bool parse_instruction(Asm *a, const char *p, const char *end)
     if (q != end) {
         if (*q == ',')
             q = skip_space(q + 1, end);
-        return fail_at(a, pos_at(a, q, (size_t)(operand_end(q, end) - q)), "too many operands: "
+        return isa_asm_fail(a, pos_at(a, q, (size_t)(operand_end(q, end) - q)), "too many operands: "
                        "%s takes %d", isa_ops[op].name, nopd);
     }
     IsaSourceLoc loc = {0, a->line_no, (uint16_t)UTIL_MIN(mn_pos.col, 65535u)};
     isa_program_emit(a->prog, &in, loc);
     a->last_inst = mn_pos;
     return true;
-}
-
-/* ---- directives -------------------------------------------------------------------------- */
-
-/* The next comma-separated field of a directive, trimmed; false at the end of the line. */
-static bool next_field(const char **q, const char *end, const char **s, const char **e)
-{
-    *q = skip_space(*q, end);
-    if (*q == end)
-        return false;
-    *s = *q;
-    const char *oe = operand_end(*q, end);
-    *e = trim_end(*s, oe);
-    *q = oe < end ? oe + 1 : oe;
-    return *e > *s;
-}
-
-/* A directive field is one token; text after it is an error. */
-static bool one_token(Asm *a, const char *name, const char *s, const char *e)
-{
-    const char *sp = s;
-    while (sp < e && !is_space(*sp))
-        sp++;
-    if (sp < e)
-        return fail_at(a, pos_at(a, skip_space(sp, e), (size_t)(e - skip_space(sp, e))),
-                       "unexpected text after %s's value", name);
-    return true;
-}
-
-static bool directive_uint(Asm *a, const char *name, const char **q, const char *end, uint32_t lo,
-                           uint32_t hi, uint32_t *value)
-{
-    const char *s, *e;
-    uint64_t v = 0;
-    bool got = next_field(q, end, &s, &e);
-    if (got && !one_token(a, name, s, e))
-        return false;
-    if (!got || isa_parse_imm(s, (size_t)(e - s), 64, &v) || (s[0] == '-') || v < lo || v > hi) {
-        AsmPos pos = got ? pos_at(a, s, (size_t)(e - s)) : pos_at(a, end, 1);
-        return fail_at(a, pos, "%s expects a number %u..%u", name, lo, hi);
-    }
-    *value = (uint32_t)v;
-    return true;
-}
-
-/* The uniform field uK of a directive; *pos (when not NULL) receives where it is written. */
-static bool directive_uniform(Asm *a, const char *name, const char **q, const char *end, bool pair,
-                              uint16_t *u, AsmPos *pos)
-{
-    const char *s, *e;
-    bool got = next_field(q, end, &s, &e);
-    uint32_t v;
-    if (got && !one_token(a, name, s, e))
-        return false;
-    if (!got || s[0] != 'u' || !scan_small_uint(s + 1, e, &v) || v > (pair ? 254u : 255u)) {
-        AsmPos at = got ? pos_at(a, s, (size_t)(e - s)) : pos_at(a, end, 1);
-        return fail_at(a, at, "%s expects a uniform register %s", name, pair ? "u0..u254 (a pair)" : "u0..u255");
-    }
-    *u = (uint16_t)v;
-    if (pos)
-        *pos = pos_at(a, s, (size_t)(e - s));
-    return true;
-}
-
-static bool directive_end(Asm *a, const char *name, const char *q, const char *end)
-{
-    q = skip_space(q, end);
-    if (q != end)
-        return fail_at(a, pos_at(a, q, (size_t)(end - q)), "unexpected text after %s", name);
-    return true;
-}
-
-/* How many uniforms an argument's binding fills: a threadgroup block's offset, a buffer's
- * 64-bit address, or a tensor's address, extents and pitch. */
-static uint32_t arg_uniforms(const IsaArg *arg)
-{
-    return arg->kind == ISA_ARG_THREADGROUP ? 1 : arg->tensor_rank ? 5 : 2;
-}
-
-/* directive = ".kernel" name | ".regs" N | ".arg" name "," kind "," uK | ".tgmem" N
- *           | ".stack" N | ".uniform" uK "," value */
-static bool parse_directive(Asm *a, const char *p, const char *end)
-{
-    const char *ne = scan_ident(p, end);
-    AsmPos dpos = pos_at(a, p, (size_t)(ne - p));
-    const char *q = ne;
-    IsaProgram *prog = a->prog;
-    const char *s, *e;
-    if (token_is(p, (size_t)(ne - p), ".kernel")) {
-        q = skip_space(q, end);
-        const char *id_end = scan_ident(q, end);
-        if (a->seen_kernel)
-            return fail_at(a, dpos, "a second .kernel; a file holds one kernel");
-        if (q == id_end || !(is_alpha(*q)))
-            return fail_at(a, q == end ? pos_at(a, end, 1) : pos_at(a, q, 1), ".kernel expects a name");
-        free(prog->name);
-        prog->name = util_strndup(q, (size_t)(id_end - q));
-        a->seen_kernel = true;
-        return directive_end(a, ".kernel", id_end, end);
-    }
-    if (token_is(p, (size_t)(ne - p), ".regs")) {
-        if (a->seen_regs)
-            return fail_at(a, dpos, "a second .regs");
-        a->seen_regs = true;
-        return directive_uint(a, ".regs", &q, end, 1, 128, &prog->num_regs) && directive_end(a, ".regs", q, end);
-    }
-    if (token_is(p, (size_t)(ne - p), ".tgmem") || token_is(p, (size_t)(ne - p), ".stack")) {
-        bool tg = p[1] == 't';
-        bool *seen = tg ? &a->seen_tgmem : &a->seen_stack;
-        if (*seen)
-            return fail_at(a, dpos, "a second %s", tg ? ".tgmem" : ".stack");
-        *seen = true;
-        return directive_uint(a, tg ? ".tgmem" : ".stack", &q, end, 0, 1u << 30,
-                              tg ? &prog->tg_mem_bytes : &prog->stack_bytes) &&
-               directive_end(a, tg ? ".tgmem" : ".stack", q, end);
-    }
-    if (token_is(p, (size_t)(ne - p), ".arg")) {
-        IsaArg arg;
-        memset(&arg, 0, sizeof arg);
-        arg.binding = -1;
-        if (!next_field(&q, end, &s, &e) || !is_alpha(*s) || scan_ident(s, e) != e)
-            return fail_at(a, q == end ? pos_at(a, end, 1) : pos_at(a, q, 1), ".arg expects NAME, KIND, uK");
-        for (uint32_t i = 0; i < prog->num_args; i++)
-            if (token_is(s, (size_t)(e - s), prog->args[i].name))
-                return fail_at(a, pos_at(a, s, (size_t)(e - s)), "a second argument named '%s'", prog->args[i].name);
-        const char *name = s;
-        size_t name_len = (size_t)(e - s);
-        if (!next_field(&q, end, &s, &e))
-            return fail_at(a, pos_at(a, skip_space(q, end), 1), ".arg expects a kind after the name: "
-                           "device, constant or threadgroup");
-        if (token_is(s, (size_t)(e - s), "device"))
-            arg.kind = ISA_ARG_DEVICE;
-        else if (token_is(s, (size_t)(e - s), "constant"))
-            arg.kind = ISA_ARG_CONSTANT;
-        else if (token_is(s, (size_t)(e - s), "threadgroup"))
-            arg.kind = ISA_ARG_THREADGROUP;
-        else
-            return fail_at(a, pos_at(a, s, (size_t)(e - s)), "unknown argument kind '%.*s'; expected "
-                           "device, constant or threadgroup", (int)UTIL_MIN(e - s, ASM_SHOW_TOKEN), s);
-        AsmPos upos;
-        if (!directive_uniform(a, ".arg", &q, end, arg.kind != ISA_ARG_THREADGROUP, &arg.uniform,
-                               &upos))
-            return false;
-        const char *before = q;
-        if (next_field(&q, end, &s, &e)) { /* ", tensor": extents and pitch in u+2..u+4 */
-            if (!token_is(s, (size_t)(e - s), "tensor") || arg.kind == ISA_ARG_THREADGROUP)
-                return fail_at(a, pos_at(a, s, (size_t)(e - s)), ".arg takes 'tensor' after "
-                               "the uniform of a device or constant argument, or nothing");
-            if (arg.uniform + 5u > 256u)
-                return fail_at(a, pos_at(a, s, (size_t)(e - s)), "a tensor argument takes "
-                               "five uniforms (address, extents, pitch): u%u..u%u is past u255",
-                               arg.uniform, arg.uniform + 4u);
-            arg.tensor_rank = 2;
-        } else {
-            q = before;
-        }
-        if (!directive_end(a, ".arg", q, end))
-            return false;
-        uint32_t lo = arg.uniform, hi = lo + arg_uniforms(&arg) - 1;
-        for (uint32_t i = 0; i < prog->num_args; i++) {
-            const IsaArg *o = &prog->args[i];
-            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
-            if (lo <= ohi && olo <= hi)
-                return fail_at(a, dpos, "'%.*s' takes u%u..u%u, and '%s' already holds "
-                               "u%u..u%u", (int)name_len, name, lo, hi, o->name, olo, ohi);
-        }
-        /* The launch writes an argument's uniforms, so a .uniform value there would be lost. */
-        for (uint32_t i = 0; i < prog->num_uniform_inits; i++) {
-            uint32_t u = prog->uniform_inits[i].uniform;
-            if (lo <= u && u <= hi)
-                return fail_at(a, upos, "'%.*s' takes u%u..u%u, and u%u already has a value "
-                               "(.uniform); expected uniforms no .uniform sets", (int)name_len,
-                               name, lo, hi, u);
-        }
-        arg.name = util_strndup(name, name_len);
-        UTIL_PUSH(prog->args, prog->num_args, a->cap_args, arg);
-        return true;
-    }
-    if (token_is(p, (size_t)(ne - p), ".uniform")) {
-        IsaUniformInit init;
-        AsmPos upos;
-        if (!directive_uniform(a, ".uniform", &q, end, false, &init.uniform, &upos))
-            return false;
-        for (uint32_t i = 0; i < prog->num_uniform_inits; i++)
-            if (prog->uniform_inits[i].uniform == init.uniform)
-                return fail_at(a, dpos, "u%u is given a value twice", init.uniform);
-        /* The launch writes an argument's uniforms, so this value would be lost. */
-        for (uint32_t i = 0; i < prog->num_args; i++) {
-            const IsaArg *o = &prog->args[i];
-            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
-            if (olo <= init.uniform && init.uniform <= ohi)
-                return fail_at(a, upos, "u%u belongs to argument '%s' (u%u..u%u), which the "
-                               "launch fills; expected a uniform no .arg takes", init.uniform,
-                               o->name, olo, ohi);
-        }
-        uint64_t v;
-        const char *why = "expected a value";
-        if (!next_field(&q, end, &s, &e) || (why = isa_parse_imm(s, (size_t)(e - s), 32, &v)) != NULL) {
-            AsmPos pos = q == end && s >= end ? pos_at(a, end, 1) : pos_at(a, s, (size_t)(e - s));
-            return fail_at(a, pos, ".uniform expects uK, VALUE (a 32-bit number): %s", why);
-        }
-        init.value = (uint32_t)v;
-        UTIL_PUSH(prog->uniform_inits, prog->num_uniform_inits, a->cap_inits, init);
-        return directive_end(a, ".uniform", q, end);
-    }
-    return fail_at(a, dpos, "unknown directive '%.*s'; expected .kernel, .regs, .arg, .tgmem, "
-                   ".stack or .uniform", (int)UTIL_MIN(ne - p, ASM_SHOW_TOKEN), p);
 }
 
 /* ---- lines and the whole file ------------------------------------------------------------ */
@@ -830,7 +521,7 @@ static bool parse_line(Asm *a)
     for (const char *c = p; c < end; c++) {
         unsigned char u = (unsigned char)*c;
         if ((u < 0x20 && u != '\t' && u != '\r') || u >= 0x7f)
-            return fail_at(a, pos_at(a, c, 1), "unexpected byte 0x%02x; assembly is plain ASCII "
+            return isa_asm_fail(a, pos_at(a, c, 1), "unexpected byte 0x%02x; assembly is plain ASCII "
                            "(anything goes in comments)", u);
     }
     end = trim_end(p, end);
@@ -841,11 +532,11 @@ static bool parse_line(Asm *a)
     const char *id_end = scan_ident(p, end);
     if (id_end > p && id_end < end && *id_end == ':') {
         if (is_digit(*p))
-            return fail_at(a, pos_at(a, p, (size_t)(id_end - p)), "a label name cannot start with a digit");
+            return isa_asm_fail(a, pos_at(a, p, (size_t)(id_end - p)), "a label name cannot start with a digit");
         for (size_t i = 0; i < a->num_labels; i++) {
             AsmLabel *l = &a->labels[i];
             if (l->len == (size_t)(id_end - p) && memcmp(l->name, p, l->len) == 0)
-                return fail_at(a, pos_at(a, p, l->len), "duplicate label '%.*s' (first defined on line %u)",
+                return isa_asm_fail(a, pos_at(a, p, l->len), "duplicate label '%.*s' (first defined on line %u)",
                                (int)UTIL_MIN(l->len, ASM_SHOW_TOKEN), p, l->pos.line_no);
         }
         AsmLabel l = {p, (size_t)(id_end - p), a->prog->count, pos_at(a, p, (size_t)(id_end - p))};
@@ -855,7 +546,7 @@ static bool parse_line(Asm *a)
             return true;
     }
     if (*p == '.')
-        return parse_directive(a, p, end);
+        return isa_asm_directive(a, p, end);
     return parse_instruction(a, p, end);
 }
 
@@ -871,17 +562,17 @@ static bool finish_checks(Asm *a)
                 memcmp(a->labels[j].name, f->pos.line + f->pos.col - 1, f->pos.len) == 0)
                 found = &a->labels[j];
         if (!found)
-            return fail_at(a, f->pos, "undefined label '%.*s'", (int)UTIL_MIN(f->pos.len, ASM_SHOW_TOKEN),
+            return isa_asm_fail(a, f->pos, "undefined label '%.*s'", (int)UTIL_MIN(f->pos.len, ASM_SHOW_TOKEN),
                            f->pos.line + f->pos.col - 1);
         if (found->index >= prog->count)
-            return fail_at(a, f->pos, "label '%.*s' is at the end of the kernel; a jump needs an "
+            return isa_asm_fail(a, f->pos, "label '%.*s' is at the end of the kernel; a jump needs an "
                            "instruction to land on", (int)UTIL_MIN(f->pos.len, ASM_SHOW_TOKEN),
                            f->pos.line + f->pos.col - 1);
         prog->code[f->inst].opd[f->opd].index = (uint16_t)found->index;
     }
     for (size_t i = 0; i < a->num_labels; i++)
         if (a->labels[i].index >= prog->count)
-            return fail_at(a, a->labels[i].pos, "label '%.*s' is after the last instruction; a "
+            return isa_asm_fail(a, a->labels[i].pos, "label '%.*s' is after the last instruction; a "
                            "label marks the instruction after it (to end the SIMD-group there, "
                            "write `stop` after the label)",
                            (int)UTIL_MIN(a->labels[i].len, ASM_SHOW_TOKEN), a->labels[i].name);
@@ -893,9 +584,9 @@ static bool finish_checks(Asm *a)
         snprintf(reg, sizeof reg, "r%u", u->last_reg);
         const char *tok = u->pos.line + u->pos.col - 1;
         if (token_is(tok, u->pos.len, reg))
-            return fail_at(a, u->pos, "%s is above the registers the kernel declares (.regs %u: "
+            return isa_asm_fail(a, u->pos, "%s is above the registers the kernel declares (.regs %u: "
                            "r0..r%u)", reg, prog->num_regs, prog->num_regs - 1);
-        return fail_at(a, u->pos, "'%.*s' reaches %s, above the registers the kernel declares "
+        return isa_asm_fail(a, u->pos, "'%.*s' reaches %s, above the registers the kernel declares "
                        "(.regs %u: r0..r%u)", (int)u->pos.len, tok, reg, prog->num_regs,
                        prog->num_regs - 1);
     }
@@ -903,7 +594,7 @@ static bool finish_checks(Asm *a)
      * that forgot its `stop` (or the jump back of a loop) is refused instead. */
     uint16_t last = prog->code[prog->count - 1].op;
     if (last != ISA_OP_STOP && last != ISA_OP_JMP)
-        return fail_at(a, a->last_inst, "the last instruction is %s, so a SIMD-group would run "
+        return isa_asm_fail(a, a->last_inst, "the last instruction is %s, so a SIMD-group would run "
                        "past the end of the kernel; expected `stop` (or an unconditional `jmp`) "
                        "last", isa_ops[last].name);
     return true;
@@ -941,11 +632,11 @@ IsaProgram *isa_assemble(const char *text, const char *filename, UtilError *err)
         a.line = text ? text : "";
         a.line_len = (uint32_t)(strchr(a.line, '\n') ? (size_t)(strchr(a.line, '\n') - a.line) : strlen(a.line));
         a.line_no = 1;
-        ok = fail_at(&a, pos_at(&a, a.line, 1), "missing .regs directive: a kernel declares how "
+        ok = isa_asm_fail(&a, pos_at(&a, a.line, 1), "missing .regs directive: a kernel declares how "
                      "many registers it uses, e.g. .regs 8");
     }
     if (ok && a.prog->count == 0)
-        ok = fail_at(&a, a.tail, "the kernel has no instructions; expected at least `stop`");
+        ok = isa_asm_fail(&a, a.tail, "the kernel has no instructions; expected at least `stop`");
     if (ok)
         ok = finish_checks(&a);
     if (ok && !a.prog->name)

@@ -1,0 +1,215 @@
+/*
+ * asm_directive.c — the assembler's directives (docs/assembly.md): the kernel's name,
+ * registers, arguments and the uniforms they take, threadgroup and stack memory, uniform
+ * values, and constant data blocks with their contents. Each message points at the field
+ * that is wrong, as the instruction parser's do.
+ */
+#include "asm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The next comma-separated field of a directive, trimmed; false at the end of the line. */
+static bool next_field(const char **q, const char *end, const char **s, const char **e)
+{
+    *q = skip_space(*q, end);
+    if (*q == end)
+        return false;
+    *s = *q;
+    const char *oe = operand_end(*q, end);
+    *e = trim_end(*s, oe);
+    *q = oe < end ? oe + 1 : oe;
+    return *e > *s;
+}
+
+/* A directive field is one token; text after it is an error. */
+static bool one_token(Asm *a, const char *name, const char *s, const char *e)
+{
+    const char *sp = s;
+    while (sp < e && !is_space(*sp))
+        sp++;
+    if (sp < e)
+        return isa_asm_fail(a, pos_at(a, skip_space(sp, e), (size_t)(e - skip_space(sp, e))),
+                       "unexpected text after %s's value", name);
+    return true;
+}
+
+static bool directive_uint(Asm *a, const char *name, const char **q, const char *end, uint32_t lo,
+                           uint32_t hi, uint32_t *value)
+{
+    const char *s, *e;
+    uint64_t v = 0;
+    bool got = next_field(q, end, &s, &e);
+    if (got && !one_token(a, name, s, e))
+        return false;
+    if (!got || isa_parse_imm(s, (size_t)(e - s), 64, &v) || (s[0] == '-') || v < lo || v > hi) {
+        AsmPos pos = got ? pos_at(a, s, (size_t)(e - s)) : pos_at(a, end, 1);
+        return isa_asm_fail(a, pos, "%s expects a number %u..%u", name, lo, hi);
+    }
+    *value = (uint32_t)v;
+    return true;
+}
+
+/* The uniform field uK of a directive; *pos (when not NULL) receives where it is written. */
+static bool directive_uniform(Asm *a, const char *name, const char **q, const char *end, bool pair,
+                              uint16_t *u, AsmPos *pos)
+{
+    const char *s, *e;
+    bool got = next_field(q, end, &s, &e);
+    uint32_t v;
+    if (got && !one_token(a, name, s, e))
+        return false;
+    if (!got || s[0] != 'u' || !scan_small_uint(s + 1, e, &v) || v > (pair ? 254u : 255u)) {
+        AsmPos at = got ? pos_at(a, s, (size_t)(e - s)) : pos_at(a, end, 1);
+        return isa_asm_fail(a, at, "%s expects a uniform register %s", name, pair ? "u0..u254 (a pair)" : "u0..u255");
+    }
+    *u = (uint16_t)v;
+    if (pos)
+        *pos = pos_at(a, s, (size_t)(e - s));
+    return true;
+}
+
+static bool directive_end(Asm *a, const char *name, const char *q, const char *end)
+{
+    q = skip_space(q, end);
+    if (q != end)
+        return isa_asm_fail(a, pos_at(a, q, (size_t)(end - q)), "unexpected text after %s", name);
+    return true;
+}
+
+/* How many uniforms an argument's binding fills: a threadgroup block's offset, a buffer's
+ * 64-bit address, or a tensor's address, extents and pitch. */
+static uint32_t arg_uniforms(const IsaArg *arg)
+{
+    return arg->kind == ISA_ARG_THREADGROUP ? 1 : arg->tensor_rank ? 5 : 2;
+}
+
+/* directive = ".kernel" name | ".regs" N | ".arg" name "," kind "," uK | ".tgmem" N
+ *           | ".stack" N | ".uniform" uK "," value */
+bool isa_asm_directive(Asm *a, const char *p, const char *end)
+{
+    const char *ne = scan_ident(p, end);
+    AsmPos dpos = pos_at(a, p, (size_t)(ne - p));
+    const char *q = ne;
+    IsaProgram *prog = a->prog;
+    const char *s, *e;
+    if (token_is(p, (size_t)(ne - p), ".kernel")) {
+        q = skip_space(q, end);
+        const char *id_end = scan_ident(q, end);
+        if (a->seen_kernel)
+            return isa_asm_fail(a, dpos, "a second .kernel; a file holds one kernel");
+        if (q == id_end || !(is_alpha(*q)))
+            return isa_asm_fail(a, q == end ? pos_at(a, end, 1) : pos_at(a, q, 1), ".kernel expects a name");
+        free(prog->name);
+        prog->name = util_strndup(q, (size_t)(id_end - q));
+        a->seen_kernel = true;
+        return directive_end(a, ".kernel", id_end, end);
+    }
+    if (token_is(p, (size_t)(ne - p), ".regs")) {
+        if (a->seen_regs)
+            return isa_asm_fail(a, dpos, "a second .regs");
+        a->seen_regs = true;
+        return directive_uint(a, ".regs", &q, end, 1, 128, &prog->num_regs) && directive_end(a, ".regs", q, end);
+    }
+    if (token_is(p, (size_t)(ne - p), ".tgmem") || token_is(p, (size_t)(ne - p), ".stack")) {
+        bool tg = p[1] == 't';
+        bool *seen = tg ? &a->seen_tgmem : &a->seen_stack;
+        if (*seen)
+            return isa_asm_fail(a, dpos, "a second %s", tg ? ".tgmem" : ".stack");
+        *seen = true;
+        return directive_uint(a, tg ? ".tgmem" : ".stack", &q, end, 0, 1u << 30,
+                              tg ? &prog->tg_mem_bytes : &prog->stack_bytes) &&
+               directive_end(a, tg ? ".tgmem" : ".stack", q, end);
+    }
+    if (token_is(p, (size_t)(ne - p), ".arg")) {
+        IsaArg arg;
+        memset(&arg, 0, sizeof arg);
+        arg.binding = -1;
+        if (!next_field(&q, end, &s, &e) || !is_alpha(*s) || scan_ident(s, e) != e)
+            return isa_asm_fail(a, q == end ? pos_at(a, end, 1) : pos_at(a, q, 1), ".arg expects NAME, KIND, uK");
+        for (uint32_t i = 0; i < prog->num_args; i++)
+            if (token_is(s, (size_t)(e - s), prog->args[i].name))
+                return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), "a second argument named '%s'", prog->args[i].name);
+        const char *name = s;
+        size_t name_len = (size_t)(e - s);
+        if (!next_field(&q, end, &s, &e))
+            return isa_asm_fail(a, pos_at(a, skip_space(q, end), 1), ".arg expects a kind after the name: "
+                           "device, constant or threadgroup");
+        if (token_is(s, (size_t)(e - s), "device"))
+            arg.kind = ISA_ARG_DEVICE;
+        else if (token_is(s, (size_t)(e - s), "constant"))
+            arg.kind = ISA_ARG_CONSTANT;
+        else if (token_is(s, (size_t)(e - s), "threadgroup"))
+            arg.kind = ISA_ARG_THREADGROUP;
+        else
+            return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), "unknown argument kind '%.*s'; expected "
+                           "device, constant or threadgroup", (int)UTIL_MIN(e - s, ASM_SHOW_TOKEN), s);
+        AsmPos upos;
+        if (!directive_uniform(a, ".arg", &q, end, arg.kind != ISA_ARG_THREADGROUP, &arg.uniform,
+                               &upos))
+            return false;
+        const char *before = q;
+        if (next_field(&q, end, &s, &e)) { /* ", tensor": extents and pitch in u+2..u+4 */
+            if (!token_is(s, (size_t)(e - s), "tensor") || arg.kind == ISA_ARG_THREADGROUP)
+                return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), ".arg takes 'tensor' after "
+                               "the uniform of a device or constant argument, or nothing");
+            if (arg.uniform + 5u > 256u)
+                return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), "a tensor argument takes "
+                               "five uniforms (address, extents, pitch): u%u..u%u is past u255",
+                               arg.uniform, arg.uniform + 4u);
+            arg.tensor_rank = 2;
+        } else {
+            q = before;
+        }
+        if (!directive_end(a, ".arg", q, end))
+            return false;
+        uint32_t lo = arg.uniform, hi = lo + arg_uniforms(&arg) - 1;
+        for (uint32_t i = 0; i < prog->num_args; i++) {
+            const IsaArg *o = &prog->args[i];
+            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
+            if (lo <= ohi && olo <= hi)
+                return isa_asm_fail(a, dpos, "'%.*s' takes u%u..u%u, and '%s' already holds "
+                               "u%u..u%u", (int)name_len, name, lo, hi, o->name, olo, ohi);
+        }
+        /* The launch writes an argument's uniforms, so a .uniform value there would be lost. */
+        for (uint32_t i = 0; i < prog->num_uniform_inits; i++) {
+            uint32_t u = prog->uniform_inits[i].uniform;
+            if (lo <= u && u <= hi)
+                return isa_asm_fail(a, upos, "'%.*s' takes u%u..u%u, and u%u already has a value "
+                               "(.uniform); expected uniforms no .uniform sets", (int)name_len,
+                               name, lo, hi, u);
+        }
+        arg.name = util_strndup(name, name_len);
+        UTIL_PUSH(prog->args, prog->num_args, a->cap_args, arg);
+        return true;
+    }
+    if (token_is(p, (size_t)(ne - p), ".uniform")) {
+        IsaUniformInit init;
+        AsmPos upos;
+        if (!directive_uniform(a, ".uniform", &q, end, false, &init.uniform, &upos))
+            return false;
+        for (uint32_t i = 0; i < prog->num_uniform_inits; i++)
+            if (prog->uniform_inits[i].uniform == init.uniform)
+                return isa_asm_fail(a, dpos, "u%u is given a value twice", init.uniform);
+        /* The launch writes an argument's uniforms, so this value would be lost. */
+        for (uint32_t i = 0; i < prog->num_args; i++) {
+            const IsaArg *o = &prog->args[i];
+            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
+            if (olo <= init.uniform && init.uniform <= ohi)
+                return isa_asm_fail(a, upos, "u%u belongs to argument '%s' (u%u..u%u), which the "
+                               "launch fills; expected a uniform no .arg takes", init.uniform,
+                               o->name, olo, ohi);
+        }
+        uint64_t v;
+        const char *why = "expected a value";
+        if (!next_field(&q, end, &s, &e) || (why = isa_parse_imm(s, (size_t)(e - s), 32, &v)) != NULL) {
+            AsmPos pos = q == end && s >= end ? pos_at(a, end, 1) : pos_at(a, s, (size_t)(e - s));
+            return isa_asm_fail(a, pos, ".uniform expects uK, VALUE (a 32-bit number): %s", why);
+        }
+        init.value = (uint32_t)v;
+        UTIL_PUSH(prog->uniform_inits, prog->num_uniform_inits, a->cap_inits, init);
+        return directive_end(a, ".uniform", q, end);
+    }
+    return isa_asm_fail(a, dpos, "unknown directive '%.*s'; expected .kernel, .regs, .arg, .tgmem, "
+                   ".stack or .uniform", (int)UTIL_MIN(ne - p, ASM_SHOW_TOKEN), p);
+}
