@@ -37,6 +37,10 @@
  *         .program = prog, .device = dev, .bindings = bind,
  *         .grid = {n, 1, 1}, .threadgroup = {256, 1, 1}, .mode = SIM_MODE_FUNCTIONAL,
  *     };
+ *     if (prog->data_bytes) {               // constant data (.data, constant arrays)
+ *         launch.data_buffer = (uint32_t)sim_add_program_data(dev, prog, &err);
+ *         launch.data_bound = true;
+ *     }
  *     SimResult result = {0};
  *     if (!sim_dispatch(&launch, &result, &err)) { ... an invalid launch ... }
  *     // result.faults: out-of-bounds accesses and the like, with thread and pc;

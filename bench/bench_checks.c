@@ -82,6 +82,8 @@ static double run_once(const IsaProgram *program, const UiBound *bound, const Ui
         .program = program,
         .device = bound->device,
         .bindings = bound->bindings,
+        .data_buffer = (uint32_t)bound->data_buffer,
+        .data_bound = bound->data_buffer >= 0,
         .by_threadgroups = m->by_threadgroups,
         .mode = SIM_MODE_FUNCTIONAL,
     };

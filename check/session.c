@@ -103,6 +103,25 @@ void check_site_thread(CheckSite *site, const SimGroupView *sg, uint32_t lane, u
     sim_lane_thread(sg, lane, &site->thread);
 }
 
+/* A byte of the constant data, by the program-scope constant array that holds it. */
+static bool name_data_site(const IsaProgram *p, CheckSite *site)
+{
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *sym = &p->symbols[i];
+        if (sym->space != ISA_SYM_CONSTANT || site->offset < sym->offset ||
+            site->offset >= (uint64_t)sym->offset + sym->size)
+            continue;
+        snprintf(site->symbol, sizeof site->symbol, "%s", sym->name);
+        if (sym->array) {
+            site->index = (int64_t)((site->offset - sym->offset) / (sym->elem_size ? sym->elem_size : 1));
+            memcpy(site->dims, sym->dims, sizeof site->dims);
+        }
+        site->offset -= sym->offset;
+        return true;
+    }
+    return false;
+}
+
 void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, uint64_t addr)
 {
     site->space = space;
@@ -116,6 +135,9 @@ void check_site_address(const CheckSession *s, CheckSite *site, MemSpace space, 
             return;
         uint32_t index = (uint32_t)(b - s->device->buffers);
         site->space = b->space;
+        if (b->name && strcmp(b->name, SIM_DATA_BUFFER_NAME) == 0 &&
+            name_data_site(s->program, site))
+            return;
         snprintf(site->symbol, sizeof site->symbol, "%s", b->name);
         uint32_t elem = index < s->num_buffers && s->buffers[index].elem_size ? s->buffers[index].elem_size : 1;
         site->index = (int64_t)(site->offset / elem);
@@ -565,17 +587,20 @@ static void name_past_array(const IsaProgram *p, CheckSite *site)
 }
 
 /* A threadgroup fault names the array (or argument block) its base pointed into, with the
- * offset from that array's start: the element, by the array's element size and shape. */
+ * offset from that array's start: the element, by the array's element size and shape; so
+ * does a fault in the constant data (a program-scope constant array). */
 static void name_tg_fault(const CheckSession *s, const SimFault *f, CheckSite *site)
 {
     const IsaProgram *p = s->program;
+    const IsaSymbolSpace want = f->space == MEM_SPACE_THREADGROUP ? ISA_SYM_THREADGROUP
+                                                                  : ISA_SYM_CONSTANT;
     snprintf(site->symbol, sizeof site->symbol, "%s", f->buffer);
     uint32_t elem = 1;
     bool array = true;
     /* by name and size: two scopes may each declare a `buf` */
     const IsaSymbol *sym = NULL;
     for (uint32_t i = 0; i < p->num_symbols; i++)
-        if (p->symbols[i].space == ISA_SYM_THREADGROUP && strcmp(p->symbols[i].name, f->buffer) == 0 &&
+        if (p->symbols[i].space == want && strcmp(p->symbols[i].name, f->buffer) == 0 &&
             (!sym || p->symbols[i].size == f->valid_bytes))
             sym = &p->symbols[i];
     if (sym) {
@@ -583,11 +608,20 @@ static void name_tg_fault(const CheckSession *s, const SimFault *f, CheckSite *s
         array = sym->array;
         memcpy(site->dims, sym->dims, sizeof site->dims);
     }
-    for (uint32_t i = 0; i < p->num_args; i++)
+    for (uint32_t i = 0; want == ISA_SYM_THREADGROUP && i < p->num_args; i++)
         if (p->args[i].kind == ISA_ARG_THREADGROUP && strcmp(p->args[i].name, f->buffer) == 0)
             elem = p->args[i].elem_size ? p->args[i].elem_size : 1;
     /* a scalar variable is named alone (`total[1]` would read as an array) */
     site->index = array ? (int64_t)f->offset / (int64_t)elem : CHECK_NO_INDEX;
+}
+
+/* A fault the simulator named by a block of the constant data (none is named as a buffer). */
+static bool data_fault(const IsaProgram *p, const SimFault *f)
+{
+    for (uint32_t i = 0; f->space == MEM_SPACE_CONSTANT && i < p->num_symbols; i++)
+        if (p->symbols[i].space == ISA_SYM_CONSTANT && strcmp(p->symbols[i].name, f->buffer) == 0)
+            return true;
+    return false;
 }
 
 static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
@@ -618,7 +652,7 @@ static void fold_fault(CheckSession *s, const SimFault *f, uint64_t count)
         g.first.index = CHECK_NO_INDEX;
         if (f->space == MEM_SPACE_THREAD && !f->buffer)
             name_past_array(s->program, &g.first);
-        if (f->buffer && f->space == MEM_SPACE_THREADGROUP) {
+        if (f->buffer && (f->space == MEM_SPACE_THREADGROUP || data_fault(s->program, f))) {
             name_tg_fault(s, f, &g.first);
         } else if (f->buffer) {
             snprintf(g.first.symbol, sizeof g.first.symbol, "%s", f->buffer);

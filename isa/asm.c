@@ -547,6 +547,7 @@ static bool parse_line(Asm *a)
     }
     if (*p == '.')
         return isa_asm_directive(a, p, end);
+    a->in_data = false; /* .word lines follow their .data directly */
     return parse_instruction(a, p, end);
 }
 

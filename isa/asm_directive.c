@@ -84,8 +84,111 @@ static uint32_t arg_uniforms(const IsaArg *arg)
     return arg->kind == ISA_ARG_THREADGROUP ? 1 : arg->tensor_rank ? 5 : 2;
 }
 
+/* Who already takes a uniform of [lo, hi] (an argument or a constant data block: the
+ * launch fills their uniforms), with its range; NULL when none does. */
+static const char *uniform_owner(const IsaProgram *prog, uint32_t lo, uint32_t hi,
+                                 uint32_t *olo, uint32_t *ohi)
+{
+    for (uint32_t i = 0; i < prog->num_args; i++) {
+        const IsaArg *o = &prog->args[i];
+        *olo = o->uniform, *ohi = *olo + arg_uniforms(o) - 1;
+        if (lo <= *ohi && *olo <= hi)
+            return o->name;
+    }
+    for (uint32_t i = 0; i < prog->num_symbols; i++) {
+        const IsaSymbol *o = &prog->symbols[i];
+        *olo = o->uniform, *ohi = *olo + 1;
+        if (o->space == ISA_SYM_CONSTANT && lo <= *ohi && *olo <= hi)
+            return o->name;
+    }
+    return NULL;
+}
+
+/* ".data" name "," uK "," bytes "," elem: a block of constant data, zero-filled, at the
+ * next 16-byte boundary of the program's data, its address in uK, uK+1. */
+static bool data_directive(Asm *a, const char *q, const char *end, AsmPos dpos)
+{
+    IsaProgram *prog = a->prog;
+    const char *s, *e;
+    if (!next_field(&q, end, &s, &e) || !is_alpha(*s) || scan_ident(s, e) != e)
+        return isa_asm_fail(a, q == end ? pos_at(a, end, 1) : pos_at(a, q, 1),
+                            ".data expects NAME, uK, BYTES, ELEMENT_BYTES");
+    for (uint32_t i = 0; i < prog->num_symbols; i++)
+        if (prog->symbols[i].space == ISA_SYM_CONSTANT && token_is(s, (size_t)(e - s), prog->symbols[i].name))
+            return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), "a second .data named '%s'",
+                                prog->symbols[i].name);
+    IsaSymbol sym = {.space = ISA_SYM_CONSTANT, .name = util_strndup(s, (size_t)(e - s))};
+    AsmPos upos;
+    uint32_t olo, ohi;
+    const char *owner = NULL;
+    bool ok = directive_uniform(a, ".data", &q, end, true, &sym.uniform, &upos) &&
+              directive_uint(a, ".data's size", &q, end, 1, ISA_MAX_DATA_BYTES, &sym.size) &&
+              directive_uint(a, ".data's element size", &q, end, 1, sym.size, &sym.elem_size) &&
+              directive_end(a, ".data", q, end);
+    if (ok && (owner = uniform_owner(prog, sym.uniform, sym.uniform + 1u, &olo, &ohi)) != NULL)
+        ok = isa_asm_fail(a, upos, "'%s' takes u%u..u%u, and '%s' already holds u%u..u%u",
+                          sym.name, sym.uniform, sym.uniform + 1u, owner, olo, ohi);
+    for (uint32_t i = 0; ok && i < prog->num_uniform_inits; i++) {
+        uint32_t u = prog->uniform_inits[i].uniform;
+        if (u == sym.uniform || u == sym.uniform + 1u)
+            ok = isa_asm_fail(a, upos, "'%s' takes u%u..u%u, and u%u already has a value "
+                              "(.uniform); expected uniforms no .uniform sets", sym.name,
+                              sym.uniform, sym.uniform + 1u, u);
+    }
+    uint64_t start = ((uint64_t)prog->data_bytes + 15) & ~(uint64_t)15;
+    if (ok && start + sym.size > ISA_MAX_DATA_BYTES)
+        ok = isa_asm_fail(a, dpos, "the program's constant data would pass %u bytes",
+                          ISA_MAX_DATA_BYTES);
+    if (!ok) {
+        free(sym.name);
+        return false;
+    }
+    sym.offset = (uint32_t)start;
+    sym.array = sym.size > sym.elem_size;
+    prog->data = util_realloc(prog->data, start + sym.size);
+    memset(prog->data + prog->data_bytes, 0, start + sym.size - prog->data_bytes);
+    prog->data_bytes = (uint32_t)(start + sym.size);
+    UTIL_PUSH(prog->symbols, prog->num_symbols, a->cap_syms, sym);
+    a->in_data = true;
+    a->data_sym = prog->num_symbols - 1;
+    a->data_fill = 0;
+    return true;
+}
+
+/* ".word" value ("," value)*: the next 32-bit little-endian words of the open .data block
+ * (the bytes of the last one past the block's end must be zero). */
+static bool word_directive(Asm *a, const char *q, const char *end, AsmPos dpos)
+{
+    if (!a->in_data)
+        return isa_asm_fail(a, dpos, ".word without a .data before it; expected `.data NAME, "
+                            "uK, BYTES, ELEMENT_BYTES` first");
+    const IsaSymbol *sym = &a->prog->symbols[a->data_sym];
+    const char *s, *e;
+    bool any = false;
+    while (next_field(&q, end, &s, &e)) {
+        uint64_t v;
+        const char *why = isa_parse_imm(s, (size_t)(e - s), 32, &v);
+        if (why || !one_token(a, ".word", s, e))
+            return why ? isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), ".word expects 32-bit "
+                                      "numbers: %s", why)
+                       : false;
+        uint32_t left = sym->size - a->data_fill;
+        if (left == 0 || (left < 4 && (v >> (8 * left)) != 0))
+            return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), "'%s' holds %u bytes; this "
+                                "word is past its end", sym->name, sym->size);
+        for (uint32_t k = 0; k < 4 && k < left; k++)
+            a->prog->data[sym->offset + a->data_fill + k] = (uint8_t)(v >> (8 * k));
+        a->data_fill += left < 4 ? left : 4;
+        any = true;
+    }
+    if (!any)
+        return isa_asm_fail(a, pos_at(a, end, 1), ".word expects one or more 32-bit numbers");
+    return true;
+}
+
 /* directive = ".kernel" name | ".regs" N | ".arg" name "," kind "," uK | ".tgmem" N
- *           | ".stack" N | ".uniform" uK "," value */
+ *           | ".stack" N | ".uniform" uK "," value | ".data" name "," uK "," N "," N
+ *           | ".word" value ("," value)* */
 bool isa_asm_directive(Asm *a, const char *p, const char *end)
 {
     const char *ne = scan_ident(p, end);
@@ -93,6 +196,11 @@ bool isa_asm_directive(Asm *a, const char *p, const char *end)
     const char *q = ne;
     IsaProgram *prog = a->prog;
     const char *s, *e;
+    if (token_is(p, (size_t)(ne - p), ".word"))
+        return word_directive(a, q, end, dpos);
+    a->in_data = false; /* .word lines follow their .data directly */
+    if (token_is(p, (size_t)(ne - p), ".data"))
+        return data_directive(a, q, end, dpos);
     if (token_is(p, (size_t)(ne - p), ".kernel")) {
         q = skip_space(q, end);
         const char *id_end = scan_ident(q, end);
@@ -163,14 +271,11 @@ bool isa_asm_directive(Asm *a, const char *p, const char *end)
         }
         if (!directive_end(a, ".arg", q, end))
             return false;
-        uint32_t lo = arg.uniform, hi = lo + arg_uniforms(&arg) - 1;
-        for (uint32_t i = 0; i < prog->num_args; i++) {
-            const IsaArg *o = &prog->args[i];
-            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
-            if (lo <= ohi && olo <= hi)
-                return isa_asm_fail(a, dpos, "'%.*s' takes u%u..u%u, and '%s' already holds "
-                               "u%u..u%u", (int)name_len, name, lo, hi, o->name, olo, ohi);
-        }
+        uint32_t lo = arg.uniform, hi = lo + arg_uniforms(&arg) - 1, olo, ohi;
+        const char *owner = uniform_owner(prog, lo, hi, &olo, &ohi);
+        if (owner)
+            return isa_asm_fail(a, dpos, "'%.*s' takes u%u..u%u, and '%s' already holds "
+                                "u%u..u%u", (int)name_len, name, lo, hi, owner, olo, ohi);
         /* The launch writes an argument's uniforms, so a .uniform value there would be lost. */
         for (uint32_t i = 0; i < prog->num_uniform_inits; i++) {
             uint32_t u = prog->uniform_inits[i].uniform;
@@ -192,14 +297,12 @@ bool isa_asm_directive(Asm *a, const char *p, const char *end)
             if (prog->uniform_inits[i].uniform == init.uniform)
                 return isa_asm_fail(a, dpos, "u%u is given a value twice", init.uniform);
         /* The launch writes an argument's uniforms, so this value would be lost. */
-        for (uint32_t i = 0; i < prog->num_args; i++) {
-            const IsaArg *o = &prog->args[i];
-            uint32_t olo = o->uniform, ohi = olo + arg_uniforms(o) - 1;
-            if (olo <= init.uniform && init.uniform <= ohi)
-                return isa_asm_fail(a, upos, "u%u belongs to argument '%s' (u%u..u%u), which the "
-                               "launch fills; expected a uniform no .arg takes", init.uniform,
-                               o->name, olo, ohi);
-        }
+        uint32_t olo, ohi;
+        const char *owner = uniform_owner(prog, init.uniform, init.uniform, &olo, &ohi);
+        if (owner)
+            return isa_asm_fail(a, upos, "u%u belongs to '%s' (u%u..u%u), which the launch "
+                                "fills; expected a uniform no .arg or .data takes", init.uniform,
+                                owner, olo, ohi);
         uint64_t v;
         const char *why = "expected a value";
         if (!next_field(&q, end, &s, &e) || (why = isa_parse_imm(s, (size_t)(e - s), 32, &v)) != NULL) {
@@ -211,5 +314,5 @@ bool isa_asm_directive(Asm *a, const char *p, const char *end)
         return directive_end(a, ".uniform", q, end);
     }
     return isa_asm_fail(a, dpos, "unknown directive '%.*s'; expected .kernel, .regs, .arg, .tgmem, "
-                   ".stack or .uniform", (int)UTIL_MIN(ne - p, ASM_SHOW_TOKEN), p);
+                   ".stack, .uniform, .data or .word", (int)UTIL_MIN(ne - p, ASM_SHOW_TOKEN), p);
 }

@@ -43,8 +43,11 @@ typedef struct Asm {
     size_t num_labels, cap_labels;
     AsmRef *fixups, *uses;
     size_t num_fixups, cap_fixups, num_uses, cap_uses;
-    size_t cap_args, cap_inits;
+    size_t cap_args, cap_inits, cap_syms;
     bool seen_kernel, seen_regs, seen_tgmem, seen_stack;
+    bool in_data;       /* a .data block is open: .word lines fill it */
+    uint32_t data_sym;  /* its symbol */
+    uint32_t data_fill; /* bytes of it the .word lines have given so far */
     AsmPos tail;      /* just past the last non-blank, non-comment text */
     AsmPos last_inst; /* the mnemonic of the last instruction */
 } Asm;

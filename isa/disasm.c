@@ -307,6 +307,32 @@ static void add_undef_comment(Text *t, const IsaUndef *u)
                  r->kind == ISA_OPD_R64 ? " (pair)" : "", u->name, u->loc.line);
 }
 
+/* Each block of constant data as `.data NAME, uK, BYTES, ELEM` and its contents as
+ * `.word` lines of up to 8 little-endian words (the last one zero-padded), so that the text
+ * assembles back to the same bytes. */
+static void add_data(Text *t, const IsaProgram *p)
+{
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *s = &p->symbols[i];
+        if (s->space != ISA_SYM_CONSTANT)
+            continue;
+        text_add(t, ".data %s, u%u, %u, %u", s->name, s->uniform, s->size, s->elem_size);
+        if (s->type_name)
+            text_add(t, "    ; %s", s->type_name);
+        text_add(t, "\n");
+        uint32_t words = (s->size + 3) / 4;
+        for (uint32_t w = 0; w < words; w++) {
+            uint8_t b[4] = {0};
+            for (uint32_t k = 0; k < 4 && w * 4 + k < s->size; k++)
+                b[k] = p->data[s->offset + w * 4 + k];
+            uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                         (uint32_t)b[3] << 24;
+            text_add(t, "%s0x%08x%s", w % 8 ? ", " : ".word ", v,
+                     w % 8 == 7 || w + 1 == words ? "\n" : "");
+        }
+    }
+}
+
 char *isa_disassemble(const IsaProgram *p, bool with_source)
 {
     Text t = {0};
@@ -334,6 +360,7 @@ char *isa_disassemble(const IsaProgram *p, bool with_source)
         text_add(&t, v <= 0xffff ? ".uniform u%u, %u\n" : ".uniform u%u, 0x%x\n",
                  p->uniform_inits[i].uniform, v);
     }
+    add_data(&t, p);
     text_add(&t, "\n");
     bool *target = util_calloc(p->count + 1, sizeof *target);
     for (uint32_t i = 0; i < p->count; i++)

@@ -97,6 +97,7 @@ void isa_program_free(IsaProgram *p)
     }
     free(p->args);
     free(p->uniform_inits);
+    free(p->data);
     for (uint32_t i = 0; i < p->num_files; i++)
         free(p->files[i]);
     free(p->files);
@@ -256,6 +257,16 @@ bool isa_program_finish(IsaProgram *p, UtilError *err)
         uint32_t need = p->args[i].kind == ISA_ARG_THREADGROUP ? 1 : 2;
         if (p->args[i].uniform + need > 256)
             return util_fail(err, "argument '%s' is bound past u255", p->args[i].name);
+    }
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *s = &p->symbols[i];
+        if (s->space != ISA_SYM_CONSTANT)
+            continue;
+        if ((uint64_t)s->offset + s->size > p->data_bytes)
+            return util_fail(err, "constant data '%s' ends past the program's %u bytes of "
+                             "constant data", s->name, p->data_bytes);
+        if (s->uniform > 254)
+            return util_fail(err, "constant data '%s' is bound past u255", s->name);
     }
     return true;
 }

@@ -307,14 +307,20 @@ typedef struct IsaVarLoc {
 } IsaVarLoc;
 
 /* A named block of threadgroup or thread memory (a `threadgroup float shared[256]` in a
- * kernel body), so checkers can say `shared[10]` rather than a byte offset. */
-typedef enum IsaSymbolSpace { ISA_SYM_THREADGROUP, ISA_SYM_THREAD } IsaSymbolSpace;
+ * kernel body), so checkers can say `shared[10]` rather than a byte offset; or of the
+ * program's constant data (a program-scope `constant float tab[4] = {...}`: ISA_SYM_CONSTANT),
+ * whose address the launch writes into the uniform pair `uniform`. */
+/* Constant data a program may hold, in all (the assembler's and the compiler's limit). */
+#define ISA_MAX_DATA_BYTES (64u << 20)
+
+typedef enum IsaSymbolSpace { ISA_SYM_THREADGROUP, ISA_SYM_THREAD, ISA_SYM_CONSTANT } IsaSymbolSpace;
 
 typedef struct IsaSymbol {
     char *name;
     char *type_name;        /* element type as written ("float"), or NULL */
     IsaSymbolSpace space;
-    uint32_t offset;        /* bytes from the start of static threadgroup (or stack) memory */
+    uint32_t offset;        /* bytes from the start of static threadgroup (or stack) memory,
+                             * or of the constant data */
     uint32_t size;          /* bytes */
     uint32_t elem_size;     /* bytes per element, for indices */
     bool array;             /* named with an index (`shared[10]`); else alone (`total`) */
@@ -326,6 +332,7 @@ typedef struct IsaSymbol {
      * another's; each time a lane reaches live_begin the bytes are the new local's, never
      * written. Both 0: the whole kernel. The compiler puts no branch target at live_begin. */
     uint32_t live_begin, live_end;
+    uint16_t uniform;       /* ISA_SYM_CONSTANT: its address is in uniform, uniform + 1 */
 } IsaSymbol;
 
 /* A variable declared without a value: from instruction `index` on (before it runs), the
@@ -363,13 +370,19 @@ typedef struct IsaProgram {
     uint32_t num_args;
     IsaUniformInit *uniform_inits;
     uint32_t num_uniform_inits;
+    /* Constant data (program-scope constant arrays): data_bytes bytes, which a launch binds
+     * as one read-only buffer (sim_add_program_data); its blocks are the ISA_SYM_CONSTANT
+     * symbols, each with the uniform pair its address goes into. NULL when none. */
+    uint8_t *data;
+    uint32_t data_bytes;
     /* debug info */
     char **files;           /* source file names; files[0] is the kernel's own file */
     uint32_t num_files;
     IsaSourceLoc *locs;     /* one per instruction; may be NULL */
     IsaVarLoc *vars;
     uint32_t num_vars;
-    IsaSymbol *symbols;     /* threadgroup/thread memory blocks with names; may be empty */
+    IsaSymbol *symbols;     /* named threadgroup/thread memory blocks and constant data
+                             * blocks (these are not debug info: a launch needs them) */
     uint32_t num_symbols;
     IsaUndef *undefs;       /* declarations without a value, by index; may be empty */
     uint32_t num_undefs;

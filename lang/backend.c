@@ -728,6 +728,11 @@ static IsaProgram *build_program(LangCtx *ctx, const LangIr *ir, const Emit *e,
         p->symbols[i].type_name = ir->symbols[i].type_name ? util_strdup(ir->symbols[i].type_name) : NULL;
     }
     p->num_symbols = ir->num_symbols;
+    if (ir->data_bytes) {
+        p->data = util_malloc(ir->data_bytes);
+        memcpy(p->data, ir->data, ir->data_bytes);
+        p->data_bytes = ir->data_bytes;
+    }
     p->args = util_calloc(ir->num_args ? ir->num_args : 1, sizeof *p->args);
     for (uint32_t i = 0; i < ir->num_args; i++) {
         p->args[i] = ir->args[i];

@@ -202,7 +202,7 @@ static void span_free(LangCg *cg, uint32_t off, uint32_t size)
     }
 }
 
-static uint32_t stack_take(LangCg *cg, int size, int align, bool kept)
+uint32_t cg_stack_alloc(LangCg *cg, int size, int align)
 {
     const uint32_t a = (uint32_t)(align < 4 ? 4 : align), need = (uint32_t)(size > 0 ? size : 4);
     uint32_t off = (cg->stack_bytes + a - 1) & ~(a - 1);
@@ -222,20 +222,9 @@ static uint32_t stack_take(LangCg *cg, int size, int align, bool kept)
     }
     if (off + need > cg->stack_bytes)
         cg->stack_bytes = off + need;
-    if (!kept)
-        span_insert(cg, &cg->stack_live, &cg->num_live, &cg->cap_live, cg->num_live,
-                    (CgSpan){.off = off, .size = need});
+    span_insert(cg, &cg->stack_live, &cg->num_live, &cg->cap_live, cg->num_live,
+                (CgSpan){.off = off, .size = need});
     return off;
-}
-
-uint32_t cg_stack_alloc(LangCg *cg, int size, int align)
-{
-    return stack_take(cg, size, align, false);
-}
-
-uint32_t cg_stack_alloc_kept(LangCg *cg, int size, int align)
-{
-    return stack_take(cg, size, align, true);
 }
 
 uint32_t cg_scope_begin(LangCg *cg)
@@ -432,8 +421,78 @@ typedef struct ConstScan {
     LangCg *cg;
 } ConstScan;
 
+static IsaSymbol variable_symbol(LangCg *cg, LangVar *v, IsaSymbolSpace space, uint32_t offset);
+
+/* A program-scope constant array goes to the program's constant data, as Metal keeps it in
+ * the constant address space: its bytes from the initializer's leaves (immediates: it was
+ * folded), at the next 16-byte boundary, with a uniform pair the launch writes its address
+ * into. Indexes, pointers and pointer arithmetic then work as on a constant buffer, the
+ * checks bound and name it (`tab[4]`), and no thread copies it. */
+static void place_constant_array(LangCg *cg, LangVar *v, CgVal val, CgBind *b)
+{
+    LangIr *ir = cg->ir;
+    int n;
+    CgLeaf *l = cg_leaves(cg, v->type, &n);
+    const uint64_t start = ((uint64_t)ir->data_bytes + 15) & ~(uint64_t)15;
+    if (start + (uint64_t)v->type->size > ISA_MAX_DATA_BYTES)
+        cg_error(cg, v->tok, "program-scope constant arrays may hold at most 64 MiB in all");
+    if (cg->next_uniform + 2 > 256)
+        cg_error(cg, v->tok, "too many kernel arguments and program-scope constant arrays "
+                             "(their addresses take uniforms u0..u255)");
+    uint8_t *data = lang_alloc(cg->ctx, (size_t)(start + (uint64_t)v->type->size) + 1);
+    if (ir->data_bytes)
+        memcpy(data, ir->data, ir->data_bytes);
+    memset(data + ir->data_bytes, 0, (size_t)(start - ir->data_bytes) + (size_t)v->type->size);
+    for (int i = 0; i < n && i < val.n; i++) {
+        if (val.c[i].kind != ISA_OPD_IMM)
+            cg_error(cg, v->tok, "the initializer of a program-scope constant array must be "
+                                 "made of constants");
+        for (int k = 0; k < l[i].scalar->size && k < 8; k++)
+            data[start + (uint64_t)l[i].off + (uint64_t)k] = (uint8_t)(val.c[i].imm >> (8 * k));
+    }
+    ir->data = data;
+    ir->data_bytes = (uint32_t)(start + (uint64_t)v->type->size);
+    IsaSymbol sym = variable_symbol(cg, v, ISA_SYM_CONSTANT, (uint32_t)start);
+    sym.uniform = (uint16_t)cg->next_uniform;
+    cg->next_uniform += 2;
+    if (cg->num_data_syms == cg->cap_data_syms) {
+        uint32_t cap = cg->cap_data_syms ? 2 * cg->cap_data_syms : 4;
+        IsaSymbol *syms = lang_alloc(cg->ctx, cap * sizeof *syms);
+        if (cg->num_data_syms)
+            memcpy(syms, cg->data_syms, cg->num_data_syms * sizeof *syms);
+        cg->data_syms = syms;
+        cg->cap_data_syms = cap;
+    }
+    cg->data_syms[cg->num_data_syms++] = sym;
+    b->kind = BIND_MEM;
+    memset(&b->addr, 0, sizeof b->addr);
+    b->addr.space = LAS_CONSTANT;
+    b->addr.base.kind = ISA_OPD_U64;
+    b->addr.base.index = sym.uniform;
+    b->addr.scale = 1;
+}
+
+bool cg_constant_data_at(LangCg *cg, const CgAddr *a, int extra, int bytes, uint64_t *value)
+{
+    if (a->space != LAS_CONSTANT || a->base.kind != ISA_OPD_U64 || a->idx.kind != ISA_OPD_NONE)
+        return false;
+    for (uint32_t i = 0; i < cg->num_data_syms; i++) {
+        const IsaSymbol *s = &cg->data_syms[i];
+        const int64_t at = a->off + extra;
+        if (s->uniform != a->base.index)
+            continue;
+        if (at < 0 || at + bytes > (int64_t)s->size)
+            return false;
+        *value = 0;
+        for (int k = 0; k < bytes; k++)
+            *value |= (uint64_t)cg->ir->data[s->offset + (uint64_t)at + (uint64_t)k] << (8 * k);
+        return true;
+    }
+    return false;
+}
+
 /* Program-scope aggregate constants get their values at entry, where every lane is active:
- * vectors and structs as immediates, arrays on the stack (they may be indexed dynamically). */
+ * vectors and structs as immediates, arrays in the constant data. */
 static bool visit_consts(LangNode *n, void *ud)
 {
     LangCg *cg = ((ConstScan *)ud)->cg;
@@ -448,11 +507,7 @@ static bool visit_consts(LangNode *n, void *ud)
     cg_set_loc(cg, v->tok);
     CgVal val = cg_expr(cg, v->init);
     if (v->type->kind == LTY_ARRAY) {
-        b->kind = BIND_MEM;
-        memset(&b->addr, 0, sizeof b->addr);
-        b->addr.space = LAS_THREAD;
-        b->addr.base = lang_cg_imm(cg_stack_alloc_kept(cg, v->type->size, v->type->align));
-        cg_store_addr(cg, &b->addr, v->type, val);
+        place_constant_array(cg, v, val, b);
     } else {
         b->kind = BIND_VALUE;
         b->value = val;
@@ -493,7 +548,22 @@ static void bind_tensor_param(LangCg *cg, LangVar *p, IsaArg *a, uint32_t *unifo
     }
 }
 
+static void bind_args_in_order(LangCg *cg, LangFunction *k);
+
+/* The kernel's arguments, then uniforms from next_uniform on for the constant data. */
 static void bind_args(LangCg *cg, LangFunction *k)
+{
+    bind_args_in_order(cg, k);
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < cg->ir->num_args; i++) {
+        const IsaArg *a = &cg->ir->args[i];
+        uint32_t end = a->uniform + (a->kind == ISA_ARG_THREADGROUP ? 1u : a->tensor_rank ? 5u : 2u);
+        top = end > top ? end : top;
+    }
+    cg->next_uniform = top;
+}
+
+static void bind_args_in_order(LangCg *cg, LangFunction *k)
 {
     LangIr *ir = cg->ir;
     int nargs = 0;
@@ -630,7 +700,7 @@ void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset)
  * say `shared[10]` rather than a byte offset. */
 static void name_variables(LangCg *cg, LangFunction *kernel)
 {
-    uint32_t n = cg->num_thread_syms;
+    uint32_t n = cg->num_thread_syms + cg->num_data_syms;
     for (LangVar *v = kernel->locals; v; v = v->next)
         n += v->kind == LVAR_THREADGROUP;
     if (!n)
@@ -642,6 +712,8 @@ static void name_variables(LangCg *cg, LangFunction *kernel)
             syms[i++] = variable_symbol(cg, v, ISA_SYM_THREADGROUP, (uint32_t)v->tg_offset);
     for (uint32_t k = 0; k < cg->num_thread_syms; k++)
         syms[i++] = cg->thread_syms[k];
+    for (uint32_t k = 0; k < cg->num_data_syms; k++)
+        syms[i++] = cg->data_syms[k];
     cg->ir->symbols = syms;
     cg->ir->num_symbols = n;
 }

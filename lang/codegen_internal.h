@@ -104,6 +104,9 @@ struct LangCg {
     uint32_t num_free, cap_free;
     CgSpan *stack_live;    /* what the open scopes hold, innermost scope's last */
     uint32_t num_live, cap_live;
+    uint32_t next_uniform; /* the first uniform no argument takes */
+    IsaSymbol *data_syms;  /* program-scope constant arrays in the constant data */
+    uint32_t num_data_syms, cap_data_syms;
 };
 
 /* codegen.c */
@@ -113,9 +116,9 @@ void cg_name_thread_variable(LangCg *cg, LangVar *var, uint32_t offset);
  * together. cg_scope_begin returns the mark cg_scope_end takes. */
 uint32_t cg_scope_begin(LangCg *cg);
 void cg_scope_end(LangCg *cg, uint32_t mark);
-/* Thread memory kept to the end of the kernel (a program-scope constant array, bound where
- * it is first used but used anywhere). */
-uint32_t cg_stack_alloc_kept(LangCg *cg, int size, int align);
+/* Whether `bytes` bytes at a + extra are constant data known now (a program-scope constant
+ * array read at a constant index): their value, little-endian, into *value. */
+bool cg_constant_data_at(LangCg *cg, const CgAddr *a, int extra, int bytes, uint64_t *value);
 int cg_new_label(LangCg *cg);
 void cg_label(LangCg *cg, int label);
 IsaOperand cg_label_opd(int label);

@@ -198,11 +198,32 @@ static int run_length(LangCg *cg, CgLeaf *l, int n, int i, LangType *ty)
     return ty->len;
 }
 
+/* A read of a program-scope constant array at a constant index: the values themselves
+ * (their bytes are known now), as immediates, so an unrolled loop over a table loads
+ * nothing. False (nothing written) unless every leaf is known. */
+static bool fold_constant_load(LangCg *cg, CgAddr *a, const CgLeaf *l, int n, CgVal *v)
+{
+    if (a->space != LAS_CONSTANT)
+        return false;
+    for (int i = 0; i < n; i++) {
+        uint64_t bits;
+        const LangType *s = l[i].scalar;
+        if (s->kind == LTY_POINTER || !cg_constant_data_at(cg, a, l[i].off, s->size, &bits))
+            return false;
+        if (s->kind == LTY_CHAR)
+            bits = (uint32_t)(int32_t)(int8_t)bits; /* kept sign-extended in 32 bits */
+        v->c[i] = lang_cg_imm(bits);
+    }
+    return true;
+}
+
 CgVal cg_load_addr(LangCg *cg, CgAddr *a, LangType *ty)
 {
     int n;
     CgLeaf *l = cg_leaves(cg, ty, &n);
     CgVal v = cg_val_new(cg, ty, n);
+    if (fold_constant_load(cg, a, l, n, &v))
+        return v;
     for (int i = 0; i < n;) {
         LangType *s = l[i].scalar;
         int w = cg_width_of(s);

@@ -451,6 +451,8 @@ typedef struct LangIr {
     IsaUniformInit *uniform_inits;
     uint32_t num_uniform_inits;
     uint32_t tg_mem_bytes, stack_bytes;
+    uint8_t *data;          /* constant data (program-scope constant arrays), in the arena */
+    uint32_t data_bytes;
     IsaSymbol *symbols;     /* named threadgroup variables (names in the arena) */
     uint32_t num_symbols;
     IsaCallSite *calls;     /* inlined calls, for IsaSourceLoc.call (names in the arena) */

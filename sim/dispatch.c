@@ -227,6 +227,54 @@ static void map_tg_blocks(SimDispatch *d)
     }
 }
 
+int32_t sim_add_program_data(MemDevice *dev, const IsaProgram *p, UtilError *err)
+{
+    err->message[0] = '\0';
+    if (!p->data_bytes)
+        return -1;
+    int32_t index = mem_device_add(dev, SIM_DATA_BUFFER_NAME, p->data_bytes, MEM_SPACE_CONSTANT, err);
+    if (index >= 0)
+        memcpy(dev->buffers[index].data, p->data, p->data_bytes);
+    return index;
+}
+
+static int block_order(const void *a, const void *b)
+{
+    const SimTgBlock *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The constant data: each block's address into its uniforms, and the blocks by offset. */
+static bool bind_data(SimDispatch *d, UtilError *err)
+{
+    const SimLaunch *L = d->launch;
+    const IsaProgram *p = d->program;
+    d->data_buffer = -1;
+    if (!p->data_bytes)
+        return true;
+    if (!L->data_bound || !L->device || L->data_buffer >= L->device->count)
+        return util_fail(err, "kernel '%s' has %u bytes of constant data (program-scope "
+                         "constant arrays), and the launch binds no buffer for them "
+                         "(sim_add_program_data)", p->name, p->data_bytes);
+    if (L->device->buffers[L->data_buffer].size < p->data_bytes)
+        return util_fail(err, "the buffer bound to kernel '%s''s constant data holds %llu "
+                         "bytes, fewer than its %u", p->name,
+                         (unsigned long long)L->device->buffers[L->data_buffer].size, p->data_bytes);
+    d->data_buffer = L->data_buffer;
+    const uint64_t addr = mem_buffer_address(L->data_buffer);
+    d->data_blocks = util_calloc(p->num_symbols + 1, sizeof *d->data_blocks);
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *s = &p->symbols[i];
+        if (s->space != ISA_SYM_CONSTANT)
+            continue;
+        d->uniforms[s->uniform & 255] = (uint32_t)(addr + s->offset);
+        d->uniforms[(s->uniform + 1) & 255] = (uint32_t)((addr + s->offset) >> 32);
+        d->data_blocks[d->num_data_blocks++] = (SimTgBlock){s->offset, s->size, s->name};
+    }
+    qsort(d->data_blocks, d->num_data_blocks, sizeof *d->data_blocks, block_order);
+    return true;
+}
+
 static bool bind_arguments(SimDispatch *d, UtilError *err)
 {
     const SimLaunch *L = d->launch;
@@ -255,6 +303,8 @@ static bool bind_arguments(SimDispatch *d, UtilError *err)
             d->uniforms[(a->uniform + 2 + k) & 255] = b->tensor[k];
     }
     free(tg_offsets);
+    if (!bind_data(d, err))
+        return false;
     uint32_t limit = L->tg_mem_limit ? L->tg_mem_limit : SIM_DEFAULT_TG_MEM_LIMIT;
     if (tg_total > limit)
         return util_fail(err,
@@ -457,8 +507,12 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
         .max_faults = launch->max_faults ? launch->max_faults : SIM_DEFAULT_MAX_FAULTS,
         .budget = launch->instruction_budget ? launch->instruction_budget : SIM_DEFAULT_INSTRUCTION_BUDGET,
     };
-    if (!size_grid(&d, err) || !bind_arguments(&d, err))
+    if (!size_grid(&d, err) || !bind_arguments(&d, err)) {
+        free(d.tg_blocks);
+        free(d.tg_home);
+        free(d.data_blocks);
         return false;
+    }
     if (!launch->instruction_budget) {
         const uint64_t tgs = (uint64_t)d.tg_count[0] * d.tg_count[1] * d.tg_count[2];
         const uint32_t per_tg = (d.tg_size[0] * d.tg_size[1] * d.tg_size[2] + W - 1) / W;
@@ -477,6 +531,7 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
         free(d.consts);
         free(d.tg_blocks);
         free(d.tg_home);
+        free(d.data_blocks);
         free(d.issued);
         return ok;
     }
@@ -505,6 +560,7 @@ bool sim_dispatch(const SimLaunch *launch, SimResult *result, UtilError *err)
     free(d.consts);
     free(d.tg_blocks);
     free(d.tg_home);
+    free(d.data_blocks);
     free(d.issued);
     free(d.groups);
     free(d.reg_storage);

@@ -54,6 +54,17 @@ static uint8_t *resolve(SimDispatch *d, SimGroup *g, const SimInst *in, MemSpace
         MemBuffer *b = mem_device_buffer_at(d->device, addr);
         uint64_t offset = addr & MEM_MAX_BUFFER_BYTES;
         MemBuffer *home = mem_device_buffer_at(d->device, from);
+        if (home && (int64_t)(home - d->device->buffers) == d->data_buffer) {
+            /* the constant data: an access belongs to the array its base points into */
+            const uint64_t start = mem_buffer_address((uint32_t)d->data_buffer);
+            const SimTgBlock *blk = sim_data_overrun(d, from - start, addr - start, bytes,
+                                                     in->o[1].bank != SIM_BANK_CONSTS);
+            if (blk) {
+                sim_fault(d, g, l, SIM_FAULT_OUT_OF_BOUNDS, home->space, is_write, blk->name,
+                          addr - start - blk->offset, bytes, blk->size);
+                return NULL;
+            }
+        }
         if (home && b != home) {
             /* An access belongs to the buffer its base points into: an index that leaves it
              * is out of bounds of that buffer (at a negative offset, or one past 4 GB), even
@@ -237,6 +248,16 @@ static bool memory_fast_path(SimDispatch *d, SimGroup *g, const SimInst *in, Mem
         region_size = b->size;
         address_base = addr & ~MEM_MAX_BUFFER_BYTES;
         origin = addr & MEM_MAX_BUFFER_BYTES;
+        if ((int64_t)(b - d->device->buffers) == d->data_buffer) {
+            /* bounded by the constant array the base points into */
+            const SimTgBlock *blk = sim_data_home(d, origin);
+            if (!blk)
+                return false;
+            region += blk->offset;
+            region_size = blk->size;
+            origin -= blk->offset;
+            address_base += blk->offset;
+        }
     } else {
         return false;
     }

@@ -208,6 +208,11 @@ typedef struct SimLaunch {
      * it); the run then ends as at the budget, with result->cancelled and no fault. */
     const _Atomic bool *cancel;
     const SimIssueTrace *issue_trace; /* optional; timed mode */
+    /* A program with constant data (IsaProgram.data_bytes > 0, its program-scope constant
+     * arrays) needs it bound: data_buffer is the buffer sim_add_program_data made for it,
+     * and data_bound says so. */
+    uint32_t data_buffer;
+    bool data_bound;
 } SimLaunch;
 
 typedef enum SimFaultKind {
@@ -262,6 +267,15 @@ typedef struct SimResult {
  * argument blocks in order, each aligned to 16 bytes. */
 uint64_t sim_threadgroup_layout(const IsaProgram *p, const SimArgBinding *bindings,
                                 uint32_t *offsets);
+
+/* The name of the buffer that holds a program's constant data (no argument's name: it has
+ * a space). */
+#define SIM_DATA_BUFFER_NAME "constant data"
+
+/* Adds a constant buffer holding a copy of p's constant data to dev, for SimLaunch's
+ * data_buffer; returns its index, or -1 with err (a program without any: -1, err "").
+ * Kernels read it; nothing writes it. */
+int32_t sim_add_program_data(MemDevice *dev, const IsaProgram *p, UtilError *err);
 
 /* The default instruction budget of a grid of `simdgroups` SIMD-groups. */
 uint64_t sim_default_budget(uint64_t simdgroups);

@@ -99,6 +99,11 @@ typedef struct SimDispatch {
     SimTgBlock *tg_blocks;
     uint32_t num_tg_blocks;
     uint16_t *tg_home;
+    /* The program's constant data: the buffer that holds it (-1: none), and its blocks
+     * (each constant array) by offset, which bound accesses as threadgroup blocks do. */
+    int64_t data_buffer;
+    SimTgBlock *data_blocks;
+    uint32_t num_data_blocks;
     SimThreadgroupView tg;     /* the threadgroup running now */
     SimGroup *groups;
     uint32_t num_groups;
@@ -138,6 +143,44 @@ static inline const SimTgBlock *sim_tg_overrun(const SimDispatch *d, uint32_t ba
     if (before && offset >= before->offset && offset + bytes <= base)
         return NULL;
     return home ? home : before;
+}
+
+/* The constant data block that byte `at` of the data buffer is in, or NULL. */
+static inline const SimTgBlock *sim_data_home(const SimDispatch *d, uint64_t at)
+{
+    uint32_t lo = 0, hi = d->num_data_blocks;
+    while (lo < hi) { /* the first block ending past at */
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)d->data_blocks[mid].offset + d->data_blocks[mid].size <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->num_data_blocks && d->data_blocks[lo].offset <= at ? &d->data_blocks[lo] : NULL;
+}
+
+/* As sim_tg_overrun, for the constant data buffer: the block an access [offset, offset +
+ * bytes) from a base offset leaves (offsets from the buffer's start; a negative one wraps),
+ * or NULL. A pointer at a block's start or past every block may also be one past the end
+ * of the block before it (`tab + 4`, then `p[-1]`). */
+static inline const SimTgBlock *sim_data_overrun(const SimDispatch *d, uint64_t base,
+                                                 uint64_t offset, uint32_t bytes, bool pointer)
+{
+    const SimTgBlock *home = sim_data_home(d, base);
+    /* [offset, offset + bytes) inside [lo, hi), without the sum wrapping (offset may) */
+#define SIM_DATA_INSIDE(lo, hi) (offset >= (lo) && (hi) - offset >= bytes && offset < (hi))
+    if (home && SIM_DATA_INSIDE(home->offset, (uint64_t)home->offset + home->size))
+        return NULL;
+    const SimTgBlock *before =
+        pointer && base && (!home || base == home->offset) ? sim_data_home(d, base - 1) : NULL;
+    if (before && (uint64_t)before->offset + before->size != base)
+        before = NULL;
+    if (before && SIM_DATA_INSIDE(before->offset, base))
+        return NULL;
+#undef SIM_DATA_INSIDE
+    /* leaving both: backwards, the block the pointer is one past the end of (`e[-5]` of
+     * `e = tab + 4` is tab[-1]) */
+    return before && (!home || (int64_t)offset < (int64_t)base) ? before : home;
 }
 
 /* ---- operand access ----------------------------------------------------------------------- */

@@ -506,6 +506,7 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
 {
     Binder b = {m, m->doc, program, err, layouts, tg_limit ? tg_limit : SIM_DEFAULT_TG_MEM_LIMIT};
     memset(out, 0, sizeof *out);
+    out->data_buffer = -1;
     out->device = mem_device_new();
     out->num_args = program->num_args;
     out->args = util_calloc(program->num_args ? program->num_args : 1, sizeof *out->args);
@@ -556,6 +557,11 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
             out->bindings[i].buffer = (uint32_t)a->buffer;
         }
     }
+    /* after the arguments, so their buffers keep their indices */
+    UtilError mem_err;
+    out->data_buffer = sim_add_program_data(out->device, program, &mem_err);
+    if (out->data_buffer < 0 && program->data_bytes)
+        return util_fail(err, "%s", mem_err.message);
     return true;
 }
 

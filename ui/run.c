@@ -214,6 +214,8 @@ bool ui_launch_open(UiLaunch *L, const char *cmd, const char *manifest,
         .instruction_budget = f->has_budget ? f->budget : m->has_budget ? m->budget : 0,
         .gpu = &L->gpu.config,
         .tg_mem_limit = tg_limit,
+        .data_buffer = L->bound.data_buffer >= 0 ? (uint32_t)L->bound.data_buffer : 0,
+        .data_bound = L->bound.data_buffer >= 0,
     };
     memcpy(L->sim.grid, m->grid, sizeof L->sim.grid);
     memcpy(L->sim.threadgroup, m->threadgroup, sizeof L->sim.threadgroup);

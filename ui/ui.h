@@ -51,6 +51,7 @@ typedef struct UiBound {
     SimArgBinding *bindings;  /* one per program argument, in program order */
     UiBoundArg *args;         /* the same order */
     uint32_t num_args;
+    int32_t data_buffer;      /* the program's constant data (SimLaunch.data_buffer), or -1 */
 } UiBound;
 
 /* ---- the kernel (ui/kernel.c) --------------------------------------------------------------- */

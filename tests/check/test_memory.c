@@ -514,6 +514,33 @@ static void test_out_of_bounds_negative_index(void **state)
     done(&c);
 }
 
+/* A program-scope constant array is bounded and named as a threadgroup array is: tab[4]
+ * (not a byte of the constant data, nor other[0], whose bytes follow), through an index
+ * and through a pointer one past its end read back too far. */
+static void test_out_of_bounds_of_a_constant_array(void **state)
+{
+    (void)state;
+    Checked c;
+    metal(&c,
+          "constant float tab[4] = {1, 2, 3, 4};\n"                                  /* 1 */
+          "constant float other[4] = {5, 6, 7, 8};\n"                                /* 2 */
+          "kernel void k(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+          "    constant const float *e = tab + 4;\n"                                  /* 4 */
+          "    float x = tab[i];\n"                                                   /* 5 */
+          "    float y = e[-1 - int(i)];\n"                                           /* 6 */
+          "    out[i] = x + y + other[i % 4];\n"                                      /* 7 */
+          "}\n",
+          6, 6);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of tab[4] (byte "
+                                                          "offset 16, 4 bytes; valid 0..15)");
+    assert_int_equal(line_of(&c, &f->first), 5);
+    assert_int_equal(f->count, 2);
+    f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of tab[-1] (byte offset -4");
+    assert_int_equal(line_of(&c, &f->first), 6);
+    assert_int_equal(c.n, 2);
+    done(&c);
+}
+
 /* Threadgroup arrays side by side: an index that leaves the array its base points into is
  * out of bounds of that array, though the bytes belong to the next one (s[64] is t[0]) --
  * through a constant base (s[lid + 1], t[lid - 1], each lane's own word or a float4), a
@@ -915,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
         cmocka_unit_test(test_out_of_bounds_negative_index),
         cmocka_unit_test(test_out_of_bounds_between_threadgroup_arrays),
+        cmocka_unit_test(test_out_of_bounds_of_a_constant_array),
         cmocka_unit_test(test_threadgroup_pointer_past_the_end_and_atomics),
         cmocka_unit_test(test_read_before_wait),
         cmocka_unit_test(test_matrix_reads_other_lanes_before_wait),

@@ -492,6 +492,43 @@ static void test_format_inst_truncates(void **state)
     isa_program_free(p);
 }
 
+/* Constant data blocks: each at the next 16-byte boundary, its words little-endian, the rest
+ * zero; the disassembly assembles back to the same bytes, blocks and uniforms. */
+static void test_data_roundtrip(void **state)
+{
+    (void)state;
+    const char *text = ".regs 4\n.arg out, device, u0\n.data tab, u2, 12, 4\n"
+                       ".word 0x3f800000, 2\n.word 0xdeadbeef\n.data bytes, u4, 3, 1\n"
+                       ".word 0x030201\n.data zeros, u8, 40, 8\nstop\n";
+    IsaProgram *p = assemble_ok(text);
+    const uint8_t want[] = {0x00, 0x00, 0x80, 0x3f, 2, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde, 0, 0, 0, 0,
+                            1, 2, 3};
+    assert_int_equal(p->data_bytes, 32 + 40);
+    assert_memory_equal(p->data, want, sizeof want);
+    for (uint32_t k = sizeof want; k < p->data_bytes; k++)
+        assert_int_equal(p->data[k], 0);
+    assert_int_equal(p->num_symbols, 3);
+    const uint32_t offsets[] = {0, 16, 32}, sizes[] = {12, 3, 40}, uniforms[] = {2, 4, 8};
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < 3; i++) {
+            assert_int_equal(p->symbols[i].space, ISA_SYM_CONSTANT);
+            assert_int_equal(p->symbols[i].offset, offsets[i]);
+            assert_int_equal(p->symbols[i].size, sizes[i]);
+            assert_int_equal(p->symbols[i].uniform, uniforms[i]);
+        }
+        assert_string_equal(p->symbols[1].name, "bytes");
+        assert_int_equal(p->symbols[2].elem_size, 8);
+        char *dis = isa_disassemble(p, false);
+        IsaProgram *q = assemble_ok(dis);
+        free(dis);
+        assert_int_equal(q->data_bytes, p->data_bytes);
+        assert_memory_equal(q->data, p->data, p->data_bytes);
+        isa_program_free(p);
+        p = q;
+    }
+    isa_program_free(p);
+}
+
 static void test_directives_roundtrip(void **state)
 {
     (void)state;
@@ -612,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_float_immediates),
         cmocka_unit_test(test_format_inst_truncates),
         cmocka_unit_test(test_directives_roundtrip),
+        cmocka_unit_test(test_data_roundtrip),
         cmocka_unit_test(test_docs_are_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

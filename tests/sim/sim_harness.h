@@ -106,6 +106,14 @@ static inline void h_grid(Harness *h, bool by_tg, uint32_t gx, uint32_t gy, uint
     L->device = h->dev;
     L->bindings = h->bind;
     L->by_threadgroups = by_tg;
+    if (h->prog->data_bytes && !L->data_bound) { /* program-scope constant arrays */
+        UtilError err = {{0}};
+        int32_t idx = sim_add_program_data(h->dev, h->prog, &err);
+        if (idx < 0)
+            fail_msg("sim_add_program_data: %s", err.message);
+        L->data_buffer = (uint32_t)idx;
+        L->data_bound = true;
+    }
     L->grid[0] = gx, L->grid[1] = gy, L->grid[2] = gz;
     L->threadgroup[0] = tx, L->threadgroup[1] = ty, L->threadgroup[2] = tz;
     L->mode = SIM_MODE_FUNCTIONAL;

@@ -598,6 +598,7 @@ static bool run_manifest_budget(const char *path, SimMode mode, uint64_t budget,
         fail_msg("%s: %s", path, err.message);
     SimLaunch launch = {
         .program = p, .device = bound.device, .bindings = bound.bindings,
+        .data_buffer = (uint32_t)bound.data_buffer, .data_bound = bound.data_buffer >= 0,
         .by_threadgroups = m->by_threadgroups, .mode = mode,
         .instruction_budget = budget ? budget : m->has_budget ? m->budget : 0,
     };

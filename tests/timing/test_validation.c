@@ -193,6 +193,8 @@ static void bench_run(Bench *b, const char *manifest, const BenchOptions *o)
         .program = b->program,
         .device = b->bound.device,
         .bindings = b->bound.bindings,
+        .data_buffer = (uint32_t)b->bound.data_buffer,
+        .data_bound = b->bound.data_buffer >= 0,
         .by_threadgroups = b->m->by_threadgroups,
         .mode = SIM_MODE_TIMED,
         .gpu = sim_gpu_default(),
