@@ -112,10 +112,14 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
         LangNode *f = lang_p_fold(p, node);
         return f ? f : node;
     }
-    /* pointer arithmetic and comparison */
+    /* pointer arithmetic and comparison: an array on either side decays to a pointer to its
+     * first element (`e - t`, `e == t`, `e < t + 4` with e a pointer into t) */
     if (lt->kind == LTY_ARRAY && lang_p_is_lvalue(lhs))
         lhs = node->lhs = lang_p_cast(p, lhs, lang_pointer_to(p->ctx, lt->base, lang_p_lvalue_space(lhs)),
                                   tok, false), lt = lhs->type;
+    if (rt->kind == LTY_ARRAY && lang_p_is_lvalue(rhs) && lt->kind == LTY_POINTER)
+        rhs = node->rhs = lang_p_cast(p, rhs, lang_pointer_to(p->ctx, rt->base, lang_p_lvalue_space(rhs)),
+                                  tok, false), rt = rhs->type;
     if (lt->kind == LTY_POINTER || rt->kind == LTY_POINTER) {
         if (kind == LND_EQ || kind == LND_NE) { /* p == nullptr */
             if (lt->kind == LTY_POINTER && rhs->is_nullptr)

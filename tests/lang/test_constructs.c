@@ -353,6 +353,43 @@ static void test_one_past_end(void **state)
     }
 }
 
+/* ---- pointers against arrays ----------------------------------------------------------------- */
+
+/* A pointer and an array on either side of -, == and <: the array decays to a pointer to its
+ * first element (`e - t` was refused as "invalid operands"), for private, threadgroup and
+ * program-scope constant arrays. */
+static void test_pointer_against_array(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "constant float tab[4] = {1, 2, 3, 4};\n"
+            "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+            "  float t[8];\n"
+            "  for (int j = 0; j < 8; j++) t[j] = float(j);\n"
+            "  threadgroup float s[8];\n"
+            "  thread float *e = &t[i % 8];\n"
+            "  threadgroup float *q = s + (i % 3);\n"
+            "  constant const float *c = tab + (i % 5);\n"
+            "  o[i * 4] = float(e - t) + 10.0f * float(t - e) + e[0];\n"
+            "  o[i * 4 + 1] = (e == t ? 1.0f : 0.0f) + (e < t + 4 ? 2.0f : 0.0f) + (t != e ? 4.0f : 0.0f);\n"
+            "  o[i * 4 + 2] = float(q - s) + (s <= q ? 8.0f : 0.0f);\n"
+            "  o[i * 4 + 3] = float(c - tab) + (c >= tab + 4 ? 16.0f : 0.0f);\n"
+            "}\n",
+            NULL);
+    enum { N = 32 };
+    float *o = ch_buf(&h, 0, N * 16);
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        const int e = i % 8, q = i % 3, c = i % 5;
+        CH_FEQ(o[i * 4], (float)e - 10.0f * (float)e + (float)e, i);
+        CH_FEQ(o[i * 4 + 1], (e == 0 ? 1.0f : 0.0f) + (e < 4 ? 2.0f : 0.0f) + (e != 0 ? 4.0f : 0.0f), i);
+        CH_FEQ(o[i * 4 + 2], (float)q + 8.0f, i);
+        CH_FEQ(o[i * 4 + 3], (float)c + (c >= 4 ? 16.0f : 0.0f), i);
+    }
+    h_free(&h);
+}
+
 /* ---- thread memory shared by disjoint scopes ------------------------------------------------ */
 
 /* Private arrays kept in thread memory (indexed at run time) of scopes never live together,
@@ -477,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_pointer_shape),
         cmocka_unit_test(test_pointer_exec),
         cmocka_unit_test(test_one_past_end),
+        cmocka_unit_test(test_pointer_against_array),
         cmocka_unit_test(test_disjoint_scopes_share_thread_memory),
         cmocka_unit_test(test_reference_shape),
         cmocka_unit_test(test_reference_exec),
