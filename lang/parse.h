@@ -247,6 +247,9 @@ LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name);
 /* addr_of: the postfix chain is the operand of unary &, so its last index may be one past
  * the end of an array (`&a[64]` of a[64], valid C++; `a[64]` alone is not) */
 LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok, bool addr_of);
+/* An index parsed as &'s operand (inside parentheses) that a postfix operator then uses:
+ * one past the end is an error after all. */
+void lang_p_index_used(LangParser *p, LangNode *node);
 /* Types the arguments of simdgroup_load/store/multiply/multiply_accumulate; void. */
 LangType *lang_p_matrix_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
 

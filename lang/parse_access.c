@@ -119,3 +119,15 @@ LangNode *lang_p_index(LangParser *p, LangNode *lhs, LangToken *tok, bool addr_o
     }
     return node;
 }
+
+void lang_p_index_used(LangParser *p, LangNode *node)
+{
+    int64_t v;
+    if (node->kind != LND_INDEX || !node->addr_only)
+        return;
+    node->addr_only = false;
+    if (node->lhs->type->kind == LTY_ARRAY && lang_p_eval(p, node->rhs, &v) &&
+        v == node->lhs->type->len)
+        lang_error_soft(p->ctx, node->rhs->tok, "index %lld is past the end of '%s'",
+                        (long long)v, lang_type_name(p->ctx, node->lhs->type));
+}

@@ -519,8 +519,16 @@ static LangNode *primary(LangParser *p);
 static LangNode *postfix(LangParser *p)
 {
     const bool addr_of = p->addr_operand == p->tok; /* the whole chain is &'s operand */
-    p->addr_operand = NULL;
+    const LangToken *open = p->tok;
+    const bool parenthesized = addr_of && lang_p_is(open, "(");
+    /* &(a[64]) is &a[64]: the chain inside the parentheses is &'s operand too */
+    p->addr_operand = parenthesized ? open->next : NULL;
     LangNode *node = primary(p);
+    p->addr_operand = NULL;
+    if (parenthesized && (lang_p_is(p->tok, "[") || lang_p_is(p->tok, ".") ||
+                          lang_p_is(p->tok, "->") || lang_p_is(p->tok, "++") ||
+                          lang_p_is(p->tok, "--")))
+        lang_p_index_used(p, node); /* &(a[64]).x reads a[64] after all */
     for (;;) {
         LangToken *tok = p->tok;
         if (lang_p_consume(p, "[")) {

@@ -295,8 +295,9 @@ static void test_pointer_exec(void **state)
 /* ---- one past the end ---------------------------------------------------------------------- */
 
 /* &a[N] of an array of N is a pointer one past its end (valid C++), for private arrays (in a
- * struct and in a helper too), threadgroup rows and arrays in device structs; only reading or
- * writing a[N] is an error. */
+ * struct and in a helper too), threadgroup rows and arrays in device structs, with the
+ * operand in parentheses too (&(a[N]), which was refused); only reading or writing a[N] is
+ * an error. */
 static const char *past_end_src =
     "struct S { float v[4]; };\n"
     "float last(S s) { const thread float *e = &s.v[4]; return e[-1]; }\n"
@@ -310,12 +311,12 @@ static const char *past_end_src =
     "  for (int j = 0; j < 8; j++) a[j] = float(j * j) + float(i);\n"
     "  thread float *q = &a[0];\n"
     "  for (int j = 0; j <= 8; j++) q = &a[j];\n"       /* ends at &a[8] */
-    "  threadgroup float *re = &tile[0][16];\n"
+    "  threadgroup float *re = &(tile[0][16]);\n"
     "  device float *pe = &p[i].v[4];\n"
     "  o[i * 4] = last(s) + q[-1];\n"
     "  o[i * 4 + 1] = re[-1 - int(i % 16)];\n"
     "  o[i * 4 + 2] = pe[-3];\n"
-    "  o[i * 4 + 3] = float(&tile[2] - &tile[0]) + float(q - &a[0]);\n"
+    "  o[i * 4 + 3] = float(&tile[2] - &tile[0]) + float(q - &a[0]) + float(&((a[8])) - &(a[0]));\n"
     "}\n";
 
 static void test_one_past_end(void **state)
@@ -333,7 +334,7 @@ static void test_one_past_end(void **state)
         CH_FEQ(o[i * 4], (float)i * 0.5f + (49.0f + (float)i), i);
         CH_FEQ(o[i * 4 + 1], (float)(15 - i % 16), i);
         CH_FEQ(o[i * 4 + 2], p[i * 4 + 1], i);
-        CH_FEQ(o[i * 4 + 3], 2.0f + 8.0f, i);
+        CH_FEQ(o[i * 4 + 3], 2.0f + 8.0f + 8.0f, i);
     }
     h_free(&h);
     /* the element itself, one further, or an index that another postfix operator follows */
@@ -344,6 +345,10 @@ static void test_one_past_end(void **state)
         {"o[0] = *&m[2][0];", "index 2 is past the end of 'float[3][2]'"},
         {"thread float *e = &a[8]++; o[0] = *e;", "index 8 is past the end"},
         {"a[8] = 1.0f; o[0] = a[0];", "index 8 is past the end"},
+        /* in parentheses as without (&(a[8]) is &a[8]), unless the element is then used */
+        {"o[0] = *&(a[9]);", "index 9 is past the end of 'float[8]'"},
+        {"thread float *e = &(a[8])++; o[0] = *e;", "index 8 is past the end"},
+        {"o[0] = *&(m[2])[0];", "index 2 is past the end of 'float[3][2]'"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char src[512];
