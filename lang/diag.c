@@ -80,6 +80,9 @@ void lang_ctx_free(LangCtx *ctx)
     ctx->arena = NULL;
     free(ctx->files);
     ctx->files = NULL;
+    free(ctx->diags);
+    ctx->diags = NULL;
+    ctx->diags_len = ctx->diags_cap = 0;
 }
 
 LangFile *lang_add_file(LangCtx *ctx, const char *name, char *contents)
@@ -152,6 +155,33 @@ static _Noreturn void report(LangCtx *ctx, const LangFile *file, const char *pos
     longjmp(ctx->bail, 1);
 }
 
+/* The kept errors into ctx->err, one per line group, as many whole ones as fit, then how
+ * many more there were (those past the limit, and any that did not fit). */
+static void publish(LangCtx *ctx)
+{
+    if (!ctx->err)
+        return;
+    char *out = ctx->err->message;
+    const size_t size = sizeof ctx->err->message, reserve = 64; /* room for the count */
+    size_t used = 0;
+    int shown = 0;
+    out[0] = '\0';
+    for (size_t at = 0; at < ctx->diags_len && shown < ctx->num_errors; shown++) {
+        const size_t n = strlen(ctx->diags + at);
+        if (used + 1 + n + reserve > size)
+            break;
+        if (used)
+            out[used++] = '\n';
+        memcpy(out + used, ctx->diags + at, n + 1);
+        used += n;
+        at += n + 1;
+    }
+    const int more = ctx->num_errors - shown + ctx->num_hidden;
+    if (more)
+        snprintf(out + used, size - used, "%s%d more error%s not shown", used ? "\n" : "",
+                 more, more == 1 ? "" : "s");
+}
+
 void lang_error_soft(LangCtx *ctx, const LangToken *tok, const char *fmt, ...)
 {
     char diag[1024];
@@ -166,12 +196,30 @@ void lang_error_soft(LangCtx *ctx, const LangToken *tok, const char *fmt, ...)
     else
         vsnprintf(diag, sizeof diag, fmt, ap);
     va_end(ap);
-    if (ctx->num_errors >= 20 || !ctx->err)
+    if (ctx->num_errors >= LANG_MAX_ERRORS) {
+        ctx->num_hidden++;
+        publish(ctx);
         return;
-    size_t used = ctx->num_errors ? strlen(ctx->err->message) : 0;
-    snprintf(ctx->err->message + used, sizeof ctx->err->message - used, "%s%s",
-             ctx->num_errors ? "\n" : "", diag);
+    }
+    const size_t n = strlen(diag) + 1; /* kept with its NUL: errors are found by walking */
+    util_reserve((void **)&ctx->diags, &ctx->diags_cap, ctx->diags_len + n, 1);
+    memcpy(ctx->diags + ctx->diags_len, diag, n);
+    ctx->diags_len += n;
     ctx->num_errors++;
+    publish(ctx);
+}
+
+LangErrorMark lang_errors_mark(const LangCtx *ctx)
+{
+    return (LangErrorMark){ctx->num_errors, ctx->num_hidden, ctx->diags_len};
+}
+
+void lang_errors_restore(LangCtx *ctx, LangErrorMark mark)
+{
+    ctx->num_errors = mark.num_errors;
+    ctx->num_hidden = mark.num_hidden;
+    ctx->diags_len = mark.diags_len;
+    publish(ctx);
 }
 
 void lang_bail_if_errors(LangCtx *ctx)

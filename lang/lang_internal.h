@@ -52,8 +52,14 @@ typedef struct LangCtx {
     int num_files, files_cap;
     const LangOptions *opts;
     int include_depth;
-    int num_errors;        /* soft errors reported so far (lang_error_soft) */
+    int num_errors;        /* soft errors kept so far (lang_error_soft), at most LANG_MAX_ERRORS */
+    int num_hidden;        /* errors past LANG_MAX_ERRORS: counted, not shown */
+    char *diags;           /* the kept errors' text, one after another (malloc'd) */
+    size_t diags_len, diags_cap;
 } LangCtx;
+
+/* Errors one compile reports before "N more errors not shown" (clang's -ferror-limit). */
+#define LANG_MAX_ERRORS 20
 
 void *lang_alloc(LangCtx *ctx, size_t size);   /* zeroed; freed with the context */
 /* An arena array of `count` items of `size` bytes with room for one more: items itself, or a
@@ -82,10 +88,17 @@ _Noreturn void lang_error_pos(LangCtx *ctx, const LangFile *file, const char *po
                               ...) UTIL_PRINTF(4, 5);
 
 /* Report an error and go on (for checks that do not derail parsing), so one compile can
- * name several mistakes; lang_bail_if_errors() stops at the end of the stage. At most 20
- * are kept. */
+ * name several mistakes; lang_bail_if_errors() stops at the end of the stage. The first
+ * LANG_MAX_ERRORS are shown; the rest are counted ("N more errors not shown"). */
 void lang_error_soft(LangCtx *ctx, const LangToken *tok, const char *fmt, ...) UTIL_PRINTF(3, 4);
 void lang_bail_if_errors(LangCtx *ctx);
+/* A speculative parse takes back the errors it reported: the mark before it, and back to it. */
+typedef struct LangErrorMark {
+    int num_errors, num_hidden;
+    size_t diags_len;
+} LangErrorMark;
+LangErrorMark lang_errors_mark(const LangCtx *ctx);
+void lang_errors_restore(LangCtx *ctx, LangErrorMark mark);
 
 /* ---- tokens (lex.c, preprocess.c) --------------------------------------------------------- */
 

@@ -293,8 +293,7 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
                       t->name_tok->loc);
     LangInstance inst = {.args = *args, .decl_only = true};
     LangParser saved = *p;
-    int errors = p->ctx->num_errors;
-    size_t used = errors && p->ctx->err ? strlen(p->ctx->err->message) : 0;
+    const LangErrorMark errors = lang_errors_mark(p->ctx);
     p->inst_depth++;
     p->scope = p->global;
     bind_params(p, t, args, t->num_params);
@@ -303,9 +302,7 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
     FnAttrs fa = {0};
     lang_p_toplevel(p, &fa, &inst);
     restore(p, &saved);
-    p->ctx->num_errors = errors;
-    if (p->ctx->err)
-        p->ctx->err->message[used] = '\0';
+    lang_errors_restore(p->ctx, errors);
     if (!inst.func)
         lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
                       t->name_tok->loc);
@@ -360,8 +357,7 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
     /* the arguments' types: parsed once here and again by the call (soft errors of this
      * first pass are taken back, the second reports them) */
     LangToken *open = p->tok;
-    int errors = p->ctx->num_errors;
-    size_t used = errors && p->ctx->err ? strlen(p->ctx->err->message) : 0;
+    const LangErrorMark errors = lang_errors_mark(p->ctx);
     LangType *arg_types[16];
     int n = 0;
     lang_p_skip(p, "(");
@@ -373,9 +369,7 @@ LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
             arg_types[n] = a->type;
         n++;
     }
-    p->ctx->num_errors = errors;
-    if (p->ctx->err)
-        p->ctx->err->message[used] = '\0';
+    lang_errors_restore(p->ctx, errors);
     p->tok = open;
     LangTemplateArgs args;
     const char *why = NULL;

@@ -29,8 +29,10 @@
 
 /* A failed operation's message, already in its final form, e.g.
  * "k.s:3:7: error: expected a register". Library code fills it; only ui/ prints it. */
+/* Room for a compiler's first 20 errors, each with its source line and caret, and the
+ * count of the rest (lang/diag.c). */
 typedef struct UtilError {
-    char message[1024];
+    char message[8192];
 } UtilError;
 
 /* Formats into err (when err is not NULL) and returns false, so callers can write

@@ -301,6 +301,55 @@ static void test_never_crash(void **state)
     assert_null(parse_error(text));
 }
 
+/* A file with 50 errors reports the first 20, whole and in order, then how many more there
+ * were, as clang's -ferror-limit does (they shared one 1,024-byte buffer: past the 11th
+ * the rest was cut, mid-line). Errors on long lines fill the message sooner: those that do
+ * not fit are counted with the rest, never cut. */
+static void test_many_errors(void **state)
+{
+    (void)state;
+    for (int wide = 0; wide < 2; wide++) {
+        char text[40000] = K "{\n";
+        for (int k = 0; k < 50; k++)
+            snprintf(text + strlen(text), sizeof text - strlen(text), "  a[i] += x%d%s;\n", k,
+                     wide ? "_a_name_of_three_hundred_characters_that_the_message_repeats"
+                            "_a_name_of_three_hundred_characters_that_the_message_repeats"
+                            "_a_name_of_three_hundred_characters_that_the_message_repeats"
+                            "_a_name_of_three_hundred_characters_that_the_message_repeats"
+                            "_a_name_of_three_hundred_characters_that_the_message_repeats"
+                         : "");
+        strcat(text, "}\n");
+        const char *msg = parse_error(text);
+        assert_non_null(msg);
+        int shown = 0;
+        const char *line = msg, *last = msg;
+        while (line && *line) {
+            char want[80];
+            snprintf(want, sizeof want, "t.metal:%d:", shown + 2);
+            if (strncmp(line, "t.metal:", 8) == 0) {
+                if (strncmp(line, want, strlen(want)) != 0 ||
+                    !strstr(line, "use of undeclared identifier"))
+                    fail_msg("error %d is not the next one:\n%s", shown, line);
+                char name[16];
+                snprintf(name, sizeof name, wide ? "'x%d_" : "'x%d'", shown);
+                assert_non_null(strstr(line, name));
+                shown++;
+            }
+            last = line;
+            line = strchr(line, '\n');
+            line = line ? line + 1 : NULL;
+        }
+        char tail[64];
+        snprintf(tail, sizeof tail, "%d more errors not shown", 50 - shown);
+        if (strcmp(last, tail) != 0)
+            fail_msg("the last line is \"%s\", expected \"%s\"", last, tail);
+        if (wide)
+            assert_true(shown >= 5 && shown < 20);
+        else
+            assert_int_equal(shown, 20);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,7 +359,7 @@ int main(void)
         cmocka_unit_test(test_assignment),  cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_several_errors), cmocka_unit_test(test_declarations),
         cmocka_unit_test(test_deep_nesting), cmocka_unit_test(test_unsupported),
-        cmocka_unit_test(test_never_crash),
+        cmocka_unit_test(test_never_crash), cmocka_unit_test(test_many_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,7 @@ static void test_fail(void **state)
     assert_string_equal(err.message, "a.yaml: error: bad");
     assert_false(util_fail(NULL, "ignored %d", 1)); /* a NULL error is allowed */
     /* Overlong messages are cut, still terminated. */
-    char big[2000];
+    char big[sizeof err.message + 1000];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     util_fail(&err, "%s", big);
