@@ -408,7 +408,8 @@ void sim_setup_threadgroup(SimDispatch *d, SimThreadgroupView *tg, SimGroup *gro
         sim_update_exec(g);
         g->view = (SimGroupView){
             .threadgroup = tg, .simdgroup = i, .lanes = g->lanes, .exec_mask = g->exec_mask,
-            .pc = 0, .regs = g->regs, .num_regs = p->num_regs,
+            .pc = 0, .regs = g->regs, .num_regs = p->num_regs, .stack = g->stack,
+            .stack_bytes = p->stack_bytes,
         };
     }
 }

@@ -71,6 +71,8 @@ typedef struct SimGroupView {
     uint32_t pc;
     const uint32_t *regs;
     uint32_t num_regs;
+    const uint8_t *stack;     /* thread (stack) memory: lane l's stack_bytes at l * stack_bytes */
+    uint32_t stack_bytes;
     uint64_t retired;         /* instructions it has retired in this threadgroup (counted
                                * whether or not an observer asked to see them) */
 } SimGroupView;

@@ -390,15 +390,92 @@ bool ui_dbg_locate(const UiDbg *dbg, const char *name, UiDbgPlace *out)
     const IsaProgram *p = dbg->program;
     for (uint32_t i = 0; i < p->num_symbols; i++) {
         const IsaSymbol *s = &p->symbols[i];
-        if (strcmp(s->name, name) != 0 || s->space != ISA_SYM_THREADGROUP)
+        if (strcmp(s->name, name) != 0 || s->space == ISA_SYM_THREAD ||
+            (s->space == ISA_SYM_CONSTANT && b->data_buffer < 0))
             continue;
         snprintf(out->type_name, sizeof out->type_name, "%s", s->type_name ? s->type_name : "");
-        out->space = MEM_SPACE_THREADGROUP;
+        /* a program-scope constant array: its block of the constant data */
+        out->space = s->space == ISA_SYM_CONSTANT ? MEM_SPACE_CONSTANT : MEM_SPACE_THREADGROUP;
+        out->buffer = s->space == ISA_SYM_CONSTANT ? b->data_buffer : 0;
         out->offset = s->offset;
         out->bytes = s->size;
         return true;
     }
     return false;
+}
+
+/* The array kept in thread memory named `name` whose scope holds the instruction shown (a
+ * local of disjoint scopes may share its bytes with another), or NULL. */
+static const IsaSymbol *thread_array(const UiDbg *dbg, const char *name)
+{
+    const IsaProgram *p = dbg->program;
+    for (uint32_t i = 0; i < p->num_symbols; i++) {
+        const IsaSymbol *s = &p->symbols[i];
+        if (s->space == ISA_SYM_THREAD && strcmp(s->name, name) == 0 &&
+            (!s->live_end || (dbg->index >= s->live_begin && dbg->index < s->live_end)))
+            return s;
+    }
+    return NULL;
+}
+
+/* `a`, `a[3]`, `m[1]`, `m[1][2]` of an array in thread memory: each element's value in every
+ * lane (the first 32 elements of a larger part), as registers are shown. The indices after
+ * the name pick a part of an array of several dimensions. */
+static bool print_thread_array(const UiDbg *dbg, const IsaSymbol *s, const char *what,
+                               UiDbgText *out)
+{
+    const SimGroupView *sg = dbg->sg;
+    const uint32_t elem = s->elem_size ? s->elem_size : 1, total = s->size / elem;
+    uint32_t extent[4] = {total, 0, 0, 0}, ndims = 1; /* outermost first */
+    for (int k = 0; k < 3 && s->dims[k]; k++, ndims++)
+        extent[k + 1] = s->dims[k];
+    for (uint32_t k = 1; k < ndims; k++)
+        extent[0] /= extent[k];
+    uint64_t first = 0, count = total, stride = total;
+    uint32_t given = 0;
+    for (const char *q = strchr(what, '['); q; q = strchr(q + 1, '['), given++) {
+        const unsigned long long v = strtoull(q + 1, NULL, 10);
+        if (given >= ndims || v >= extent[given]) {
+            ui_dbg_text_add(out, "`%s` is past the end of `%s` (%u elements of %s)", what, s->name,
+                            total, s->type_name ? s->type_name : "?");
+            return false;
+        }
+        stride /= extent[given];
+        first += v * stride;
+        count = stride;
+    }
+    if ((uint64_t)s->offset + s->size > sg->stack_bytes || !sg->stack) {
+        ui_dbg_text_add(out, "`%s` is not in this kernel's thread memory", s->name);
+        return false;
+    }
+    const uint64_t shown = count < 32 ? count : 32;
+    if (shown < count)
+        ui_dbg_text_add(out, "%s: %llu elements, the first 32:", what, (unsigned long long)count);
+    for (uint64_t e = first; e < first + shown; e++) {
+        char label[160];
+        size_t len = (size_t)snprintf(label, sizeof label, "%s", s->name);
+        for (uint32_t k = 0, rest = (uint32_t)e, div = total; k < ndims && len < sizeof label; k++) {
+            div /= extent[k];
+            len += (size_t)snprintf(label + len, sizeof label - len, "[%u]", rest / div);
+            rest %= div;
+        }
+        ui_dbg_text_add(out, "%s (%s, thread memory), lanes 0-%u (inactive lanes in parentheses):",
+                        label, s->type_name ? s->type_name : "?", sg->lanes - 1);
+        for (uint32_t l0 = 0; l0 < sg->lanes; l0 += 8) {
+            char line[768];
+            size_t n = (size_t)snprintf(line, sizeof line, "  lanes %2u-%-2u:", l0,
+                                        l0 + 7 < sg->lanes ? l0 + 7 : sg->lanes - 1);
+            for (uint32_t l = l0; l < l0 + 8 && l < sg->lanes && n < sizeof line; l++) {
+                char v[160];
+                ui_dbg_format_element(s->type_name, sg->stack + (size_t)l * sg->stack_bytes +
+                                      s->offset + e * elem, elem, v, sizeof v);
+                n += (size_t)snprintf(line + n, sizeof line - n,
+                                      ui_dbg_lane_active(sg, l) ? " %s" : " (%s)", v);
+            }
+            ui_dbg_text_add(out, "%s", line);
+        }
+    }
+    return true;
 }
 
 /* NAME[i][j]...: an identifier and two or more indices. */
@@ -438,7 +515,8 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
     if (!path && ui_dbg_locate(dbg, name, &place)) {
         const char *type = place.type_name[0] ? place.type_name : NULL;
         if (place.space != MEM_SPACE_THREADGROUP)
-            return print_memory(name, index, type, dbg->launch->bound.device->buffers[place.buffer].data,
+            return print_memory(name, index, type,
+                                dbg->launch->bound.device->buffers[place.buffer].data + place.offset,
                                 place.bytes, place.space == MEM_SPACE_CONSTANT ? "constant buffer"
                                                                                : "device buffer", out);
         const SimThreadgroupView *tg = dbg->finished ? NULL : dbg->sg->threadgroup;
@@ -492,6 +570,9 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
     }
     if (found)
         return true;
+    const IsaSymbol *array = thread_array(dbg, name);
+    if (array)
+        return print_thread_array(dbg, array, what, out);
     for (uint32_t i = 0; i < p->num_vars; i++)
         if (strcmp(p->vars[i].name, name) == 0) {
             ui_dbg_text_add(out, "`%s` holds no value at pc 0x%04x (it lives at pc 0x%04x to 0x%04x)",

@@ -173,6 +173,69 @@ static void test_struct_paths(void **state)
     free(out);
 }
 
+/* Arrays the compiler keeps in thread memory (indexed at run time) print per lane as
+ * registers do: `a[3]` is 10 i + 3 in lane i, `m[1]` is m[1][0..2] = 3..5 + i / 2; an index
+ * past the end is refused; a program-scope constant array prints as a buffer (it was "no
+ * variable ... named" for both). */
+static void test_thread_arrays(void **state)
+{
+    (void)state;
+    TempKernel k;
+    temp_kernel(&k, "ta.metal",
+                "constant float tab[4] = {1.5, 2.5, 3.5, 4.5};\n"
+                "kernel void k(device float *out [[buffer(0)]], device const uint *n [[buffer(1)]],\n"
+                "              uint i [[thread_position_in_grid]]) {\n"
+                "    float a[8];\n"
+                "    float m[2][3];\n"
+                "    for (uint k = 0; k < 8; k++) a[k] = float(i * 10 + k);\n"
+                "    for (uint k = 0; k < 6; k++) m[k / 3][k % 3] = float(k) + 0.5f * float(i);\n"
+                "    out[i] = a[n[0] % 8] + m[n[0] % 2][n[0] % 3] + tab[n[0] % 4];\n"
+                "}\n",
+                "kernel: ta.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n  out: {count: 32}\n"
+                "  n: {value: [3]}\n");
+    char *out;
+    /* a command that fails ends the script with status 2: the index past the end is last */
+    int status = debug(k.manifest, "", "break 8\ncontinue\nprint a[3]\nprint m[1]\nprint a\n"
+                       "print tab\nprint tab[2]\nprint a[8]\n", &out);
+    temp_kernel_remove(&k);
+    assert_int_equal(status, 2);
+    char want[512];
+    char *s = said(out, "print a[3]", 0);
+    expect_in(s, "a[3] (float, thread memory), lanes 0-31 (inactive lanes in parentheses):\n", out);
+    for (int l0 = 0; l0 < 32; l0 += 8) {
+        int n = snprintf(want, sizeof want, "  lanes %2d-%-2d:", l0, l0 + 7);
+        for (int l = l0; l < l0 + 8; l++)
+            n += snprintf(want + n, sizeof want - (size_t)n, " %d", 10 * l + 3);
+        expect_in(s, want, out);
+    }
+    free(s);
+    s = said(out, "print m[1]", 0);
+    for (int j = 0; j < 3; j++) {
+        snprintf(want, sizeof want, "m[1][%d] (float, thread memory), lanes 0-31 (inactive lanes "
+                 "in parentheses):\n  lanes  0-7 : %g %g %g", j, 3.0 + j, 3.5 + j, 4.0 + j);
+        expect_in(s, want, out);
+    }
+    assert_null(strstr(s, "m[0]"));
+    free(s);
+    s = said(out, "print a", 0);
+    for (int e = 0; e < 8; e++) {
+        snprintf(want, sizeof want, "a[%d] (float, thread memory), lanes 0-31 (inactive lanes in "
+                 "parentheses):\n  lanes  0-7 : %d %d", e, e, 10 + e);
+        expect_in(s, want, out);
+    }
+    free(s);
+    s = said(out, "print a[8]", 0);
+    expect_in(s, "`a[8]` is past the end of `a` (8 elements of float)", out);
+    free(s);
+    s = said(out, "print tab", 0);
+    expect_in(s, "tab (float, constant buffer, 4 elements):\n  tab[0]: 1.5 2.5 3.5 4.5", out);
+    free(s);
+    s = said(out, "print tab[2]", 0);
+    expect_in(s, "tab[2]: 3.5", out);
+    free(s);
+    free(out);
+}
+
 /* Tensor types' parts by what they are: a slice's extents and pitch, a cooperative
  * tensor's elements as the kernel indexes them (the seed's 96 x 76 A: the first tile's slice
  * of it has 76 columns and 64 rows). */
@@ -198,6 +261,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_thread_arrays),
         cmocka_unit_test(test_matrix_print),
         cmocka_unit_test(test_struct_paths),
         cmocka_unit_test(test_tensor_paths),
