@@ -321,7 +321,7 @@ static bool parse_suffixes(Asm *a, IsaInst *in, const AsmSuffix *sx, int n, AsmP
             v = find_name(&sx[i], isa_type_names, ISA_TYPE_COUNT);
             if (v < 0)
                 return isa_asm_fail(a, SUFFIX_POS(&sx[i]), "'.%.*s' is not a type; expected one of "
-                               "u8 s8 u16 s16 u32 s32 u64 s64 f16 f32",
+                               "u8 s8 u16 s16 u32 s32 u64 s64 f16 f32 bf16",
                                (int)UTIL_MIN(sx[i].len, ASM_SHOW_TOKEN), sx[i].s);
             if (t == 0)
                 in->type = (uint8_t)v;

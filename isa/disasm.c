@@ -34,7 +34,7 @@ static char type_shape(IsaType t, bool dest, bool cvt)
 {
     if (cvt && (t == ISA_TYPE_U16 || t == ISA_TYPE_S16))
         return dest ? 'E' : 'e';
-    if (t == ISA_TYPE_F16)
+    if (t == ISA_TYPE_F16 || t == ISA_TYPE_BF16)
         return dest ? 'H' : 'h';
     if (t == ISA_TYPE_U64 || t == ISA_TYPE_S64)
         return dest ? 'P' : 'p';

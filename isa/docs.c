@@ -139,7 +139,7 @@ static const char intro[] =
     "| src mods | float sources may be written `-a`, `\\|a\\|`, `-\\|a\\|` |\n"
     "| `.ICOND` | required: `eq ne ult ule ugt uge slt sle sgt sge` |\n"
     "| `.FCOND` | required: `eq ne lt le gt ge` (ordered: false on NaN, except `ne`, true on NaN) |\n"
-    "| `.DST.SRC[.rte\\|.rtz]` | types `u8 s8 u16 s16 u32 s32 u64 s64 f16 f32`; default rounding: float to int toward zero, otherwise to nearest even; float to int saturates, NaN gives 0 |\n"
+    "| `.DST.SRC[.rte\\|.rtz]` | types `u8 s8 u16 s16 u32 s32 u64 s64 f16 f32 bf16` (`bf16`: bfloat16, f32's sign and exponent with 7 fraction bits, held in a register half; only `cvt` takes it); default rounding: float to int toward zero, otherwise to nearest even; float to int saturates, NaN gives 0 |\n"
     "| `.FMT[.xN]` | a memory format above; N = 2, 3 or 4 (1 when absent) |\n"
     "| `.AOP.ATYPE` | `add sub xchg min max and or xor`; `i32 u32 f32` (f32: add and xchg only) |\n"
     "| `.i32\\|.u32` | the compared type |\n"

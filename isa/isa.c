@@ -27,7 +27,7 @@ const char *const isa_cond_names[ISA_COND_COUNT] = {
     "eq", "ne", "ult", "ule", "ugt", "uge", "slt", "sle", "sgt", "sge", "lt", "le", "gt", "ge",
 };
 const char *const isa_type_names[ISA_TYPE_COUNT] = {
-    "u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f16", "f32",
+    "u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f16", "f32", "bf16",
 };
 const char *const isa_fmt_names[ISA_FMT_COUNT] = {"u8", "s8", "u16", "s16", "h16", "b32"};
 const char *const isa_atomic_names[ISA_ATOM_COUNT] = {
@@ -73,7 +73,7 @@ unsigned isa_type_size(IsaType t)
 {
     switch (t) {
     case ISA_TYPE_U8: case ISA_TYPE_S8: return 1;
-    case ISA_TYPE_U16: case ISA_TYPE_S16: case ISA_TYPE_F16: return 2;
+    case ISA_TYPE_U16: case ISA_TYPE_S16: case ISA_TYPE_F16: case ISA_TYPE_BF16: return 2;
     case ISA_TYPE_U64: case ISA_TYPE_S64: return 8;
     default: return 4;
     }

@@ -106,10 +106,12 @@ typedef enum IsaCond {
 } IsaCond;
 /* float .eq is ordered; float .ne is unordered (true on NaN), as in C. */
 
-/* Scalar element types: conversion types, atomic and reduction types, memory formats. */
+/* Scalar element types: conversion types, atomic and reduction types, memory formats.
+ * bf16 (bfloat16: f32's sign and exponent, 7 fraction bits) is a conversion type only: it
+ * lives in register halves, and arithmetic converts it to f32 and back. */
 typedef enum IsaType {
     ISA_TYPE_U8, ISA_TYPE_S8, ISA_TYPE_U16, ISA_TYPE_S16, ISA_TYPE_U32, ISA_TYPE_S32,
-    ISA_TYPE_U64, ISA_TYPE_S64, ISA_TYPE_F16, ISA_TYPE_F32,
+    ISA_TYPE_U64, ISA_TYPE_S64, ISA_TYPE_F16, ISA_TYPE_F32, ISA_TYPE_BF16,
     ISA_TYPE_COUNT
 } IsaType;
 

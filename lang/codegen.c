@@ -114,7 +114,7 @@ void cg_error(LangCg *cg, const LangToken *tok, const char *msg)
 int cg_width_of(const LangType *t)
 {
     switch (t->kind) {
-    case LTY_HALF: case LTY_SHORT: case LTY_USHORT: return 16;
+    case LTY_HALF: case LTY_BFLOAT: case LTY_SHORT: case LTY_USHORT: return 16;
     case LTY_LONG: case LTY_ULONG: case LTY_SGMATRIX: return 64;
     case LTY_POINTER:
         return t->space == LAS_DEVICE || t->space == LAS_CONSTANT ? 64 : 32;

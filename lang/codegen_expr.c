@@ -1,7 +1,8 @@
 /*
  * codegen_expr.c — expressions: constants, conversions with Metal's rules (float->int
- * saturating toward zero, int->float and float->half to nearest even), selects, C's
- * arithmetic and comparisons on every scalar type (char/uchar kept extended in 32-bit
+ * saturating toward zero, int->float and float->half or bfloat to nearest even), selects,
+ * C's arithmetic and comparisons on every scalar type (bfloat converted to f32 for each
+ * operation and the result rounded back, as MSL 3.1 defines it; char/uchar kept extended in 32-bit
  * registers and re-normalized after each operation, short/ushort in register halves widened
  * for arithmetic and narrowed back, long/ulong on register pairs), and the walk over the
  * expression tree: constructors, bitcasts, && || ?: (both sides evaluated and selected
@@ -21,6 +22,8 @@ static IsaOperand imm_of(LangType *t, bool is_float, uint64_t ival, double fval)
         return lang_cg_imm_f32(is_float ? (float)fval : (float)(int64_t)ival);
     if (t->kind == LTY_HALF)
         return lang_cg_imm_f16(util_f64_to_f16(is_float ? fval : (double)(int64_t)ival));
+    if (t->kind == LTY_BFLOAT)
+        return lang_cg_imm(util_f64_to_bf16(is_float ? fval : (double)(int64_t)ival));
     if (is_float) /* a float literal given to an integer */
         ival = (uint64_t)(int64_t)fval;
     switch (t->kind) {
@@ -78,8 +81,16 @@ IsaType cg_reg_type(const LangType *t)
     case LTY_ULONG: return ISA_TYPE_U64;
     case LTY_HALF: return ISA_TYPE_F16;
     case LTY_FLOAT: return ISA_TYPE_F32;
+    case LTY_BFLOAT: return ISA_TYPE_BF16;
     default: return ISA_TYPE_U32;
     }
+}
+
+IsaOperand cg_bf16_to_f32(LangCg *cg, IsaOperand v)
+{
+    if (v.kind == ISA_OPD_IMM) /* a constant operand: its f32 directly */
+        return lang_cg_imm_f32(util_bf16_to_f32((uint16_t)v.imm));
+    return cg_cvt(cg, v, ISA_TYPE_F32, ISA_TYPE_BF16, 32);
 }
 
 IsaOperand cg_cvt(LangCg *cg, IsaOperand v, IsaType dst, IsaType src, int dst_width)
@@ -142,9 +153,9 @@ IsaOperand cg_bool_of(LangCg *cg, IsaOperand v, LangType *ty)
         return v;
     if (cg_is_int16(ty))
         v = cg_widen16(cg, v, ty);
-    if (ty->kind == LTY_FLOAT || ty->kind == LTY_HALF) {
-        if (ty->kind == LTY_HALF)
-            v = cg_cvt(cg, v, ISA_TYPE_F32, ISA_TYPE_F16, 32);
+    if (lang_is_float(ty)) {
+        if (ty->kind != LTY_FLOAT)
+            v = cg_cvt(cg, v, ISA_TYPE_F32, cg_reg_type(ty), 32);
         IsaInst *in = lang_cg_emit(cg, ISA_OP_FCMPSEL32);
         in->cond = ISA_COND_NE; /* unordered: NaN is true, as in C */
         in->opd[0] = d, in->opd[1] = v, in->opd[2] = lang_cg_imm_f32(0.0f);
@@ -255,9 +266,9 @@ IsaOperand cg_compare(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, Is
     case LND_GT: c = fl ? ISA_COND_GT : u ? ISA_COND_UGT : ISA_COND_SGT; break;
     default: c = fl ? ISA_COND_GE : u ? ISA_COND_UGE : ISA_COND_SGE; break;
     }
-    if (ty->kind == LTY_HALF) {
-        a = cg_cvt(cg, a, ISA_TYPE_F32, ISA_TYPE_F16, 32);
-        b = cg_cvt(cg, b, ISA_TYPE_F32, ISA_TYPE_F16, 32);
+    if (ty->kind == LTY_HALF || ty->kind == LTY_BFLOAT) {
+        a = cg_cvt(cg, a, ISA_TYPE_F32, cg_reg_type(ty), 32);
+        b = cg_cvt(cg, b, ISA_TYPE_F32, cg_reg_type(ty), 32);
     }
     IsaInst *in = lang_cg_emit(cg, fl ? ISA_OP_FCMPSEL32
                                    : cg_width_of(ty) == 64 ? ISA_OP_ICMPSEL64 : ISA_OP_ICMPSEL);
@@ -276,6 +287,11 @@ IsaOperand cg_binop(LangCg *cg, LangNodeKind k, LangType *ty, IsaOperand a, IsaO
         LangType *wide = ty->kind == LTY_USHORT ? lang_ty_uint : lang_ty_int;
         IsaOperand r = cg_binop(cg, k, wide, cg_widen16(cg, a, ty), cg_widen16(cg, b, ty), tok);
         return cg_narrow16(cg, r, ty);
+    }
+    if (ty->kind == LTY_BFLOAT) { /* in f32, rounded once to bfloat (exact operands) */
+        IsaOperand r = cg_binop(cg, k, lang_ty_float, cg_bf16_to_f32(cg, a),
+                                cg_bf16_to_f32(cg, b), tok);
+        return cg_cvt(cg, r, ISA_TYPE_BF16, ISA_TYPE_F32, 16);
     }
     if (ty->kind == LTY_FLOAT || ty->kind == LTY_HALF) {
         bool h = ty->kind == LTY_HALF;
@@ -746,6 +762,12 @@ static CgVal cg_expr_at(LangCg *cg, LangNode *node)
                 IsaInst *in = lang_cg_emit(cg, wide ? ISA_OP_NOT64 : ISA_OP_NOT);
                 in->opd[0] = d, in->opd[1] = a;
                 v.c[i] = cg_normalize(cg, d, sc);
+            } else if (sc->kind == LTY_BFLOAT) { /* exact: a sign flip through f32 */
+                IsaOperand f = cg_bf16_to_f32(cg, a), d = lang_cg_new_vreg(cg, 32);
+                IsaInst *in = lang_cg_emit(cg, ISA_OP_FMOV32);
+                in->opd[0] = d;
+                in->opd[1] = negate_float(f, false);
+                v.c[i] = cg_cvt(cg, d, ISA_TYPE_BF16, ISA_TYPE_F32, 16);
             } else if (lang_is_float(sc)) {
                 bool h = sc->kind == LTY_HALF;
                 IsaOperand d = lang_cg_new_vreg(cg, h ? 16 : 32);

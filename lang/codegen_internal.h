@@ -176,6 +176,7 @@ CgVal cg_expr(LangCg *cg, LangNode *node);
 IsaOperand cg_scalar(LangCg *cg, LangNode *node); /* a scalar expression's one operand */
 IsaType cg_reg_type(const LangType *t);           /* the cvt type of a value in a register */
 IsaOperand cg_cvt(LangCg *cg, IsaOperand v, IsaType dst, IsaType src, int dst_width);
+IsaOperand cg_bf16_to_f32(LangCg *cg, IsaOperand v);  /* a bfloat operand as an f32 one */
 IsaOperand cg_emit3(LangCg *cg, IsaOpcode op, int width, IsaOperand a, IsaOperand b);
 IsaOperand cg_convert(LangCg *cg, IsaOperand v, LangType *from, LangType *to);
 IsaOperand cg_bool_of(LangCg *cg, IsaOperand v, LangType *ty); /* 0/1 */

@@ -116,7 +116,8 @@ static IsaMemFormat fmt_of(const LangType *t)
     switch (t->kind) {
     case LTY_BOOL: case LTY_UCHAR: return ISA_FMT_U8;
     case LTY_CHAR: return ISA_FMT_S8;
-    case LTY_SHORT: case LTY_USHORT: case LTY_HALF: return ISA_FMT_H16; /* into a half */
+    case LTY_SHORT: case LTY_USHORT: case LTY_HALF: case LTY_BFLOAT:
+        return ISA_FMT_H16; /* into a half */
     default: return ISA_FMT_B32;
     }
 }

@@ -147,6 +147,8 @@ typedef enum LangTypeKind {
     LTY_VOID, LTY_BOOL,
     LTY_CHAR, LTY_UCHAR, LTY_SHORT, LTY_USHORT, LTY_INT, LTY_UINT, LTY_LONG, LTY_ULONG,
     LTY_HALF, LTY_FLOAT,
+    LTY_BFLOAT,   /* MSL 3.1's bfloat (bfloat16): 2 bytes in memory and in a register half;
+                   * arithmetic is done in f32 and rounded back (codegen_expr.c) */
     LTY_VECTOR,   /* base: scalar element, len: 2..4, packed for packed_ types */
     LTY_ARRAY,    /* base: element, len: count */
     LTY_STRUCT,   /* members */
@@ -218,7 +220,7 @@ typedef enum LangVote { LANG_VOTE_NONE, LANG_VOTE_SIMD, LANG_VOTE_QUAD } LangVot
 
 extern LangType *lang_ty_void, *lang_ty_bool, *lang_ty_char, *lang_ty_uchar, *lang_ty_short,
     *lang_ty_ushort, *lang_ty_int, *lang_ty_uint, *lang_ty_long, *lang_ty_ulong, *lang_ty_half,
-    *lang_ty_float, *lang_ty_memory_order, *lang_ty_mem_flags;
+    *lang_ty_float, *lang_ty_bfloat, *lang_ty_memory_order, *lang_ty_mem_flags;
 
 LangType *lang_vector_of(LangCtx *ctx, LangType *scalar, int len, bool packed);
 LangType *lang_array_of(LangCtx *ctx, LangType *elem, int len);
@@ -226,7 +228,7 @@ LangType *lang_pointer_to(LangCtx *ctx, LangType *pointee, LangAddrSpace space);
 LangType *lang_sgmatrix_of(LangCtx *ctx, LangType *elem); /* elem: float or half */
 LangType *lang_qualified(LangCtx *ctx, LangType *ty, bool is_const);
 bool lang_is_integer(const LangType *ty);   /* bool and char..ulong */
-bool lang_is_float(const LangType *ty);     /* half, float */
+bool lang_is_float(const LangType *ty);     /* half, float, bfloat */
 bool lang_is_scalar(const LangType *ty);    /* integer or float */
 bool lang_is_unsigned(const LangType *ty);
 LangType *lang_scalar_of(LangType *ty);      /* vectors: the element; scalars: themselves */

@@ -356,6 +356,39 @@ static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *nam
     return ty;
 }
 
+/* The functions of the standard library take bfloat through float: its arguments are
+ * widened (exactly), the float overload computes, and a result of the arguments' floating
+ * type is rounded once to bfloat. Returns whether the call was so widened (the caller then
+ * narrows the result); false, with an error, for what cannot be. */
+static bool widen_bfloat_args(LangParser *p, LangNode **args, int n, LangToken *name, int id)
+{
+    bool bf = false, half = false;
+    for (int i = 0; i < n; i++) {
+        LangType *t = args[i]->type;
+        if (lang_is_scalar(t) || t->kind == LTY_VECTOR) {
+            bf = bf || lang_scalar_of(t)->kind == LTY_BFLOAT;
+            half = half || lang_scalar_of(t)->kind == LTY_HALF;
+        }
+    }
+    if (!bf || is_atomic_fn(id) || lang_builtin_is_matrix(id) || lang_builtin_is_tensor(id))
+        return false;
+    if (half || id == LANG_BI_SINCOS || id == LANG_BI_MODF || id == LANG_BI_FREXP) {
+        lang_error_soft(p->ctx, name, half ? "'%.*s' mixes half and bfloat arguments, which do "
+                        "not convert to each other implicitly; convert one of them"
+                        : "'%.*s' on bfloat is not supported; convert the argument to float",
+                        name->len, name->loc);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        LangType *t = args[i]->type;
+        if ((lang_is_scalar(t) || t->kind == LTY_VECTOR) && lang_scalar_of(t)->kind == LTY_BFLOAT)
+            args[i] = lang_p_cast(p, args[i], t->kind == LTY_VECTOR
+                                  ? lang_vector_of(p->ctx, lang_ty_float, t->len, false)
+                                  : lang_ty_float, args[i]->tok, true);
+    }
+    return true;
+}
+
 // builtin-call = ident "(" (assign ("," assign)*)? ")"
 LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
 {
@@ -379,6 +412,7 @@ LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
     }
     int lo = builtin_info[id].lo, hi = builtin_info[id].hi;
     bool ok = n >= lo && n <= hi;
+    bool widened = ok && widen_bfloat_args(p, args, n, name, id);
     if (is_atomic_fn(id) && n == lo - 1 && n >= 1) {
         lang_error_soft(ctx, p->prev, "missing memory order argument: '%.*s' takes %d "
                         "arguments, the last one a memory order such as memory_order_relaxed",
@@ -404,6 +438,12 @@ LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
     }
     node->args = head.next;
     node->num_args = n;
+    LangType *rt = node->type;
+    if (widened && (lang_is_scalar(rt) || rt->kind == LTY_VECTOR) &&
+        lang_scalar_of(rt)->kind == LTY_FLOAT)
+        return lang_p_new_cast(p, node, rt->kind == LTY_VECTOR
+                               ? lang_vector_of(p->ctx, lang_ty_bfloat, rt->len, false)
+                               : lang_ty_bfloat, name);
     return node;
 }
 
@@ -557,7 +597,9 @@ static bool constant_fits(const LangType *t, const LangConstant *c)
     const double d = c->number;
     if (lang_is_float(t)) /* as a buffer value: anything that does not round to infinity */
         return isnan(d) || isinf(d) ||
-               (t->kind == LTY_HALF ? (util_f64_to_f16(d) & 0x7fff) != 0x7c00 : isfinite((float)d));
+               (t->kind == LTY_HALF ? (util_f64_to_f16(d) & 0x7fff) != 0x7c00
+                : t->kind == LTY_BFLOAT ? (util_f64_to_bf16(d) & 0x7fff) != 0x7f80
+                                        : isfinite((float)d));
     /* the exact integer: -magnitude or magnitude (else the double's value) */
     const bool exact = !c->is_float && c->magnitude;
     if (!exact && d != floor(d))

@@ -226,6 +226,11 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
 LangNode *lang_p_new_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok);
 LangNode *lang_p_broadcast(LangParser *p, LangNode *scalar, LangType *vec, LangToken *tok);
 LangType *lang_p_common_type(LangParser *p, LangType *a, LangType *b);
+/* half with bfloat: MSL orders neither above the other, so arithmetic mixing them (either
+ * alone or as a vector's elements) needs an explicit conversion */
+bool lang_p_unordered_floats(const LangType *a, const LangType *b);
+/* What to add to "invalid operands" for a and b: the way out of mixing half and bfloat */
+const char *lang_p_operands_hint(const LangType *a, const LangType *b);
 LangType *lang_p_promote(LangType *ty);
 LangAddrSpace lang_p_lvalue_space(const LangNode *node);
 LangVar *lang_p_root_var(const LangNode *node);  /* the variable an lvalue is part of */

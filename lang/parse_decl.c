@@ -20,6 +20,7 @@ static const struct {
     {"uchar", &lang_ty_uchar}, {"short", &lang_ty_short}, {"ushort", &lang_ty_ushort},
     {"int", &lang_ty_int}, {"uint", &lang_ty_uint}, {"long", &lang_ty_long},
     {"ulong", &lang_ty_ulong}, {"half", &lang_ty_half}, {"float", &lang_ty_float},
+    {"bfloat", &lang_ty_bfloat},
     {"int8_t", &lang_ty_char}, {"uint8_t", &lang_ty_uchar}, {"int16_t", &lang_ty_short},
     {"uint16_t", &lang_ty_ushort}, {"int32_t", &lang_ty_int}, {"uint32_t", &lang_ty_uint},
     {"int64_t", &lang_ty_long}, {"uint64_t", &lang_ty_ulong}, {"float16_t", &lang_ty_half},
@@ -108,8 +109,6 @@ static const char *unsupported_type(const LangToken *tok)
                "op.get_destination_cooperative_tensor<...>();`)";
     if (IS("double"))
         return "double is not supported by Metal";
-    if (STARTS("bfloat"))
-        return "bfloat is not supported yet";
     if (IS("array") || IS("array_ref"))
         return "array<T, N> and argument buffers are not supported yet";
     if (IS("imageblock"))

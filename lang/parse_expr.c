@@ -155,8 +155,9 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
     LangType *ty = is_numeric(lt) && is_numeric(rt) ? lang_p_common_type(p, lt, rt) : NULL;
     bool int_only = kind == LND_MOD || (kind >= LND_BITAND && kind <= LND_SHR);
     if (!ty || (int_only && !lang_is_integer(lang_scalar_of(ty)))) {
-        lang_error_soft(p->ctx, tok, "invalid operands to binary expression ('%s' and '%s')",
-                        lang_type_name(p->ctx, lt), lang_type_name(p->ctx, rt));
+        lang_error_soft(p->ctx, tok, "invalid operands to binary expression ('%s' and '%s')%s",
+                        lang_type_name(p->ctx, lt), lang_type_name(p->ctx, rt),
+                        lang_p_operands_hint(lt, rt));
         node->type = lang_ty_int;
         return node;
     }

@@ -33,6 +33,7 @@ SCALAR_TYPE(long, LTY_LONG, 8, "long")
 SCALAR_TYPE(ulong, LTY_ULONG, 8, "ulong")
 SCALAR_TYPE(half, LTY_HALF, 2, "half")
 SCALAR_TYPE(float, LTY_FLOAT, 4, "float")
+SCALAR_TYPE(bfloat, LTY_BFLOAT, 2, "bfloat")
 SCALAR_TYPE(memory_order, LTY_ENUM_MEMORY_ORDER, 4, "memory_order")
 SCALAR_TYPE(mem_flags, LTY_ENUM_MEM_FLAGS, 4, "mem_flags")
 
@@ -99,7 +100,7 @@ bool lang_is_integer(const LangType *ty)
 
 bool lang_is_float(const LangType *ty)
 {
-    return ty && (ty->kind == LTY_HALF || ty->kind == LTY_FLOAT);
+    return ty && (ty->kind == LTY_HALF || ty->kind == LTY_FLOAT || ty->kind == LTY_BFLOAT);
 }
 
 bool lang_is_scalar(const LangType *ty)
@@ -222,6 +223,7 @@ IsaType lang_isa_type(const LangType *scalar)
     case LTY_ULONG: case LTY_POINTER: case LTY_SGMATRIX: return ISA_TYPE_U64;
     case LTY_HALF: return ISA_TYPE_F16;
     case LTY_FLOAT: return ISA_TYPE_F32;
+    case LTY_BFLOAT: return ISA_TYPE_BF16;
     default: return ISA_TYPE_COUNT;
     }
 }
@@ -255,8 +257,10 @@ LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival,
     n->type = unqual(p, ty);
     n->is_float = lang_is_float(ty);
     if (n->is_float) {
-        /* a half constant is a binary16 value, so folded half expressions round per op */
+        /* a half (bfloat) constant is a binary16 (bfloat16) value, so folded half and
+         * bfloat expressions round per op */
         n->fval = ty->kind == LTY_FLOAT ? (double)(float)fval
+                  : ty->kind == LTY_BFLOAT ? (double)util_bf16_to_f32(util_f64_to_bf16(fval))
                   : (double)util_f16_to_f32(util_f64_to_f16(fval));
         n->ival = fval > -9.2e18 && fval < 9.2e18 ? (uint64_t)(int64_t)fval : 0;
     } else {
@@ -273,13 +277,33 @@ static int int_rank(const LangType *ty)
     return ty->size;
 }
 
-/* The usual arithmetic conversions of two scalars (C, with half below float). */
+bool lang_p_unordered_floats(const LangType *a, const LangType *b)
+{
+    return (a->kind == LTY_HALF && b->kind == LTY_BFLOAT) ||
+           (a->kind == LTY_BFLOAT && b->kind == LTY_HALF);
+}
+
+const char *lang_p_operands_hint(const LangType *a, const LangType *b)
+{
+    bool numeric = (lang_is_scalar(a) || a->kind == LTY_VECTOR) &&
+                   (lang_is_scalar(b) || b->kind == LTY_VECTOR);
+    return numeric && lang_p_unordered_floats(lang_scalar_of((LangType *)a),
+                                              lang_scalar_of((LangType *)b))
+               ? ": half and bfloat do not convert to each other implicitly; convert one of "
+                 "them (float(x), bfloat(x))" : "";
+}
+
+/* The usual arithmetic conversions of two scalars (C, with half and bfloat below float);
+ * NULL for half with bfloat, whose ranks MSL leaves unordered (clang's rule for _Float16
+ * and __bf16): neither converts to the other implicitly. */
 static LangType *arith_common(LangType *a, LangType *b)
 {
     if (lang_is_float(a) || lang_is_float(b)) {
         if (a->kind == LTY_FLOAT || b->kind == LTY_FLOAT)
             return lang_ty_float;
-        return lang_ty_half;
+        if (lang_p_unordered_floats(a, b))
+            return NULL;
+        return a->kind == LTY_BFLOAT || b->kind == LTY_BFLOAT ? lang_ty_bfloat : lang_ty_half;
     }
     if (int_rank(a) < 4)
         a = lang_ty_int;
@@ -307,13 +331,15 @@ LangNode *lang_p_new_cast(LangParser *p, LangNode *node, LangType *ty, LangToken
 {
     ty = unqual(p, ty);
     if (node->kind == LND_NUM && lang_is_scalar(ty)) {
-        if (lang_is_float(ty) && !node->is_float && ty->kind == LTY_FLOAT) {
+        if (!node->is_float && (ty->kind == LTY_FLOAT || ty->kind == LTY_BFLOAT)) {
             /* straight to float, as the cvt does: through double, a (u)long above 2^53
              * would round twice */
+            IsaType to = ty->kind == LTY_FLOAT ? ISA_TYPE_F32 : ISA_TYPE_BF16;
             uint64_t bits = util_convert(node->ival, lang_is_unsigned(node->type) ? ISA_TYPE_U64
-                                                     : ISA_TYPE_S64, ISA_TYPE_F32,
-                                         ISA_ROUND_DEFAULT);
-            return lang_p_num(p, tok, ty, 0, util_bits_f32((uint32_t)bits));
+                                                     : ISA_TYPE_S64, to, ISA_ROUND_DEFAULT);
+            return lang_p_num(p, tok, ty, 0, to == ISA_TYPE_F32
+                                                 ? util_bits_f32((uint32_t)bits)
+                                                 : util_bf16_to_f32((uint16_t)bits));
         }
         if (lang_is_float(ty))
             return lang_p_num(p, tok, ty, 0, node->fval);
@@ -452,6 +478,8 @@ LangNode *lang_p_to_bool(LangParser *p, LangNode *node)
 /* The common type of two operands of arithmetic (scalars or vectors), or NULL. */
 LangType *lang_p_common_type(LangParser *p, LangType *a, LangType *b)
 {
+    if (lang_p_unordered_floats(lang_scalar_of(a), lang_scalar_of(b)))
+        return NULL;
     if (lang_is_scalar(a) && lang_is_scalar(b))
         return arith_common(a, b);
     if (a->kind == LTY_VECTOR && lang_is_scalar(b))

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/fp.h"
 #include "npy.h"
 
 typedef struct Binder {
@@ -585,7 +586,7 @@ static UiNpyDtype npy_dtype_of(UiScalarType s)
         [UI_BOOL] = UI_NPY_B1, [UI_CHAR] = UI_NPY_I1,   [UI_UCHAR] = UI_NPY_U1,
         [UI_SHORT] = UI_NPY_I2, [UI_USHORT] = UI_NPY_U2, [UI_INT] = UI_NPY_I4,
         [UI_UINT] = UI_NPY_U4, [UI_LONG] = UI_NPY_I8,   [UI_ULONG] = UI_NPY_U8,
-        [UI_HALF] = UI_NPY_F2, [UI_FLOAT] = UI_NPY_F4,
+        [UI_HALF] = UI_NPY_F2, [UI_FLOAT] = UI_NPY_F4, [UI_BFLOAT] = UI_NPY_F4,
     };
     return map[s];
 }
@@ -614,9 +615,21 @@ bool ui_dump_arg(const UiManifest *m, const UiBound *b, const UiBoundArg *arg, F
         UiElemType t = arg->type;
         uint32_t ssize = ui_scalar_size(t.scalar);
         uint64_t n = arg->count * t.lanes;
-        uint8_t *packed = util_malloc((size_t)(n ? n * ssize : 1));
-        for (uint64_t k = 0; k < n; k++)
-            memcpy(packed + k * ssize, buf->data + ui_scalar_offset(t, k), ssize);
+        /* .npy has no bfloat dtype: bfloat is written as float32, which holds every value
+         * exactly */
+        uint32_t osize = t.scalar == UI_BFLOAT ? 4 : ssize;
+        uint8_t *packed = util_malloc((size_t)(n ? n * osize : 1));
+        for (uint64_t k = 0; k < n; k++) {
+            const uint8_t *src = buf->data + ui_scalar_offset(t, k);
+            if (t.scalar == UI_BFLOAT) {
+                uint16_t bits;
+                memcpy(&bits, src, 2);
+                float f = util_bf16_to_f32(bits);
+                memcpy(packed + k * osize, &f, 4);
+            } else {
+                memcpy(packed + k * osize, src, ssize);
+            }
+        }
         uint64_t shape[2] = {arg->count, t.lanes};
         ok = ui_npy_write(d->path, npy_dtype_of(t.scalar), shape, t.lanes > 1 ? 2 : 1, packed,
                           &file_err);

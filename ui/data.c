@@ -26,7 +26,7 @@ static const struct {
     [UI_USHORT] = {"ushort", 2, false, false}, [UI_INT] = {"int", 4, false, true},
     [UI_UINT] = {"uint", 4, false, false},     [UI_LONG] = {"long", 8, false, true},
     [UI_ULONG] = {"ulong", 8, false, false},   [UI_HALF] = {"half", 2, true, true},
-    [UI_FLOAT] = {"float", 4, true, true},
+    [UI_FLOAT] = {"float", 4, true, true},     [UI_BFLOAT] = {"bfloat", 2, true, true},
 };
 
 const char *ui_scalar_name(UiScalarType s) { return s < UI_SCALAR_COUNT ? scalar_info[s].name : "?"; }
@@ -104,6 +104,14 @@ bool ui_store_number(UiScalarType s, const UiNumber *n, void *dst, UtilError *er
                util_fail(err, "%s is out of range for half (largest finite 65504; write .inf "
                          "for infinity)", number_text(n, text, sizeof text));
     }
+    if (s == UI_BFLOAT) {
+        double v = ui_number_to_double(n);
+        uint16_t b = util_f64_to_bf16(v);
+        memcpy(dst, &b, 2);
+        return !((b & 0x7fff) == 0x7f80 && isfinite(v)) ||
+               util_fail(err, "%s is out of range for bfloat (largest finite 3.38953e+38; "
+                         "write .inf for infinity)", number_text(n, text, sizeof text));
+    }
     bool negative = n->negative;
     uint64_t mag = n->magnitude;
     if (n->is_float) {
@@ -161,6 +169,7 @@ UiNumber ui_load_number(UiScalarType s, const void *src)
     case UI_ULONG: { uint64_t x; memcpy(&x, src, 8); return ui_number_from_u64(x); }
     case UI_HALF: { uint16_t x; memcpy(&x, src, 2); return ui_number_from_double(util_f16_to_f32(x)); }
     case UI_FLOAT: { float x; memcpy(&x, src, 4); return ui_number_from_double(x); }
+    case UI_BFLOAT: { uint16_t x; memcpy(&x, src, 2); return ui_number_from_double(util_bf16_to_f32(x)); }
     default: return ui_number_from_u64(0);
     }
 }
@@ -366,8 +375,8 @@ bool ui_init_normal(UiElemType t, uint64_t count, uint64_t seed, double mean, do
                     uint8_t *dst, UtilError *err)
 {
     if (!ui_scalar_is_float(t.scalar))
-        return util_fail(err, "normal needs a float type (half or float, or their vectors), "
-                              "not %s", ui_scalar_name(t.scalar));
+        return util_fail(err, "normal needs a float type (half, bfloat or float, or their "
+                              "vectors), not %s", ui_scalar_name(t.scalar));
     if (!isfinite(mean) || !isfinite(std_dev))
         return util_fail(err, "normal needs finite mean and std");
     const double two_pi = 6.283185307179586;
@@ -444,6 +453,7 @@ const char *ui_format_number(UiScalarType s, const UiNumber *n, char *buf, size_
         snprintf(buf, size, "%.*g", prec, v);
         double back = strtod(buf, NULL);
         if (s == UI_HALF ? util_f64_to_f16(back) == util_f64_to_f16(v)
+            : s == UI_BFLOAT ? util_f64_to_bf16(back) == util_f64_to_bf16(v)
             : s == UI_FLOAT ? (float)back == (float)v
                             : back == v)
             break;

@@ -26,7 +26,7 @@
 
 typedef enum UiScalarType {
     UI_BOOL, UI_CHAR, UI_UCHAR, UI_SHORT, UI_USHORT, UI_INT, UI_UINT, UI_LONG, UI_ULONG,
-    UI_HALF, UI_FLOAT,
+    UI_HALF, UI_FLOAT, UI_BFLOAT,
     UI_SCALAR_COUNT
 } UiScalarType;
 
@@ -51,7 +51,7 @@ uint64_t ui_scalar_offset(UiElemType t, uint64_t k);
  * integer types only when integral; float types round to nearest even. On failure returns
  * false with a reason ("300 is out of range for uchar (0 to 255)") in err. */
 bool ui_store_number(UiScalarType s, const UiNumber *n, void *dst, UtilError *err);
-/* The component at src, exactly (half as its float value). */
+/* The component at src, exactly (half and bfloat as their float values). */
 UiNumber ui_load_number(UiScalarType s, const void *src);
 
 /* ---- init generators (see docs/manifest.md, "init") ---------------------------------------- */

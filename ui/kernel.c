@@ -142,6 +142,7 @@ static UiScalarType scalar_of(IsaType t)
     case ISA_TYPE_U64: return UI_ULONG;
     case ISA_TYPE_S64: return UI_LONG;
     case ISA_TYPE_F16: return UI_HALF;
+    case ISA_TYPE_BF16: return UI_BFLOAT;
     default: return UI_FLOAT;
     }
 }

@@ -117,6 +117,29 @@ static inline float f16_to_f32(uint16_t h)
 
 float util_f16_to_f32(uint16_t h) { return f16_to_f32(h); }
 
+/* bfloat16 is the top half of a binary32: widening is a shift (NaN quieted, as for f16),
+ * narrowing one rounding of the 16 low bits, to nearest even; a NaN keeps its sign and the
+ * top of its payload, quieted. */
+static uint16_t f32_to_bf16(float f, bool rtz)
+{
+    uint32_t u = util_f32_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x0040u);
+    if (!rtz)
+        u += 0x7fffu + ((u >> 16) & 1); /* a carry into the exponent is right (to inf, too) */
+    return (uint16_t)(u >> 16);
+}
+
+uint16_t util_f32_to_bf16(float f) { return f32_to_bf16(f, false); }
+
+float util_bf16_to_f32(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        u |= F32_QNAN;
+    return util_bits_f32(u);
+}
+
 static uint16_t f64_to_f16_slow(uint64_t u)
 {
     bool neg = u >> 63;
@@ -147,6 +170,20 @@ static inline uint16_t f64_to_f16(double d)
 }
 
 uint16_t util_f64_to_f16(double d) { return f64_to_f16(d); }
+
+uint16_t util_f64_to_bf16(double d)
+{
+    uint64_t u = util_f64_bits(d);
+    bool neg = u >> 63;
+    uint64_t exp = (u >> 52) & 0x7ff, frac = u & ((UINT64_C(1) << 52) - 1);
+    if (exp == 0x7ff)
+        return (uint16_t)((neg << 15) | 0x7f80u | (frac ? 0x40u | (frac >> 45) : 0));
+    if (exp == 0 && frac == 0)
+        return (uint16_t)(neg << 15);
+    uint64_t m = exp ? frac | (UINT64_C(1) << 52) : frac;
+    int e = exp ? (int)exp - 1075 : -1074;
+    return (uint16_t)round_pack(neg, e, m, 7, 8, false);
+}
 
 /* s = RN(x + y) turned into round-to-odd of the exact x + y: when the sum was inexact and s
  * came out even, step to the odd neighbour on the error's side. Rounding to odd at 53 bits
@@ -212,7 +249,10 @@ uint16_t util_fma_f16(uint16_t a, uint16_t b, uint16_t c)
 
 /* ---- cvt ---- */
 
-static bool type_is_float(IsaType t) { return t == ISA_TYPE_F16 || t == ISA_TYPE_F32; }
+static bool type_is_float(IsaType t)
+{
+    return t == ISA_TYPE_F16 || t == ISA_TYPE_F32 || t == ISA_TYPE_BF16;
+}
 static bool type_is_signed(IsaType t)
 {
     return t == ISA_TYPE_S8 || t == ISA_TYPE_S16 || t == ISA_TYPE_S32 || t == ISA_TYPE_S64;
@@ -221,7 +261,7 @@ static unsigned type_bits(IsaType t)
 {
     switch (t) {
     case ISA_TYPE_U8: case ISA_TYPE_S8: return 8;
-    case ISA_TYPE_U16: case ISA_TYPE_S16: case ISA_TYPE_F16: return 16;
+    case ISA_TYPE_U16: case ISA_TYPE_S16: case ISA_TYPE_F16: case ISA_TYPE_BF16: return 16;
     case ISA_TYPE_U32: case ISA_TYPE_S32: case ISA_TYPE_F32: return 32;
     default: return 64;
     }
@@ -244,7 +284,8 @@ static uint64_t int_result(uint64_t v, IsaType dst)
 /* A float operand as sign, significand and exponent (value = m * 2^e); false for NaN. */
 static bool float_unpack(uint64_t bits, IsaType src, bool *neg, uint64_t *m, int *e, bool *inf)
 {
-    unsigned fb = src == ISA_TYPE_F16 ? 10 : 23, eb = src == ISA_TYPE_F16 ? 5 : 8;
+    unsigned fb = src == ISA_TYPE_F16 ? 10 : src == ISA_TYPE_BF16 ? 7 : 23;
+    unsigned eb = src == ISA_TYPE_F16 ? 5 : 8;
     int bias = (1 << (eb - 1)) - 1;
     uint64_t emax = (UINT64_C(1) << eb) - 1;
     uint64_t exp = (bits >> fb) & emax, frac = bits & ((UINT64_C(1) << fb) - 1);
@@ -309,10 +350,16 @@ uint64_t util_convert(uint64_t bits, IsaType src, IsaType dst, IsaRound round)
     bool rtz = round == ISA_ROUND_RTZ;
     if (type_is_float(src)) {
         if (src == dst)
-            return bits & (src == ISA_TYPE_F16 ? 0xffffu : 0xffffffffu);
-        if (src == ISA_TYPE_F16)
-            return util_f32_bits(f16_to_f32((uint16_t)bits));
-        return f32_to_f16(util_bits_f32((uint32_t)bits), rtz);
+            return bits & (src == ISA_TYPE_F32 ? 0xffffffffu : 0xffffu);
+        /* through f32, which holds every f16 and bf16 value exactly: one rounding */
+        float f = src == ISA_TYPE_F16 ? f16_to_f32((uint16_t)bits)
+                  : src == ISA_TYPE_BF16 ? util_bf16_to_f32((uint16_t)bits)
+                                         : util_bits_f32((uint32_t)bits);
+        if (dst == ISA_TYPE_F16)
+            return f32_to_f16(f, rtz);
+        if (dst == ISA_TYPE_BF16)
+            return f32_to_bf16(f, rtz);
+        return util_f32_bits(f);
     }
     /* Integer source: its value, from the low bits of the register. */
     unsigned sbits = type_bits(src);
@@ -330,5 +377,7 @@ uint64_t util_convert(uint64_t bits, IsaType src, IsaType dst, IsaRound round)
         return 0;
     if (dst == ISA_TYPE_F16)
         return round_pack(neg, 0, mag, 10, 5, rtz);
+    if (dst == ISA_TYPE_BF16)
+        return round_pack(neg, 0, mag, 7, 8, rtz);
     return round_pack(neg, 0, mag, 23, 8, rtz);
 }

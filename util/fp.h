@@ -1,5 +1,5 @@
 /*
- * fp.h — IEEE binary16/binary32 arithmetic as the ISA defines it, independent of the host's
+ * fp.h — IEEE binary16/binary32 (and bfloat16) arithmetic as the ISA defines it, independent of the host's
  * FPU settings: conversions with round-to-nearest-even (subnormals, infinities and NaN
  * right), a single-rounding fused multiply-add for f32 and f16, and the int/float conversions
  * of the `cvt` instruction (float to int saturates, NaN gives 0, as Metal does).
@@ -17,8 +17,12 @@
 uint16_t util_f32_to_f16(float f);
 uint16_t util_f32_to_f16_rtz(float f);
 float util_f16_to_f32(uint16_t h);
+/* bfloat16 (binary32's top 16 bits) <-> binary32: to nearest even, NaN stays NaN (quiet). */
+uint16_t util_f32_to_bf16(float f);
+float util_bf16_to_f32(uint16_t b);
 /* double -> binary16 with a single rounding to nearest even. */
 uint16_t util_f64_to_f16(double d);
+uint16_t util_f64_to_bf16(double d);
 
 /* a * b + c with one rounding. */
 float util_fma_f32(float a, float b, float c);

@@ -14,7 +14,7 @@
 
 #include <stdarg.h>
 
-enum { VARIANTS = 300, REGS_TEXT_MAX = 512 };
+enum { VARIANTS = 400, REGS_TEXT_MAX = 512 };
 
 typedef struct Sample {
     char text[REGS_TEXT_MAX];
@@ -47,7 +47,7 @@ static const char *elem_name(IsaType t)
 /* The register shape of 'x' (dest) or 'y' (source) from a type, as docs/assembly.md says. */
 static char shape_of(IsaType t, bool dest)
 {
-    if (t == ISA_TYPE_F16)
+    if (t == ISA_TYPE_F16 || t == ISA_TYPE_BF16)
         return dest ? 'H' : 'h';
     if (t == ISA_TYPE_U64 || t == ISA_TYPE_S64)
         return dest ? 'P' : 'p';
@@ -72,8 +72,8 @@ static void gen_suffixes(IsaOpcode op, unsigned v, Sample *s)
     }
     if (mods & ISA_MOD_CVT) {
         w->type = (uint8_t)(v % ISA_TYPE_COUNT);
-        w->src_type = (uint8_t)(v / 10 % ISA_TYPE_COUNT);
-        w->round = (uint8_t)(v / 100 % 3);
+        w->src_type = (uint8_t)(v / ISA_TYPE_COUNT % ISA_TYPE_COUNT);
+        w->round = (uint8_t)(v / (ISA_TYPE_COUNT * ISA_TYPE_COUNT) % 3);
         add(s->text, ".%s.%s%s", isa_type_names[w->type], isa_type_names[w->src_type],
             w->round == ISA_ROUND_RTE ? ".rte" : w->round == ISA_ROUND_RTZ ? ".rtz" : "");
     }

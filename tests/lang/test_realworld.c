@@ -216,7 +216,6 @@ static const struct {
     int line;
     const char *words;  /* in the message */
 } refused[] = {
-    {"bf16.metal", 9, "bfloat is not supported yet"},
     {"matrix_transform.metal", 9, "matrix types are not supported yet"},
 };
 

@@ -608,6 +608,45 @@ static void image_ops(void)
     write_f32("box_blur_x.dst.npy", dst, 91);
 }
 
+/* ---- bfloat (bf16.metal) ------------------------------------------------------------------ */
+
+/* The bfloat nearest x (finite, normal range), ties to even: x scaled to an 8-bit significand
+ * in [128, 256), rounded by nearbyint (the default mode rounds ties to even). */
+static float d2bf(double x)
+{
+    if (x == 0)
+        return (float)x;
+    int e;
+    frexp(x, &e); /* |x| = m * 2^e, m in [0.5, 1) */
+    return (float)ldexp(nearbyint(ldexp(x, 8 - e)), e - 8);
+}
+
+/* init {random: ...} for bfloat: the double, rounded once to bfloat. */
+static void rand_bf(uint64_t seed, double min, double max, float *out, size_t n)
+{
+    sm_state = seed;
+    for (size_t i = 0; i < n; i++)
+        out[i] = d2bf(min + (max - min) * ((double)(sm_next() >> 11) * 0x1p-53));
+}
+
+static void bfloat_kernels(void)
+{
+    static float in[1000], out[1000], x[1024], y[1024], r[1024], sums[256];
+    rand_bf(21, -100, 100, in, 1000);
+    for (int i = 0; i < 1000; i++)
+        out[i] = d2bf(in[i] * 0.7f); /* the float product, rounded once */
+    write_f32("bf16_scale.out.npy", out, 1000);
+    rand_bf(22, -8, 8, x, 1024);
+    rand_bf(23, -8, 8, y, 1024);
+    float alpha = d2bf(1.3f);
+    for (int i = 0; i < 1024; i++)
+        r[i] = d2bf(d2bf(alpha * x[i]) + y[i]);
+    for (int i = 0; i < 256; i++)
+        sums[i] = d2bf(((r[4 * i] + r[4 * i + 1]) + r[4 * i + 2]) + r[4 * i + 3]);
+    write_f32("bf16_axpy.out.npy", r, 1024);
+    write_f32("bf16_axpy.sums.npy", sums, 256);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -639,5 +678,6 @@ int main(int argc, char **argv)
     adam();
     image_ops();
     ml_kernels();
+    bfloat_kernels();
     return 0;
 }

@@ -2,7 +2,8 @@
  * test_fp.c — util/fp.c against references written here: a table of every finite half's
  * exact value (built with ldexp from the bit fields) rounded by comparing with the exact
  * midpoints, exact 128-bit integer arithmetic for the half fused multiply-add, and the C
- * library's fmaf (correctly rounded) for the single-precision one.
+ * library's fmaf (correctly rounded) for the single-precision one. bfloat16 the same way: a
+ * table of every finite bfloat's value from its bit fields, rounded by the exact midpoints.
  */
 #include "test_util.h"
 
@@ -553,9 +554,178 @@ static void test_convert_int_and_float(void **state)
     assert_int_equal(cvt(0xbc00, ISA_TYPE_F16, ISA_TYPE_F16, D), 0xbc00);
 }
 
+
+/* ---- bfloat16 --------------------------------------------------------------------------- */
+
+#define BF_INF 0x7f80u
+
+/* bv[i]: the exact value of the positive bfloat with bits i, i < 0x7f80; bv[0x7f80] = 2^128,
+ * where the next step would be, so overflow rounds like a tie to the even pattern (inf). */
+static double bv[0x7f81];
+
+static void build_bfloat_table(void)
+{
+    for (unsigned i = 0; i < 0x7f80; i++) {
+        unsigned exp = i >> 7, frac = i & 0x7f;
+        bv[i] = exp ? ldexp(128.0 + frac, (int)exp - 134) : ldexp(frac, -133);
+    }
+    bv[0x7f80] = ldexp(1.0, 128);
+}
+
+/* The bfloat nearest to x (not NaN), ties to even, or the lower neighbour for rtz. */
+static uint16_t ref_to_bfloat(double x, bool rtz)
+{
+    uint16_t sign = signbit(x) ? 0x8000 : 0;
+    double ax = fabs(x);
+    if (ax >= bv[0x7f80])
+        return sign | (rtz && !isinf(x) ? 0x7f7f : BF_INF);
+    unsigned lo = 0, hi = 0x7f80; /* bv[lo] <= ax < bv[hi] */
+    while (hi - lo > 1) {
+        unsigned mid = (lo + hi) / 2;
+        if (bv[mid] <= ax)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (ax == bv[lo] || rtz)
+        return sign | (uint16_t)lo;
+    double midpoint = (bv[lo] + bv[hi]) / 2; /* exact: 9 significant bits */
+    unsigned r = ax < midpoint ? lo : ax > midpoint ? hi : (lo & 1 ? hi : lo);
+    return sign | (uint16_t)r;
+}
+
+static bool is_nan_bf(uint16_t b) { return (b & 0x7fff) > BF_INF; }
+
+static void check_f32_to_bf16(uint32_t u)
+{
+    float f = util_bits_f32(u);
+    uint64_t rte = util_convert(u, ISA_TYPE_F32, ISA_TYPE_BF16, ISA_ROUND_DEFAULT);
+    uint64_t rtz = util_convert(u, ISA_TYPE_F32, ISA_TYPE_BF16, ISA_ROUND_RTZ);
+    if (isnan(f)) { /* a quiet NaN of the same sign, the payload's top bits kept */
+        uint16_t want = (uint16_t)((u >> 16) | 0x40);
+        if (util_f32_to_bf16(f) != want || rte != want || rtz != want)
+            fail_msg("NaN 0x%08x: got 0x%04x / 0x%04x, want 0x%04x", u, util_f32_to_bf16(f),
+                     (unsigned)rte, want);
+        return;
+    }
+    uint16_t want = ref_to_bfloat((double)f, false), want_z = ref_to_bfloat((double)f, true);
+    if (util_f32_to_bf16(f) != want || rte != want || rtz != want_z)
+        fail_msg("f32 %a (0x%08x): got 0x%04x / cvt 0x%04x / rtz 0x%04x, want 0x%04x / rtz "
+                 "0x%04x", (double)f, u, util_f32_to_bf16(f), (unsigned)rte, (unsigned)rtz,
+                 want, want_z);
+}
+
+static void test_bfloat_from_f32(void **state)
+{
+    (void)state;
+    /* named cases: ties go to the even pattern, just above a tie rounds up */
+    static const struct { uint32_t f; uint16_t b; } named[] = {
+        {0x3f800000u, 0x3f80}, /* 1 */
+        {0x3f808000u, 0x3f80}, /* 1 + 2^-8: a tie, to even 1 */
+        {0x3f818000u, 0x3f82}, /* 1 + 3*2^-8: a tie, to even 1 + 2^-6 */
+        {0x3f808001u, 0x3f81}, /* just above the tie */
+        {0x3f807fffu, 0x3f80}, /* just below */
+        {0x3dcccccdu, 0x3dcd}, /* 0.1f */
+        {0x7f7fffffu, 0x7f80}, /* FLT_MAX rounds to inf */
+        {0x7f7f7fffu, 0x7f7f}, /* below the midpoint to 2^128: the largest bfloat */
+        {0x7f7f8000u, 0x7f80}, /* the midpoint: a tie, to the even pattern, inf */
+        {0x00000001u, 0x0000}, /* the smallest subnormal float: 0 */
+        {0x00008000u, 0x0000}, /* a subnormal tie, to even 0 */
+        {0x00018000u, 0x0002}, /* a subnormal tie, to even 2 */
+        {0x80000000u, 0x8000}, {0xff800000u, 0xff80}, {0x7f800000u, 0x7f80},
+        {0xbf808000u, 0xbf80}, /* -(1 + 2^-8): to even, sign kept */
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        uint16_t got = util_f32_to_bf16(util_bits_f32(named[i].f));
+        if (got != named[i].b)
+            fail_msg("0x%08x: got 0x%04x, want 0x%04x", named[i].f, got, named[i].b);
+        check_f32_to_bf16(named[i].f);
+    }
+    /* NaNs: quiet, sign and top payload kept (a signalling NaN is quieted) */
+    assert_int_equal(util_f32_to_bf16(util_bits_f32(0x7f800001u)), 0x7fc0);
+    assert_int_equal(util_f32_to_bf16(util_bits_f32(0xffa00000u)), 0xffe0);
+    /* every exponent with a spread of fractions (incl. every low-half pattern near ties) */
+    for (uint64_t u = 0; u <= 0xffffffffu; u += 65521)
+        check_f32_to_bf16((uint32_t)u);
+    for (uint32_t e = 0; e < 256; e++)
+        for (uint32_t low = 0x7ff0; low <= 0x8010; low++) {
+            check_f32_to_bf16((e << 23) | 0x10000u | low);
+            check_f32_to_bf16((e << 23) | low | 0x80000000u);
+        }
+    /* the double entry point rounds once: 1 + 2^-8 + 2^-30 is above the tie (through float
+     * it would first become the tie 1 + 2^-8, then 1) */
+    assert_int_equal(util_f64_to_bf16(1.0 + 0x1p-8 + 0x1p-30), 0x3f81);
+    assert_int_equal(util_f64_to_bf16(1.0 + 0x1p-8), 0x3f80);
+    assert_int_equal(util_f64_to_bf16(-0.1), 0xbdcd);
+    assert_int_equal(util_f64_to_bf16(1e39), BF_INF);
+    assert_true(is_nan_bf(util_f64_to_bf16(NAN)));
+    for (int i = 0; i < 20000; i++) {
+        double d = ldexp((double)(rng() >> 11), (int)(rng() % 300) - 200 - 53);
+        assert_int_equal(util_f64_to_bf16(d), ref_to_bfloat(d, false));
+        assert_int_equal(util_f64_to_bf16(-d), ref_to_bfloat(-d, false));
+    }
+}
+
+/* Every bfloat widens exactly and converts to half, integers and back as its value says. */
+static void test_bfloat_conversions(void **state)
+{
+    (void)state;
+    const IsaRound D = ISA_ROUND_DEFAULT;
+    for (uint32_t b = 0; b < 0x10000; b++) {
+        uint32_t mag = b & 0x7fff;
+        double value = mag < BF_INF ? bv[mag] : INFINITY;
+        if (b & 0x8000)
+            value = -value;
+        uint64_t f = util_convert(b, ISA_TYPE_BF16, ISA_TYPE_F32, D);
+        float got = util_bf16_to_f32((uint16_t)b);
+        if (mag > BF_INF) { /* NaN: quieted, payload kept */
+            assert_int_equal(f, ((b << 16) | 0x400000u));
+            assert_true(isnan(got));
+            assert_true(is_nan16((uint16_t)util_convert(b, ISA_TYPE_BF16, ISA_TYPE_F16, D)));
+            assert_int_equal(util_convert(b, ISA_TYPE_BF16, ISA_TYPE_S32, D), 0);
+            continue;
+        }
+        assert_int_equal(f, (uint64_t)b << 16);
+        assert_true((double)got == value);
+        assert_int_equal(util_convert(b, ISA_TYPE_BF16, ISA_TYPE_F16, D),
+                         ref_to_half(value, false));
+        assert_int_equal(util_convert(b, ISA_TYPE_BF16, ISA_TYPE_F16, ISA_ROUND_RTZ),
+                         ref_to_half(value, true));
+        assert_int_equal(util_convert(b, ISA_TYPE_BF16, ISA_TYPE_BF16, D), b);
+        double t = trunc(value);
+        int64_t want = isinf(value) ? (value > 0 ? INT32_MAX : INT32_MIN)
+                       : t >= 2147483647.0 ? INT32_MAX : t <= -2147483648.0 ? INT32_MIN
+                                                                           : (int64_t)t;
+        assert_int_equal((int32_t)util_convert(b, ISA_TYPE_BF16, ISA_TYPE_S32, D), want);
+    }
+    /* every half to bfloat: one rounding of its exact value */
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        if (is_nan16((uint16_t)h))
+            continue;
+        double value = (double)util_f16_to_f32((uint16_t)h);
+        assert_int_equal(util_convert(h, ISA_TYPE_F16, ISA_TYPE_BF16, D),
+                         ref_to_bfloat(value, false));
+    }
+    /* integers: one rounding of the exact value (257 is a tie: to even 256; 259 to 260) */
+    assert_int_equal(util_convert(257, ISA_TYPE_S32, ISA_TYPE_BF16, D), 0x4380);
+    assert_int_equal(util_convert(259, ISA_TYPE_S32, ISA_TYPE_BF16, D), 0x4382);
+    assert_int_equal(util_convert(0xfffffeffu, ISA_TYPE_S32, ISA_TYPE_BF16, D), 0xc380);
+    /* 2^24 + 2^16 + 1: through float it would become the tie 2^24 + 2^16, then 2^24 */
+    assert_int_equal(util_convert((1u << 24) + (1u << 16) + 1, ISA_TYPE_U32, ISA_TYPE_BF16, D),
+                     ref_to_bfloat(16777216.0 + 65536.0 + 1.0, false));
+    assert_int_equal(util_convert(UINT64_MAX, ISA_TYPE_U64, ISA_TYPE_BF16, D), 0x5f80);
+    for (uint32_t v = 0; v < 0x200000; v += (v < 0x10000 ? 1 : 251)) {
+        assert_int_equal(util_convert(v, ISA_TYPE_U32, ISA_TYPE_BF16, D),
+                         ref_to_bfloat((double)v, false));
+        assert_int_equal(util_convert(-(uint64_t)v, ISA_TYPE_S64, ISA_TYPE_BF16, D),
+                         ref_to_bfloat(v ? -(double)v : 0.0, false));
+    }
+}
+
 int main(void)
 {
     build_half_table();
+    build_bfloat_table();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_f16_roundtrip_exhaustive),
         cmocka_unit_test(test_f32_to_f16_named),
@@ -568,6 +738,8 @@ int main(void)
         cmocka_unit_test(test_convert_float_to_int),
         cmocka_unit_test(test_convert_int_to_float),
         cmocka_unit_test(test_convert_int_and_float),
+        cmocka_unit_test(test_bfloat_from_f32),
+        cmocka_unit_test(test_bfloat_conversions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
