@@ -121,7 +121,12 @@
     B(TENSOR_SLICE, "tensor.slice", 3, 3, "MPP") \
     B(TENSOR_RUN, "matmul2d.run", 4, 4, "MPP") \
     B(TENSOR_LOAD, "cooperative_tensor.load", 2, 2, "MPP") \
-    B(TENSOR_STORE, "cooperative_tensor.store", 2, 2, "MPP")
+    B(TENSOR_STORE, "cooperative_tensor.store", 2, 2, "MPP") \
+    /* matrix types (parse_linalg.c types them, codegen_linalg.c lowers them): the operators \
+     * are made by the parser from + - * (names no call can spell), then the functions */ \
+    B(MATRIX_ADD, "matrix+", 2, 2, "3.2") B(MATRIX_SUB, "matrix-", 2, 2, "3.2") \
+    B(MATRIX_MUL, "matrix*", 2, 2, "3.2") \
+    B(TRANSPOSE, "transpose", 1, 1, "5.6") B(DETERMINANT, "determinant", 1, 1, "5.6")
 
 typedef enum LangBuiltin {
     LANG_BUILTIN_NONE = -1,
@@ -141,6 +146,12 @@ static inline int lang_builtin_is_matrix(int id)
 static inline int lang_builtin_is_tensor(int id)
 {
     return id >= LANG_BI_TENSOR_MAKE && id <= LANG_BI_TENSOR_STORE;
+}
+
+/* Matrix types and the functions lowered with them (parse_linalg.c, codegen_linalg.c). */
+static inline int lang_builtin_is_linalg(int id)
+{
+    return id >= LANG_BI_MATRIX_ADD && id <= LANG_BI_DETERMINANT;
 }
 
 #endif

@@ -606,6 +606,8 @@ static void bind_args_in_order(LangCg *cg, LangFunction *k)
         LangType *pointee = ty->base;
         if (pointee->kind == LTY_ATOMIC) /* an atomic_float buffer holds floats */
             pointee = pointee->base;
+        if (lang_is_matrix(pointee)) /* a float4x4 buffer holds float4 columns */
+            pointee = pointee->base;
         a->type_name = pointee->name ? pointee->name : (char *)lang_type_name(cg->ctx, pointee);
         a->elem_size = (uint32_t)pointee->size;
         a->is_const = pointee->is_const || ty->space == LAS_CONSTANT;

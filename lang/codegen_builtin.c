@@ -859,6 +859,8 @@ CgVal cg_builtin(LangCg *cg, LangNode *node)
         return cg_matrix_builtin(cg, node);
     if (lang_builtin_is_tensor(b))
         return cg_tensor_builtin(cg, node);
+    if (lang_builtin_is_linalg(b))
+        return cg_linalg_builtin(cg, node);
     CgVal *args = lang_alloc(cg->ctx, (size_t)(na ? na : 1) * sizeof *args);
     int i = 0;
     if (b == LANG_BI_THREADGROUP_BARRIER || b == LANG_BI_SIMDGROUP_BARRIER) {

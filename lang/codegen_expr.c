@@ -420,6 +420,8 @@ static CgVal one(LangCg *cg, LangType *ty, IsaOperand o)
 static CgVal construct(LangCg *cg, LangNode *node)
 {
     LangType *ty = node->type;
+    if (lang_is_matrix(ty) && node->num_args == 1 && node->args->type->kind != LTY_VECTOR)
+        return cg_matrix_type_construct(cg, node);
     int n;
     CgLeaf *l = cg_leaves(cg, ty, &n);
     CgVal v = cg_val_new(cg, ty, n);
@@ -679,6 +681,23 @@ static CgVal cg_expr_at(LangCg *cg, LangNode *node)
             if (ok && k >= 0 && (k + 1) * per <= s.n) {
                 CgVal v = cg_val_new(cg, ty, per);
                 memcpy(v.c, s.c + k * per, (size_t)per * sizeof *v.c);
+                return v;
+            }
+            if (node->lhs->type->kind == LTY_ARRAY) {
+                /* a value in registers (`transpose(m)[i]`): a select chain over elements */
+                IsaOperand idx = cg_convert(cg, cg_scalar(cg, node->rhs), node->rhs->type,
+                                            lang_ty_uint);
+                int n;
+                CgLeaf *l = cg_leaves(cg, ty, &n);
+                CgVal v = cg_val_new(cg, ty, per);
+                memcpy(v.c, s.c, (size_t)per * sizeof *v.c);
+                for (int e = 1; e < node->lhs->type->len; e++) {
+                    IsaOperand c = cg_compare(cg, LND_EQ, lang_ty_uint, idx,
+                                              lang_cg_imm((uint32_t)e));
+                    for (int j = 0; j < per; j++)
+                        v.c[j] = cg_select(cg, c, s.c[e * per + j], v.c[j],
+                                           cg_width_of(l[j].scalar));
+                }
                 return v;
             }
             if (node->lhs->type->kind != LTY_VECTOR)

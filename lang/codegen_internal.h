@@ -235,6 +235,11 @@ void cg_matrix_lane_coords(LangCg *cg, IsaOperand *row, IsaOperand *col);
 /* A float or half value as the f32 a matrix register holds. */
 IsaOperand cg_matrix_f32(LangCg *cg, IsaOperand v, const LangType *elem);
 
+/* codegen_linalg.c: the matrix types' operators and functions, and their one-argument
+ * constructors (a diagonal from a scalar, a conversion from a matrix of the same size) */
+CgVal cg_linalg_builtin(LangCg *cg, LangNode *node);
+CgVal cg_matrix_type_construct(LangCg *cg, LangNode *node);
+
 /* codegen_tensor.c: Metal 4 tensor operations (slices, matmul2d's run, cooperative tensors) */
 CgVal cg_tensor_builtin(LangCg *cg, LangNode *node);
 

@@ -150,7 +150,7 @@ typedef enum LangTypeKind {
     LTY_BFLOAT,   /* MSL 3.1's bfloat (bfloat16): 2 bytes in memory and in a register half;
                    * arithmetic is done in f32 and rounded back (codegen_expr.c) */
     LTY_VECTOR,   /* base: scalar element, len: 2..4, packed for packed_ types */
-    LTY_ARRAY,    /* base: element, len: count */
+    LTY_ARRAY,    /* base: element, len: count; also the matrix types (`matrix` set) */
     LTY_STRUCT,   /* members */
     LTY_POINTER,  /* base: pointee; space: the pointee's address space */
     LTY_ATOMIC,   /* atomic_int, atomic_uint, atomic_float; base: the value type */
@@ -203,6 +203,9 @@ struct LangType {
     LangType *base;
     int len;
     bool packed;
+    bool matrix;            /* LTY_ARRAY: floatNxM / halfNxM, N (len) columns of base, a float
+                             * or half M-vector: laid out as their array (MSL 2.2), indexed
+                             * as one, with matrix operators (parse_linalg.c) */
     bool is_const;          /* this object is const (for pointers: see base->is_const) */
     LangAddrSpace space;    /* pointers and references: where the pointee lives */
     bool is_reference;      /* `T&` parameter: a pointer that reads like a value */
@@ -226,6 +229,11 @@ LangType *lang_vector_of(LangCtx *ctx, LangType *scalar, int len, bool packed);
 LangType *lang_array_of(LangCtx *ctx, LangType *elem, int len);
 LangType *lang_pointer_to(LangCtx *ctx, LangType *pointee, LangAddrSpace space);
 LangType *lang_sgmatrix_of(LangCtx *ctx, LangType *elem); /* elem: float or half */
+LangType *lang_matrix_of(LangCtx *ctx, LangType *elem, int cols, int rows); /* float4x4 */
+static inline bool lang_is_matrix(const LangType *ty)
+{
+    return ty && ty->kind == LTY_ARRAY && ty->matrix;
+}
 LangType *lang_qualified(LangCtx *ctx, LangType *ty, bool is_const);
 bool lang_is_integer(const LangType *ty);   /* bool and char..ulong */
 bool lang_is_float(const LangType *ty);     /* half, float, bfloat */

@@ -228,6 +228,8 @@ static LangType *atomic_call(LangParser *p, LangNode **args, int n, LangToken *n
 static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *name, int id)
 {
     LangType *ty;
+    if (lang_builtin_is_linalg(id))
+        return lang_p_linalg_call(p, args, n, name, id);
     switch (id) {
     case LANG_BI_FABS: case LANG_BI_FLOOR: case LANG_BI_CEIL: case LANG_BI_TRUNC:
     case LANG_BI_ROUND: case LANG_BI_RINT: case LANG_BI_FRACT: case LANG_BI_SQRT:
@@ -405,7 +407,8 @@ LangNode *lang_p_builtin_call(LangParser *p, LangToken *name, int id, bool fast)
         LangNode *a = lang_p_assign(p);
         if (n == 8)
             lang_error_at(ctx, a->tok, "too many arguments to '%.*s'", name->len, name->loc);
-        if (a->type->kind == LTY_ARRAY && !is_atomic_fn(id) && !lang_builtin_is_matrix(id))
+        if (a->type->kind == LTY_ARRAY && !is_atomic_fn(id) && !lang_builtin_is_matrix(id) &&
+            !a->type->matrix)
             lang_error_soft(ctx, a->tok, "an array cannot be passed to '%.*s'", name->len,
                             name->loc);
         args[n++] = a;

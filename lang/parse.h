@@ -246,6 +246,20 @@ LangNode *lang_p_matrix_construct(LangParser *p, LangType *ty, LangToken *tok, L
                                   int n);        /* T(v): a diagonal matrix */
 /* m.thread_elements(), at the name after the '.' */
 LangNode *lang_p_matrix_member(LangParser *p, LangNode *lhs, LangToken *name);
+/* matrix types (parse_linalg.c) */
+LangType *lang_p_matrix_type_named(LangParser *p, const LangToken *tok); /* float4x4, or NULL */
+/* T(args...) of a matrix type T (n arguments) */
+LangNode *lang_p_matrix_type_construct(LangParser *p, LangType *ty, LangToken *tok,
+                                       LangNode *args, int n);
+/* `lhs op rhs` with a matrix operand; NULL when neither is one */
+LangNode *lang_p_matrix_binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNode *rhs,
+                               LangToken *tok);
+/* `lhs op= rhs` (assign, so far typed as `lhs = ...`) with a matrix operand; NULL when
+ * neither is one */
+LangNode *lang_p_matrix_compound(LangParser *p, LangNode *assign, LangNodeKind op, LangNode *lhs,
+                                 LangNode *rhs, LangToken *tok);
+/* Types the arguments of transpose and determinant; the result type. */
+LangType *lang_p_linalg_call(LangParser *p, LangNode **args, int n, LangToken *name, int id);
 /* parse_access.c: `lhs.name` / `lhs->name` (a member or a swizzle), and `lhs[...]` after
  * its `[` (tok). */
 LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name);

@@ -59,7 +59,7 @@ static LangType *builtin_type(LangParser *p, const LangToken *tok)
     LangType *ty = scalar_named(s, n);
     if (ty)
         return ty;
-    if ((ty = lang_p_matrix_named(p, tok)) != NULL)
+    if ((ty = lang_p_matrix_named(p, tok)) != NULL || (ty = lang_p_matrix_type_named(p, tok)))
         return ty;
     if ((ty = lang_p_vote_named(p, tok)) != NULL)
         return ty;
@@ -118,10 +118,10 @@ static const char *unsupported_type(const LangToken *tok)
                "write the type here";
 #undef STARTS
 #undef IS
-    /* matrices: float4x4, half2x3 */
+    /* matrices of other element types: int4x4, bfloat2x2 */
     if (n >= 4 && s[n - 2] == 'x' && s[n - 1] >= '2' && s[n - 1] <= '4' && s[n - 3] >= '2' &&
         s[n - 3] <= '4' && scalar_named(s, n - 3))
-        return "matrix types are not supported yet";
+        return "matrix types have float or half elements (float4x4, half3x3)";
     return NULL;
 }
 
@@ -762,7 +762,7 @@ static LangVar *params(LangParser *p, LangFunction *f)
         lang_p_attributes(p, NULL, &va);
         if (!name)
             lang_error_at(p->ctx, p->tok, "expected a parameter name");
-        if (ty->kind == LTY_ARRAY) /* arrays as parameters are pointers (C) */
+        if (ty->kind == LTY_ARRAY && !ty->matrix) /* arrays as parameters are pointers (C) */
             ty = lang_pointer_to(p->ctx, ty->base, has_space ? space : LAS_THREAD);
         if (ty->kind == LTY_VOID)
             lang_error_at(p->ctx, name, "parameter has type void");

@@ -58,7 +58,7 @@ static void check_assignable(LangParser *p, LangNode *node, LangToken *tok)
                         lang_type_name(p->ctx, node->type));
     } else if (node->type->kind == LTY_ATOMIC) {
         lang_error_soft(p->ctx, tok, "cannot assign to an atomic; use atomic_store_explicit");
-    } else if (node->type->kind == LTY_ARRAY) {
+    } else if (node->type->kind == LTY_ARRAY && !node->type->matrix) {
         lang_error_soft(p->ctx, tok, "arrays cannot be assigned");
     }
 }
@@ -78,6 +78,9 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
         if (user)
             return user;
     }
+    LangNode *m = lang_p_matrix_binary(p, kind, lhs, rhs, tok);
+    if (m)
+        return m;
     LangNode *node = lang_p_new_node(p, kind, tok);
     LangType *lt = lhs->type, *rt = rhs->type;
     node->lhs = lhs;
@@ -262,6 +265,8 @@ LangNode *lang_p_assign(LangParser *p)
         node->rhs = rhs;
         return node;
     }
+    if (op && lang_p_matrix_compound(p, node, op, lhs, rhs, tok))
+        return node;
     if (op) { /* type-check the operation itself */
         LangNode *b = binary(p, op, lhs, rhs, tok);
         if (op != LND_SHL && op != LND_SHR && b->kind == op && b->type &&
@@ -589,6 +594,8 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
     LangNode *args = head.next;
     if (ty->kind == LTY_SGMATRIX)
         return lang_p_matrix_construct(p, ty, tok, args, n);
+    if (lang_is_matrix(ty))
+        return lang_p_matrix_type_construct(p, ty, tok, args, n);
     if (ty->kind == LTY_STRUCT) {
         LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, tok);
         c->type = ty;

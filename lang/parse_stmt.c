@@ -241,7 +241,7 @@ static LangType *deduce(LangParser *p, LangToken *name, LangNode **init, bool is
                       "type");
     *init = lang_p_assign(p);
     LangType *ty = (*init)->type;
-    if (ty->kind == LTY_VOID || ty->kind == LTY_FUNC || ty->kind == LTY_ARRAY ||
+    if (ty->kind == LTY_VOID || ty->kind == LTY_FUNC || (ty->kind == LTY_ARRAY && !ty->matrix) ||
         ty->kind == LTY_ATOMIC || ty->kind == LTY_ENUM_MEM_FLAGS ||
         ty->kind == LTY_ENUM_MEMORY_ORDER)
         lang_error_at(p->ctx, (*init)->tok, "'auto' cannot take its type from a value of type "

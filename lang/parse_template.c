@@ -404,7 +404,7 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
                 return false;
             }
             ty = pointer ? ty->base : ty;
-            ty = ty->kind == LTY_ARRAY ? NULL : lang_qualified(p->ctx, ty, false);
+            ty = ty->kind == LTY_ARRAY && !ty->matrix ? NULL : lang_qualified(p->ctx, ty, false);
             if (ty && args.types[k] && !lang_same_type(args.types[k], ty)) {
                 *why = lang_format(p->ctx, "conflicting types for template parameter '%.*s' of "
                                    "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",

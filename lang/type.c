@@ -66,6 +66,18 @@ LangType *lang_sgmatrix_of(LangCtx *ctx, LangType *elem)
     return ty;
 }
 
+LangType *lang_matrix_of(LangCtx *ctx, LangType *elem, int cols, int rows)
+{
+    LangType *col = lang_vector_of(ctx, elem->kind == LTY_HALF ? lang_ty_half : lang_ty_float,
+                                   rows, false);
+    LangType *ty = new_type(ctx, LTY_ARRAY, col->size * cols, col->align);
+    ty->base = col;
+    ty->len = cols;
+    ty->matrix = true;
+    ty->name = lang_format(ctx, "%s%dx%d", col->base->name, cols, rows);
+    return ty;
+}
+
 LangType *lang_array_of(LangCtx *ctx, LangType *elem, int len)
 {
     LangType *ty = new_type(ctx, LTY_ARRAY, elem->size * len, elem->align);
@@ -156,7 +168,7 @@ bool lang_same_type(const LangType *a, const LangType *b)
     case LTY_VECTOR:
         return a->len == b->len && a->packed == b->packed && lang_same_type(a->base, b->base);
     case LTY_ARRAY:
-        return a->len == b->len && lang_same_type(a->base, b->base);
+        return a->len == b->len && a->matrix == b->matrix && lang_same_type(a->base, b->base);
     case LTY_POINTER:
         return a->space == b->space && a->is_reference == b->is_reference &&
                lang_same_type(a->base, b->base);
@@ -199,6 +211,8 @@ const char *lang_type_name(LangCtx *ctx, const LangType *ty)
         return lang_format(ctx, "%s %s%s", space_name(ty->space), lang_type_name(ctx, ty->base),
                            ty->is_reference ? "&" : "*");
     case LTY_ARRAY:
+        if (ty->matrix)
+            return lang_format(ctx, "%s%s", c, ty->name);
         return lang_format(ctx, "%s%s[%d]", c, lang_type_name(ctx, lang_qualified(ctx, ty->base,
                                                                               false)), ty->len);
     case LTY_ATOMIC:
@@ -423,7 +437,7 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
                             lang_type_name(p->ctx, from), lang_type_name(p->ctx, ty));
         return lang_p_new_cast(p, node, ty, tok);
     }
-    if (from->kind == LTY_ARRAY && ty->kind == LTY_POINTER &&
+    if (from->kind == LTY_ARRAY && !from->matrix && ty->kind == LTY_POINTER &&
         (explicit || lang_same_type(from->base, ty->base)) &&
         lang_p_lvalue_space(node) == ty->space && lang_p_is_lvalue(node)) {
         /* the array decays to a pointer to its first element; an explicit cast may then

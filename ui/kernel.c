@@ -188,11 +188,13 @@ static bool fill_field(const UiYamlDoc *doc, const UiYamlNode *v, const LangFiel
     if (v->kind != UI_YAML_LIST || v->count != f->components)
         return ui_yaml_fail(doc, v, err, "expected %u number%s for field '%s' (%s)",
                             f->components, f->components == 1 ? "" : "s", f->name, f->type_name);
-    /* Components are consecutive scalars, except 3-vectors inside arrays keep a padding slot;
-     * the field's size says how far apart elements are. */
-    uint32_t stride = ssize;
+    /* Components are consecutive scalars, except that 3-vectors inside arrays (and a
+     * float3x3's columns) keep a padding slot: the field's size says so. */
+    bool padded3 = f->components % 3 == 0 && f->size == f->components / 3 * 4 * ssize &&
+                   f->components > 3;
     for (uint32_t c = 0; c < v->count; c++)
-        if (!store_number(doc, v->items[c], s, dst + c * stride, err))
+        if (!store_number(doc, v->items[c], s, dst + (padded3 ? c / 3 * 4 + c % 3 : c) * ssize,
+                          err))
             return false;
     return true;
 }

@@ -647,6 +647,58 @@ static void bfloat_kernels(void)
     write_f32("bf16_axpy.sums.npy", sums, 256);
 }
 
+/* ---- matrix types (matrix_transform.metal) ------------------------------------------------- */
+
+/* m (column-major, cols columns of rows) times v: each row's products added left to right */
+static void mat_vec(const float *m, int cols, int rows, const float *v, float *out)
+{
+    for (int r = 0; r < rows; r++) {
+        float acc = m[r] * v[0];
+        for (int c = 1; c < cols; c++)
+            acc = acc + m[c * rows + r] * v[c];
+        out[r] = acc;
+    }
+}
+
+static void matrix_kernels(void)
+{
+    static const float model[16] = {1.5f, 0.25f, 0, 0.125f, -0.5f, 2, 0.75f, 0,
+                                    0, 0.5f, 1, 0.25f, 1, -1, 4, 5};
+    float pts[400], out[400];
+    rand_f32(31, -2, 2, pts, 400);
+    for (int i = 0; i < 100; i++) {
+        float p[4];
+        mat_vec(model, 4, 4, pts + 4 * i, p);
+        for (int k = 0; k < 4; k++)
+            out[4 * i + k] = p[k] / p[3];
+    }
+    write_f32("matrix_points.points.npy", out, 400);
+    static const float um[16] = {0.5f, 1, -2, 0, 3, 0.25f, 1, 0, -1, 2, 0.75f, 0, 4, 5, 6, 1};
+    static const float tint[9] = {1, 0.5f, 0, 0, 2, 0.25f, -1, 0, 1.5f};
+    float m[9], mt[9], nrm[256], res[256];
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+            m[c * 3 + r] = um[c * 4 + r];
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+            mt[c * 3 + r] = m[r * 3 + c];
+    /* first-column expansion: m00 * (m11 m22 - m21 m12) - m01 * (...) + m02 * (...) */
+    float d = m[0] * (m[4] * m[8] - m[5] * m[7]);
+    d = d - m[1] * (m[3] * m[8] - m[5] * m[6]);
+    d = d + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    float s = 0.5f * (d > 0 ? 1.0f : d < 0 ? -1.0f : 0.0f);
+    rand_f32(32, -1, 1, nrm, 256);
+    for (int i = 0; i < 64; i++) {
+        float n[3], t[3];
+        mat_vec(mt, 3, 3, nrm + 4 * i, n);
+        mat_vec(tint, 3, 3, n, t);
+        for (int k = 0; k < 3; k++)
+            res[4 * i + k] = t[k] * s;
+        res[4 * i + 3] = d;
+    }
+    write_f32("matrix_normals.out.npy", res, 256);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -679,5 +731,6 @@ int main(int argc, char **argv)
     image_ops();
     ml_kernels();
     bfloat_kernels();
+    matrix_kernels();
     return 0;
 }

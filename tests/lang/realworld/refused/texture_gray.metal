@@ -1,0 +1,15 @@
+// Refused: textures, which Apple's image-processing samples read and write. lockstep has no
+// textures yet (buffers of pixels work: see image_ops.metal); tests/lang/test_realworld.c
+// checks the message points at the type. (Nothing here runs.)
+#include <metal_stdlib>
+using namespace metal;
+
+// Luminance of each pixel, written back as gray.
+kernel void grayscale_texture(texture2d<half, access::read> in [[texture(0)]],
+                              texture2d<half, access::write> out [[texture(1)]],
+                              uint2 gid [[thread_position_in_grid]])
+{
+    half4 c = in.read(gid);
+    half y = dot(c.rgb, half3(0.299h, 0.587h, 0.114h));
+    out.write(half4(y, y, y, c.a), gid);
+}
