@@ -126,7 +126,10 @@
      * are made by the parser from + - * (names no call can spell), then the functions */ \
     B(MATRIX_ADD, "matrix+", 2, 2, "3.2") B(MATRIX_SUB, "matrix-", 2, 2, "3.2") \
     B(MATRIX_MUL, "matrix*", 2, 2, "3.2") \
-    B(TRANSPOSE, "transpose", 1, 1, "5.6") B(DETERMINANT, "determinant", 1, 1, "5.6")
+    B(TRANSPOSE, "transpose", 1, 1, "5.6") B(DETERMINANT, "determinant", 1, 1, "5.6") \
+    /* geometric functions built on dot (5.7), lowered beside the matrices */ \
+    B(REFLECT, "reflect", 2, 2, "5.7") B(REFRACT, "refract", 3, 3, "5.7") \
+    B(FACEFORWARD, "faceforward", 3, 3, "5.7") B(DISTANCE_SQUARED, "distance_squared", 2, 2, "5.7")
 
 typedef enum LangBuiltin {
     LANG_BUILTIN_NONE = -1,
@@ -151,7 +154,7 @@ static inline int lang_builtin_is_tensor(int id)
 /* Matrix types and the functions lowered with them (parse_linalg.c, codegen_linalg.c). */
 static inline int lang_builtin_is_linalg(int id)
 {
-    return id >= LANG_BI_MATRIX_ADD && id <= LANG_BI_DETERMINANT;
+    return id >= LANG_BI_MATRIX_ADD && id <= LANG_BI_DISTANCE_SQUARED;
 }
 
 #endif

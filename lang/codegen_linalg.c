@@ -7,6 +7,9 @@
  * then each next one added (MSL leaves the order of partial sums undefined, 3.2). Nothing is
  * fused, and a half matrix rounds to half after every operation, as half arithmetic does.
  *
+ * reflect, refract, faceforward and distance_squared (5.7) are here too: straight-line
+ * code on dot products, in the element type, as the spec writes them (docs/language.md).
+ *
  * determinant expands along the first column (Laplace): det = sum over rows r of
  * (-1)^r * m[0][r] * det(the minor without column 0 and row r), the terms added left to
  * right, down to 2x2 minors a*d - c*b; docs/language.md spells it out for reference code.
@@ -69,11 +72,76 @@ CgVal cg_matrix_type_construct(LangCg *cg, LangNode *node)
     return v;
 }
 
+/* reflect(I, N) = I - 2 * dot(N, I) * N; refract(I, N, eta): k = 1 - eta * eta * (1 -
+ * dot(N, I) * dot(N, I)), 0 where k < 0, else eta * I - (eta * dot(N, I) + sqrt(k)) * N;
+ * faceforward(N, I, Nref) = dot(Nref, I) < 0 ? N : -N; distance_squared(x, y) =
+ * dot(x - y, x - y). */
+static CgVal geometric(LangCg *cg, LangNode *node, LangType *s, CgVal *a)
+{
+    LangBuiltin b = node->builtin;
+    LangType *rt = node->type;
+    int n = a[0].n;
+    bool h = s->kind == LTY_HALF;
+    IsaOperand one = h ? lang_cg_imm_f16(0x3c00) : lang_cg_imm_f32(1.0f);
+    CgVal r = cg_val_new(cg, rt, lang_components(rt));
+    if (b == LANG_BI_DISTANCE_SQUARED) {
+        IsaOperand d[4];
+        for (int k = 0; k < n; k++)
+            d[k] = op(cg, s, LND_SUB, a[0].c[k], a[1].c[k]);
+        r.c[0] = dot_strided(cg, s, d, 1, d, 1, n);
+        return r;
+    }
+    if (b == LANG_BI_FACEFORWARD) { /* N, I, Nref */
+        IsaOperand d = dot_strided(cg, s, a[2].c, 1, a[1].c, 1, n);
+        IsaOperand neg = cg_compare(cg, LND_LT, s, d, h ? lang_cg_imm_f16(0) : lang_cg_imm_f32(0));
+        for (int k = 0; k < n; k++) { /* -N: the sign flipped (fmov's negate) */
+            IsaOperand x = a[0].c[k], minus = lang_cg_new_vreg(cg, h ? 16 : 32);
+            if (x.kind == ISA_OPD_IMM)
+                x.imm ^= h ? 0x8000u : 0x80000000u;
+            else
+                x.flags ^= ISA_OPD_NEG;
+            IsaInst *in = lang_cg_emit(cg, h ? ISA_OP_FMOV16 : ISA_OP_FMOV32);
+            in->opd[0] = minus;
+            in->opd[1] = x;
+            r.c[k] = cg_select(cg, neg, a[0].c[k], minus, h ? 16 : 32);
+        }
+        return r;
+    }
+    IsaOperand d = dot_strided(cg, s, a[1].c, 1, a[0].c, 1, n); /* dot(N, I) */
+    if (b == LANG_BI_REFLECT) {
+        IsaOperand t = op(cg, s, LND_MUL, h ? lang_cg_imm_f16(0x4000) : lang_cg_imm_f32(2.0f), d);
+        for (int k = 0; k < n; k++)
+            r.c[k] = op(cg, s, LND_SUB, a[0].c[k], op(cg, s, LND_MUL, t, a[1].c[k]));
+        return r;
+    }
+    IsaOperand eta = a[2].c[0];
+    IsaOperand k2 = op(cg, s, LND_SUB, one, op(cg, s, LND_MUL, d, d));
+    IsaOperand kk = op(cg, s, LND_SUB, one, op(cg, s, LND_MUL, op(cg, s, LND_MUL, eta, eta), k2));
+    IsaOperand root = lang_cg_new_vreg(cg, h ? 16 : 32);
+    if (!lang_cg_math(cg, LANG_BI_SQRT, root, &kk, 1, h, node->fast_math))
+        cg_error(cg, node->tok, "sqrt is not available");
+    IsaOperand coef = op(cg, s, LND_ADD, op(cg, s, LND_MUL, eta, d), root);
+    IsaOperand tir = cg_compare(cg, LND_LT, s, kk, h ? lang_cg_imm_f16(0) : lang_cg_imm_f32(0));
+    for (int k = 0; k < n; k++) {
+        IsaOperand v = op(cg, s, LND_SUB, op(cg, s, LND_MUL, eta, a[0].c[k]),
+                          op(cg, s, LND_MUL, coef, a[1].c[k]));
+        r.c[k] = cg_select(cg, tir, h ? lang_cg_imm_f16(0) : lang_cg_imm_f32(0), v, h ? 16 : 32);
+    }
+    return r;
+}
+
 CgVal cg_linalg_builtin(LangCg *cg, LangNode *node)
 {
     LangBuiltin b = node->builtin;
     LangType *rt = node->type;
     LangNode *an = node->args, *bn = an->next;
+    if (b >= LANG_BI_REFLECT) {
+        CgVal a[3];
+        int na = 0;
+        for (LangNode *x = an; x && na < 3; x = x->next)
+            a[na++] = cg_expr(cg, x);
+        return geometric(cg, node, lang_scalar_of(an->type), a);
+    }
     CgVal x = cg_expr(cg, an), y = bn ? cg_expr(cg, bn) : x;
     LangType *xt = an->type, *yt = bn ? bn->type : xt;
     LangType *s = lang_is_matrix(xt) ? xt->base->base : yt->base->base;

@@ -228,9 +228,19 @@ static LangType *atomic_call(LangParser *p, LangNode **args, int n, LangToken *n
 static LangType *type_call(LangParser *p, LangNode **args, int n, LangToken *name, int id)
 {
     LangType *ty;
-    if (lang_builtin_is_linalg(id))
+    if (id == LANG_BI_TRANSPOSE || id == LANG_BI_DETERMINANT)
         return lang_p_linalg_call(p, args, n, name, id);
     switch (id) {
+    case LANG_BI_REFLECT: case LANG_BI_FACEFORWARD: /* T f(T, T[, T]) */
+        return floatify(p, args, n, name);
+    case LANG_BI_DISTANCE_SQUARED: /* Ts f(T, T) */
+        ty = floatify(p, args, n, name);
+        return ty ? lang_scalar_of(ty) : lang_ty_float;
+    case LANG_BI_REFRACT: /* T refract(T I, T N, Ts eta) */
+        ty = floatify(p, args, 2, name);
+        if (ty)
+            args[2] = lang_p_convert(p, args[2], lang_scalar_of(ty), args[2]->tok);
+        return ty;
     case LANG_BI_FABS: case LANG_BI_FLOOR: case LANG_BI_CEIL: case LANG_BI_TRUNC:
     case LANG_BI_ROUND: case LANG_BI_RINT: case LANG_BI_FRACT: case LANG_BI_SQRT:
     case LANG_BI_RSQRT: case LANG_BI_EXP: case LANG_BI_EXP2: case LANG_BI_EXP10:
