@@ -216,6 +216,10 @@ LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode *
 LangNode *lang_p_cond(LangParser *p);       /* conditional-expression (constant contexts) */
 LangNode *lang_p_additive(LangParser *p);   /* additive-expression (template arguments) */
 LangNode *lang_p_convert(LangParser *p, LangNode *node, LangType *ty, LangToken *tok);
+/* `lhs op rhs` with nullptr as an operand and no pointer: nullptr == nullptr folded, any
+ * other use an error (nullptr is no number); NULL when it is not such an expression. */
+LangNode *lang_p_nullptr_binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNode *rhs,
+                                LangToken *tok);
 LangNode *lang_p_to_bool(LangParser *p, LangNode *node);
 LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval);
 bool lang_p_is_lvalue(const LangNode *node);

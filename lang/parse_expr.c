@@ -79,7 +79,7 @@ static LangNode *binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNod
             return user;
     }
     LangNode *m = lang_p_matrix_binary(p, kind, lhs, rhs, tok);
-    if (m)
+    if (m || (m = lang_p_nullptr_binary(p, kind, lhs, rhs, tok)) != NULL)
         return m;
     LangNode *node = lang_p_new_node(p, kind, tok);
     LangType *lt = lhs->type, *rt = rhs->type;

@@ -395,12 +395,32 @@ LangNode *lang_p_broadcast(LangParser *p, LangNode *scalar, LangType *vec, LangT
     return c;
 }
 
+LangNode *lang_p_nullptr_binary(LangParser *p, LangNodeKind kind, LangNode *lhs, LangNode *rhs,
+                                LangToken *tok)
+{
+    LangTypeKind lk = lhs->type->kind, rk = rhs->type->kind;
+    if ((!lhs->is_nullptr && !rhs->is_nullptr) || lk == LTY_POINTER || rk == LTY_POINTER ||
+        lk == LTY_ARRAY || rk == LTY_ARRAY) /* p == nullptr: a pointer comparison */
+        return NULL;
+    if (lhs->is_nullptr && rhs->is_nullptr && (kind == LND_EQ || kind == LND_NE))
+        return lang_p_num(p, tok, lang_ty_bool, kind == LND_EQ, 0);
+    lang_error_soft(p->ctx, tok, "nullptr is a null pointer, not a number: arithmetic on it is "
+                    "not allowed (compare a pointer with it, `p == nullptr`, or convert it to "
+                    "a device or constant pointer)");
+    return lang_p_num(p, tok, lang_ty_int, 0, 0);
+}
+
 /* Implicit (explicit = false) or explicit conversion of node to ty; errors at tok. */
 LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *tok,
                          bool explicit)
 {
     LangType *from = node->type;
     ty = unqual(p, ty);
+    if (node->is_nullptr && ty->kind != LTY_POINTER) { /* nullptr's own type is no integer */
+        lang_error_soft(p->ctx, tok, "cannot convert nullptr to '%s' (it is a null pointer, not "
+                        "a number)", lang_type_name(p->ctx, ty));
+        return lang_p_num(p, tok, lang_is_scalar(ty) ? ty : lang_ty_int, 0, 0);
+    }
     if (lang_same_type(from, ty)) {
         if (from->kind == LTY_POINTER && from->base->is_const && !ty->base->is_const &&
             !explicit)
@@ -421,8 +441,6 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
                             "and constant pointers can be null)", space_name(ty->space));
         return lang_p_num(p, tok, ty, 0, 0);
     }
-    if (node->is_nullptr)
-        lang_error_soft(p->ctx, tok, "cannot convert nullptr to '%s'", lang_type_name(p->ctx, ty));
     if (lang_is_scalar(from) && lang_is_scalar(ty))
         return lang_p_new_cast(p, node, ty, tok);
     if (lang_is_scalar(from) && ty->kind == LTY_VECTOR)

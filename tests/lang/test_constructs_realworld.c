@@ -161,6 +161,44 @@ static void test_nullptr(void **state)
                     NULL, "cannot convert nullptr to 'float'");
 }
 
+/* nullptr is a pointer, not the integer 0: arithmetic on it is refused, and so is its
+ * conversion to an integer (even to ulong, the type it is carried in); two nullptrs compare. */
+static void test_nullptr_not_a_number(void **state)
+{
+    (void)state;
+    static const struct { const char *expr, *want; } cases[] = {
+        {"nullptr + 1", "nullptr is a null pointer, not a number"},
+        {"1 - nullptr", "nullptr is a null pointer, not a number"},
+        {"nullptr * 2", "nullptr is a null pointer, not a number"},
+        {"nullptr < nullptr", "nullptr is a null pointer, not a number"},
+        {"nullptr == 0", "nullptr is a null pointer, not a number"},
+        {"-nullptr", "cannot convert nullptr to 'ulong' (it is a null pointer, not a number)"},
+        {"~nullptr", "cannot convert nullptr to 'ulong'"},
+        {"+nullptr", "cannot convert nullptr to 'ulong'"},
+        {"(ulong)nullptr", "cannot convert nullptr to 'ulong'"},
+        {"ulong(nullptr)", "cannot convert nullptr to 'ulong'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char src[256];
+        snprintf(src, sizeof src, "kernel void k(device ulong *o [[buffer(0)]]) {\n"
+                 "  o[0] = %s;\n}\n", cases[i].expr);
+        ch_expect_error(src, NULL, cases[i].want);
+    }
+    ch_expect_error("kernel void k(device ulong *o [[buffer(0)]]) { o[0] += nullptr; }", NULL,
+                    "nullptr is a null pointer, not a number");
+    ch_expect_error("kernel void k(device ulong *o [[buffer(0)]]) { ulong u = nullptr; o[0] = u; }",
+                    NULL, "cannot convert nullptr to 'ulong'");
+    Harness h;
+    ch_init(&h, "kernel void k(device int *o [[buffer(0)]]) {\n"
+                "  o[0] = nullptr == nullptr;\n  o[1] = nullptr != nullptr;\n}\n", NULL);
+    int32_t *o = ch_buf(&h, 0, 8);
+    o[0] = o[1] = 7;
+    ch_run(&h, 1, 1);
+    CH_IEQ(o[0], 1, 0);
+    CH_IEQ(o[1], 0, 1);
+    h_free(&h);
+}
+
 /* ---- reinterpret_cast --------------------------------------------------------------------- */
 
 static void test_reinterpret_cast(void **state)
@@ -252,6 +290,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_function_constant_arguments),
         cmocka_unit_test(test_nullptr),
+        cmocka_unit_test(test_nullptr_not_a_number),
         cmocka_unit_test(test_reinterpret_cast),
         cmocka_unit_test(test_static_assert),
         cmocka_unit_test(test_host_name_concatenation),
