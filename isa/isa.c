@@ -107,6 +107,11 @@ void isa_program_free(IsaProgram *p)
         free(p->vars[i].type_name);
     }
     free(p->vars);
+    for (uint32_t i = 0; i < p->num_gone; i++) {
+        free(p->gone[i].name);
+        free(p->gone[i].type_name);
+    }
+    free(p->gone);
     for (uint32_t i = 0; i < p->num_symbols; i++) {
         free(p->symbols[i].name);
         free(p->symbols[i].type_name);

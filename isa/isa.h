@@ -308,6 +308,14 @@ typedef struct IsaVarLoc {
     uint16_t index;
 } IsaVarLoc;
 
+/* A variable (or a part of one: `p.b`, `v.y`) the compiler removed every instruction of as
+ * dead code: no register holds it anywhere, and the debugger prints it as optimized out
+ * (gdb's <optimized out>) rather than a register that holds something else. */
+typedef struct IsaGoneVar {
+    char *name;
+    char *type_name;
+} IsaGoneVar;
+
 /* A named block of threadgroup or thread memory (a `threadgroup float shared[256]` in a
  * kernel body), so checkers can say `shared[10]` rather than a byte offset; or of the
  * program's constant data (a program-scope `constant float tab[4] = {...}`: ISA_SYM_CONSTANT),
@@ -383,6 +391,8 @@ typedef struct IsaProgram {
     IsaSourceLoc *locs;     /* one per instruction; may be NULL */
     IsaVarLoc *vars;
     uint32_t num_vars;
+    IsaGoneVar *gone;       /* variables optimized out; may be empty */
+    uint32_t num_gone;
     IsaSymbol *symbols;     /* named threadgroup/thread memory blocks and constant data
                              * blocks (these are not debug info: a launch needs them) */
     uint32_t num_symbols;

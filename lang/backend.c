@@ -3,7 +3,8 @@
  * to an IsaProgram. In order:
  *
  *   0. clean up what codegen leaves in loops (opt.c): reuse constant loads, fold trivial
- *      arithmetic, coalesce copies through temporaries;
+ *      arithmetic, coalesce copies through temporaries; then remove dead code (dce.c):
+ *      instructions without side effects whose results nothing reads;
  *   1. drop optional jmp_exec_none skips whose skipped code is too cheap to be worth a
  *      branch (Mesa's agx_opt_jmp_none rule);
  *   2. issue device loads early: within a straight-line run each ld_dev moves up as far as
@@ -590,8 +591,9 @@ static const LangType *leaf_type(const LangType *ty, uint32_t k)
     }
 }
 
-/* One IsaVarLoc per allocated vreg that holds a source variable, over its live range. */
-static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
+/* One IsaVarLoc per allocated vreg that holds a source variable, over its live range; an
+ * IsaGoneVar per such vreg dead-code elimination took every instruction of (gone). */
+static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra, const bool *gone,
                          const uint32_t *pos_first, const uint32_t *pos_end, IsaProgram *prog)
 {
     VarRef *refs = lang_alloc(ctx, (ir->num_vregs + 1) * sizeof *refs);
@@ -602,6 +604,7 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
     if (n)
         qsort(refs, n, sizeof *refs, cmp_varref);
     prog->vars = util_calloc(n ? n : 1, sizeof *prog->vars);
+    prog->gone = util_calloc(n ? n : 1, sizeof *prog->gone);
     for (uint32_t i = 0, first = 0, total = 0; i < n; i++) {
         if (i == 0 || refs[i].var != refs[i - 1].var) {
             first = i;
@@ -610,7 +613,7 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
         }
         uint32_t ord = i - first;
         uint32_t v = refs[i].vreg;
-        if (ra->half[v] < 0 || ra->start[v] < 0)
+        if (!gone[v] && (ra->half[v] < 0 || ra->start[v] < 0))
             continue;
         const LangVar *var = ir->vregs[v].var;
         const LangType *ty = var->type;
@@ -627,6 +630,12 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
         } else if (total > 1 && ty && (ty->kind == LTY_ARRAY || ty->kind == LTY_STRUCT)) {
             snprintf(name, sizeof name, "%s[%u]", var->name, ord);
         }
+        const char *type_name = !elem ? "?" : elem->name ? elem->name
+                                                : lang_type_name(ctx, elem); /* pointers */
+        if (gone[v]) {
+            prog->gone[prog->num_gone++] = (IsaGoneVar){util_strdup(name), util_strdup(type_name)};
+            continue;
+        }
         uint32_t b = pos_first[ra->start[v]], e = pos_end[ra->end[v]];
         IsaVarLoc *loc = &prog->vars[prog->num_vars];
         loc->pc_begin = pc_at(prog, b);
@@ -637,8 +646,7 @@ static void add_var_locs(LangCtx *ctx, const LangIr *ir, const LangRegAlloc *ra,
         loc->kind = w == 16 ? ISA_OPD_R16 : w == 64 ? ISA_OPD_R64 : ISA_OPD_R32;
         loc->index = (uint16_t)(w == 16 ? ra->half[v] : ra->half[v] / 2);
         loc->name = util_strdup(name);
-        loc->type_name = util_strdup(!elem ? "?" : elem->name ? elem->name
-                                               : lang_type_name(ctx, elem)); /* pointers */
+        loc->type_name = util_strdup(type_name);
         prog->num_vars++;
     }
 }
@@ -711,8 +719,8 @@ static uint32_t regs_used(const Emit *e)
 }
 
 static IsaProgram *build_program(LangCtx *ctx, const LangIr *ir, const Emit *e,
-                                 const LangRegAlloc *ra, const uint32_t *pos_first,
-                                 const uint32_t *pos_end)
+                                 const LangRegAlloc *ra, const bool *gone,
+                                 const uint32_t *pos_first, const uint32_t *pos_end)
 {
     IsaProgram *p = isa_program_new();
     for (uint32_t i = 0; i < e->count; i++)
@@ -760,7 +768,7 @@ static IsaProgram *build_program(LangCtx *ctx, const LangIr *ir, const Emit *e,
         isa_program_free(p);
         lang_be_error(ctx, NULL, "internal compiler error: %s", err.message);
     }
-    add_var_locs(ctx, ir, ra, pos_first, pos_end, p);
+    add_var_locs(ctx, ir, ra, gone, pos_first, pos_end, p);
     return p;
 }
 
@@ -772,6 +780,8 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
     if (n)
         memcpy(w, ir->insts, n * sizeof *w);
     n = lang_opt(ctx, ir, w, n);
+    bool *gone = lang_alloc(ctx, ir->num_vregs + 1);
+    n = lang_dce(ctx, ir, w, n, gone);
     n = prune_skips(ctx, ir, w, n);
     hoist_loads(ir, w, n);
     LangRegAlloc ra;
@@ -868,7 +878,7 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
         for (int k = 0; k < ISA_MAX_OPERANDS; k++)
             if (e.code[i].opd[k].kind == ISA_OPD_LABEL)
                 e.code[i].opd[k].index = (uint16_t)label_index[e.code[i].opd[k].index];
-    IsaProgram *prog = build_program(ctx, ir, &e, &ra, pos_first, pos_end);
+    IsaProgram *prog = build_program(ctx, ir, &e, &ra, gone, pos_first, pos_end);
     attach_undefs(&undefs, prog);
     for (uint32_t i = 0, k = 0; i < prog->num_symbols && k < num_thread; i++)
         if (prog->symbols[i].space == ISA_SYM_THREAD) {

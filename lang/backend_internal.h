@@ -1,7 +1,7 @@
 /*
  * backend_internal.h — what backend.c and regalloc.c share: which operands of an IR
  * instruction name virtual registers (and how many consecutive ones a memory op's data
- * covers), the clean-up passes of opt.c, and the register allocator's answer for every vreg.
+ * covers), the clean-up passes of opt.c and dce.c, and the register allocator's answer for every vreg.
  *
  * IR conventions the backend relies on beyond lang_internal.h:
  *   - The data operand of a memory op with .xN names its first vreg; the others are the next
@@ -39,6 +39,12 @@ _Noreturn void lang_be_error(LangCtx *ctx, const IsaSourceLoc *loc, const char *
  * working copy insts[0..count) of ir's instructions, before register allocation; returns
  * the new count. Results are unchanged for every lane. */
 uint32_t lang_opt(LangCtx *ctx, const LangIr *ir, LangIrInst *insts, uint32_t count);
+
+/* Dead-code elimination (dce.c) on insts[0..count), after lang_opt: removes instructions
+ * without side effects whose results nothing kept reads; returns the new count. When gone
+ * is given (ir->num_vregs entries), gone[v] is set for each vreg that lost every reference
+ * (a marker's aside): a variable's part the debugger shows as optimized out. */
+uint32_t lang_dce(LangCtx *ctx, const LangIr *ir, LangIrInst *insts, uint32_t count, bool *gone);
 
 enum { LANG_RA_SCRATCH_REG = 120 }; /* r120..r127 hold spilled values around their uses */
 

@@ -6,7 +6,8 @@
  *                          LangFunction; every semantic error is reported here
  *   codegen*.c             one kernel's AST -> LangIr: ISA instructions on virtual registers,
  *                          structured control flow already lowered to Apple's exec-mask ops
- *   backend.c, regalloc.c  LangIr -> IsaProgram: labels, load scheduling and waits,
+ *   backend.c, opt.c,      LangIr -> IsaProgram: clean-ups, dead-code elimination,
+ *   dce.c, regalloc.c      labels, load scheduling and waits,
  *                          jmp_exec_none, register allocation (halves, pairs), debug info
  *   compile.c              drives the stages (lang.h)
  *

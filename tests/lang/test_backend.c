@@ -52,10 +52,11 @@ static void test_wait_before_overwrite(void **state)
     uint32_t tid = vreg(f, 32), x = vreg(f, 32);
     ins(f, ISA_OP_GET_SR, R32(tid), SR(ISA_SR_THREAD_POSITION_IN_GRID_X), NO(), NO(), NO());
     mem(f, ISA_OP_LD_DEV, ISA_FMT_B32, 1, R32(x), U64(0), R32(tid));
-    ins(f, ISA_OP_MOV, R32(x), IMM(7), NO(), NO(), NO());
+    /* the low half only: the store reads the loaded high half, so the load is not dead */
+    ins(f, ISA_OP_MOV16, R16(x), IMM(7), NO(), NO(), NO());
     mem(f, ISA_OP_ST_DEV, ISA_FMT_B32, 1, R32(x), U64(0), R32(tid));
     IsaProgram *p = backend_ok(f);
-    int mov = find_op(p, ISA_OP_MOV, 0);
+    int mov = find_op(p, ISA_OP_MOV16, 0);
     assert_true(mov > 0);
     assert_int_equal(p->code[mov - 1].op, ISA_OP_WAIT);
     assert_int_equal(count_op(p, ISA_OP_WAIT), 1);
@@ -82,7 +83,13 @@ static void test_waits_at_barrier_label_stop(void **state)
     ins(f, ISA_OP_POP_EXEC, NUM(1), NO(), NO(), NO(), NO());
     ins(f, ISA_OP_IADD, R32(c), R32(a), R32(b), NO(), NO());
     mem(f, ISA_OP_ST_DEV, ISA_FMT_B32, 1, R32(c), U64(0), R32(t));
-    mem(f, ISA_OP_LD_DEV, ISA_FMT_B32, 1, R32(d), U64(0), IMM(2)); /* never read */
+    /* d is read only past the stop (a live load: dead-code elimination keeps it) */
+    int past = new_label(f);
+    mem(f, ISA_OP_LD_DEV, ISA_FMT_B32, 1, R32(d), U64(0), IMM(2));
+    ins(f, ISA_OP_JMP_EXEC_NONE, LBL(past), NO(), NO(), NO(), NO());
+    ins(f, ISA_OP_STOP, NO(), NO(), NO(), NO(), NO());
+    def_label(f, past);
+    mem(f, ISA_OP_ST_DEV, ISA_FMT_B32, 1, R32(d), U64(0), IMM(3));
     IsaProgram *p = backend_ok(f);
     int bar = find_op(p, ISA_OP_BARRIER, 0);
     assert_true(bar > 0);
@@ -93,10 +100,12 @@ static void test_waits_at_barrier_label_stop(void **state)
     assert_int_equal(p->code[target].op, ISA_OP_WAIT);       /* the label waits ... */
     assert_int_equal(p->code[target + 1].op, ISA_OP_POP_EXEC);
     assert_int_equal(p->code[j].opd[0].imm, p->code[target].pc);
-    int last = (int)p->count - 1;
-    assert_int_equal(p->code[last].op, ISA_OP_STOP);
-    assert_int_equal(p->code[last - 1].op, ISA_OP_WAIT);       /* ... and so does stop */
-    assert_int_equal(count_op(p, ISA_OP_WAIT), 3);
+    int stop = find_op(p, ISA_OP_STOP, 0);
+    assert_true(stop > 0);
+    assert_int_equal(p->code[stop - 1].op, ISA_OP_WAIT);       /* ... and so does stop */
+    assert_int_equal(p->code[stop + 1].op, ISA_OP_WAIT);       /* (and the label past it) */
+    assert_int_equal(p->code[stop + 2].op, ISA_OP_ST_DEV);
+    assert_int_equal(count_op(p, ISA_OP_WAIT), 4);
     isa_program_free(p);
     fx_free(f);
 }
@@ -232,6 +241,7 @@ static int load_position(int blocker)
     ins(f, ISA_OP_IADD, R32(y), R32(y), IMM(1), NO(), NO());
     mem(f, ISA_OP_LD_DEV, ISA_FMT_B32, 1, R32(x), U64(0), R32(tid));
     mem(f, ISA_OP_ST_DEV, ISA_FMT_B32, 1, R32(x), U64(0), R32(y));
+    mem(f, ISA_OP_ST_DEV, ISA_FMT_B32, 1, R32(t), U64(0), IMM(5)); /* t is not dead code */
     IsaProgram *p = backend_ok(f);
     int pos = find_op(p, ISA_OP_LD_DEV, 0);
     isa_program_free(p);
@@ -269,6 +279,7 @@ static IsaProgram *skip_program(Fx *f, int tg_loads, int alus, bool optional)
         ins(f, ISA_OP_IADD, R32(t), R32(t), IMM(1), NO(), NO());
     def_label(f, skip);
     ins(f, ISA_OP_POP_EXEC, NUM(1), NO(), NO(), NO(), NO());
+    mem(f, ISA_OP_ST_TG, ISA_FMT_B32, 1, R32(t), IMM(0), IMM(0)); /* the body is not dead */
     return backend_ok(f);
 }
 

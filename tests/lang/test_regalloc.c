@@ -131,11 +131,15 @@ static void test_random_straight_line_no_interference(void **state)
             width[i] = (rng >> 28) % 3 == 0 ? 16 : (rng >> 28) % 3 == 1 ? 32 : 64;
             v[i] = vreg(f, width[i]);
         }
-        /* define all, then random ops among same-width values */
+        /* define all, then random ops among same-width values; each value is stored as
+         * soon as it is made, so that dead-code elimination keeps every instruction */
         for (int i = 0; i < NV; i++) {
             IsaOpcode op = width[i] == 16 ? ISA_OP_MOV16 : width[i] == 32 ? ISA_OP_MOV : ISA_OP_MOV64;
             IsaOperand d = width[i] == 16 ? R16(v[i]) : width[i] == 32 ? R32(v[i]) : R64(v[i]);
+            IsaMemFormat fmt = width[i] == 16 ? ISA_FMT_H16 : ISA_FMT_B32;
+            int elems = width[i] == 64 ? 2 : 1;
             ins(f, op, d, IMM((uint64_t)i), NO(), NO(), NO());
+            mem(f, ISA_OP_ST_TG, fmt, elems, d, IMM(0), IMM(0));
             for (int k = 0; k < 2 && i > 4; k++) {
                 rng = rng * 1664525u + 1013904223u;
                 int a = (int)((rng >> 8) % (uint32_t)i), b = (int)((rng >> 16) % (uint32_t)i);
@@ -147,6 +151,7 @@ static void test_random_straight_line_no_interference(void **state)
                     ins(f, ISA_OP_IADD, R32(v[i]), R32(v[a]), R32(v[b]), NO(), NO());
                 else
                     ins(f, ISA_OP_IADD64, R64(v[i]), R64(v[a]), R64(v[b]), NO(), NO());
+                mem(f, ISA_OP_ST_TG, fmt, elems, d, IMM(0), IMM(0));
             }
         }
         IsaProgram *p = backend_ok(f);
