@@ -497,6 +497,18 @@ static bool is_index_path(const char *what)
     return n >= 2 && !*p;
 }
 
+/* Whether the variable (part) `var` is what `print WHAT` asks for: `v` matches v itself and
+ * its parts v.x, v[1]; with an index (`acc[1]`), acc[1] itself or its parts acc[1][0]. */
+static bool part_of_name(const char *var, const char *name, const char *what, bool indexed)
+{
+    size_t len = strlen(name);
+    if (strncmp(var, name, len) != 0 || (var[len] && var[len] != '.' && var[len] != '['))
+        return false;
+    size_t wl = strlen(what);
+    return !indexed || (strncmp(var, what, wl) == 0 &&
+                        (!var[wl] || var[wl] == '[' || var[wl] == '.'));
+}
+
 bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
 {
     char name[128];
@@ -545,16 +557,9 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
     }
     const IsaVarLoc *live[256];
     uint32_t n = ui_dbg_live_vars(dbg, live, 256), found = 0;
-    size_t len = strlen(name);
     for (uint32_t i = 0; i < n; i++) {
         const IsaVarLoc *v = live[i];
-        /* `v` matches v itself and its parts v.x, v[1] */
-        if (strncmp(v->name, name, len) != 0 || (v->name[len] && v->name[len] != '.' &&
-                                                  v->name[len] != '['))
-            continue;
-        size_t wl = strlen(what); /* `acc[1]`: acc[1] itself, or its parts acc[1][0], ... */
-        if ((index >= 0 || path) && (strncmp(v->name, what, wl) != 0 ||
-                                     (v->name[wl] && v->name[wl] != '[' && v->name[wl] != '.')))
+        if (!part_of_name(v->name, name, what, index >= 0 || path))
             continue;
         char reg_name[16];
         if (v->kind == ISA_OPD_R16)
@@ -566,6 +571,22 @@ bool ui_dbg_print(const UiDbg *dbg, const char *what, UiDbgText *out)
         print_lanes(dbg, v->kind, v->index, v->type_name, out);
         if (v->kind == ISA_OPD_R64 && v->type_name && strncmp(v->type_name, "simdgroup_", 10) == 0)
             print_matrix(dbg, v->index, out);
+        found++;
+    }
+    /* the parts no register holds anywhere, because the compiler removed every instruction
+     * that computed them (unless a live part has the same name) */
+    for (uint32_t i = 0; i < p->num_gone; i++) {
+        const IsaGoneVar *g = &p->gone[i];
+        if (!part_of_name(g->name, name, what, index >= 0 || path))
+            continue;
+        bool shown = false;
+        for (uint32_t k = 0; k < n && !shown; k++)
+            shown = !strcmp(live[k]->name, g->name);
+        for (uint32_t k = 0; k < i && !shown; k++) /* a helper's local and the caller's */
+            shown = !strcmp(p->gone[k].name, g->name);
+        if (shown)
+            continue;
+        ui_dbg_text_add(out, "%s (%s): optimized out", g->name, g->type_name);
         found++;
     }
     if (found)

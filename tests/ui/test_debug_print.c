@@ -2,9 +2,9 @@
  * test_debug_print.c — what `lockstep debug` shows of values, through --script: watchpoints
  * (the thread and the value of each store to a watched element), SIMD-group matrices (each
  * lane's two elements and the 8 x 8 matrix the lanes hold), and the parts of arrays and
- * structs by their paths (`acc[1][0]`, `p.pos.y`). Expected values come from the
- * independent references' .npy files and from the kernels, worked out here. The tests run
- * from the repository root and use $LOCKSTEP.
+ * structs by their paths (`acc[1][0]`, `p.pos.y`), and variables the compiler optimized out
+ * (dead code). Expected values come from the independent references' .npy files and from
+ * the kernels, worked out here. The tests run from the repository root and use $LOCKSTEP.
  */
 #include <math.h>
 
@@ -257,6 +257,46 @@ static void test_tensor_paths(void **state)
     free(out);
 }
 
+/* Variables whose instructions the compiler removed as dead code print as optimized out
+ * (not the contents of a register that now holds something else); the live part of the same
+ * struct prints its values (p.a = 2i). */
+static void test_optimized_out(void **state)
+{
+    (void)state;
+    TempKernel k;
+    temp_kernel(&k, "d.metal",
+                "struct P { float a; float b; };\n"
+                "P make(float x) { P p; p.a = x * 2.0f; p.b = sqrt(x) + exp(x); return p; }\n"
+                "kernel void k(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                "    uint unused = i * 7u + 3u;\n"
+                "    P p = make(float(i));\n"
+                "    out[i] = p.a;\n"
+                "}\n",
+                "kernel: d.metal\ngrid: [32]\nthreadgroup: [32]\nargs:\n  out: {count: 32}\n");
+    char *out;
+    int status = debug(k.manifest, "", "break 6\ncontinue\nprint unused\nprint p\nprint p.b\n"
+                       "print i\n", &out);
+    temp_kernel_remove(&k);
+    assert_int_equal(status, 0);
+    char *s = said(out, "print unused", 0);
+    expect_in(s, "unused (uint): optimized out\n", out);
+    free(s);
+    s = said(out, "print p", 0);
+    expect_in(s, "p.a (float, r", out);
+    expect_in(s, "  lanes  0-7 : 0 2 4 6 8 10 12 14\n", out);
+    expect_in(s, "p.b (float): optimized out\n", out);
+    assert_null(strstr(s, "p.b (float, r"));
+    free(s);
+    s = said(out, "print p.b", 0);
+    expect_in(s, "p.b (float): optimized out\n", out);
+    assert_null(strstr(s, "p.a"));
+    free(s);
+    s = said(out, "print i", 0);
+    expect_in(s, "  lanes  8-15: 8 9 10 11 12 13 14 15\n", out);
+    free(s);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_matrix_print),
         cmocka_unit_test(test_struct_paths),
         cmocka_unit_test(test_tensor_paths),
+        cmocka_unit_test(test_optimized_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
