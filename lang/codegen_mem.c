@@ -551,6 +551,16 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
         return lv;
     }
     default:
+        if (node->type->kind == LTY_STRUCT) {
+            /* a temporary (`Acc(x).result()`): the object a member function runs on, in
+             * registers of its own that die with the call */
+            CgVal v = cg_expr(cg, node);
+            CgVal t = cg_val_fresh(cg, node->type);
+            cg_copy_into(cg, t.c, node->type, v);
+            CgLval *lv = new_lval(cg, LV_REG, node->type);
+            lv->regs = t.c;
+            return lv;
+        }
         cg_error(cg, node->tok, "expected an assignable value");
     }
 }

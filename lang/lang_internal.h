@@ -172,6 +172,8 @@ struct LangMember {
     LangType *type;
     LangToken *tok;
     int offset;
+    LangToken *init_tok;    /* a default member initializer (`float sum = 0;`): its first
+                             * token, parsed by each constructor that leaves the member */
 };
 
 /* Metal 4 tensor operations (parse_tensor.c): the types are structs (so locals, copies and
@@ -217,6 +219,10 @@ struct LangType {
     int num_params;
     LangTensor *tensor;     /* Metal 4 tensor types (structs): what they are */
     uint8_t vote;           /* LangVote: simd_vote and quad_vote (structs of their bits) */
+    struct LangClass *cls;  /* a user struct's member functions and static members (parse.h;
+                             * NULL for a plain struct); shared by its const copies */
+    LangType *twin;         /* a struct's other-const version: made once (lang_qualified), so
+                             * one made while the struct is incomplete is completed with it */
 };
 
 /* simd_vote (a ulong: bit i for lane i) and quad_vote (a uint: bits 0-3), parse_vote.c */

@@ -28,6 +28,8 @@
 #define LANG_P_MAX_DEPTH 256
 
 typedef struct LangTemplate LangTemplate;
+typedef struct LangClass LangClass;
+typedef struct LangMethod LangMethod;
 
 /* One name visible in a scope. */
 typedef struct LangSym {
@@ -41,6 +43,9 @@ typedef struct LangSym {
     bool is_enum_const;    /* an enumerator, or a value template parameter */
     int64_t enum_value;
     LangType *const_type;  /* is_enum_const: its type (NULL: int) */
+    LangClass *member_of;  /* in a class's scope: a data member (member) or, with member
+                            * NULL, the name of member functions */
+    LangMember *member;
 } LangSym;
 
 typedef struct LangScope {
@@ -75,6 +80,36 @@ typedef struct LangInstance {
     LangFunction *func;
     bool decl_only;        /* parse the declaration only (overload.c's candidates) */
 } LangInstance;
+
+/* A member function of a struct (parse_struct.c): an ordinary function named "Acc::add"
+ * whose first parameter, unless it is static, is `this`, a pointer to the object in the
+ * address space the function is qualified with (thread unless it says device, threadgroup
+ * or constant). A constructor is a function that returns the object it builds. */
+struct LangMethod {
+    LangMethod *next;
+    LangClass *cls;
+    LangToken *name_tok;
+    LangFunction *func;
+    bool is_static, is_const, is_ctor;
+    LangAddrSpace this_space;
+    LangVar *this_var;     /* the `this` parameter; a constructor's object being built */
+    LangScope *params;     /* the scope of its parameters, for parsing the body */
+    LangToken *body;       /* the ":" of a constructor's initializers or the body's "{" */
+};
+
+/* What a user struct has beyond its data: member functions, and the scope its members,
+ * member functions, static constants and member types are names in (a member function's
+ * body sees them first). */
+struct LangClass {
+    LangType *type;
+    LangToken *name_tok;
+    LangScope *scope;
+    LangMethod *methods;
+    bool has_ctor;         /* a constructor declared: `T x;` and T(...) call one */
+    LangMethod *implicit_ctor; /* no constructor declared, but members to initialize
+                                * (default member initializers, members with
+                                * constructors): what `T x;` and T() run */
+};
 
 typedef struct LangCallEdge {
     struct LangCallEdge *next;
@@ -115,6 +150,7 @@ typedef struct LangParser {
     LangToken *addr_operand; /* where the operand of the unary & being parsed begins */
     LangFnSize *sizes;
     LangType *vote_types[2]; /* simd_vote, quad_vote, made on first use */
+    LangMethod *method;    /* the member function whose body is being parsed, or NULL */
 } LangParser;
 
 typedef struct FnAttrs {
@@ -161,6 +197,50 @@ LangType *lang_p_typename(LangParser *p);            /* a type in an expression 
 void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va);
 /* A function or program-scope variable declaration; inst: a template instance being made. */
 void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst);
+/* A function's body from its "{" (open; the parameters' scope is open): parse_struct.c
+ * wraps a constructor's body between the two halves. */
+void lang_p_body_begin(LangParser *p, LangFunction *f);
+void lang_p_body_end(LangParser *p, LangFunction *f, long nodes_before);
+/* params = "(" ("void" | param ("," param)*)? ")": f's parameters, declared in the current
+ * scope */
+LangVar *lang_p_params(LangParser *p, LangFunction *f);
+void lang_p_add_function(LangParser *p, LangFunction *f); /* to the unit's list */
+
+/* structs with member functions (parse_struct.c: declarations and bodies; parse_method.c:
+ * calls) */
+/* struct-decl, after "struct" or "class"; inst: the type to define (named already), or
+ * NULL */
+LangType *lang_p_struct_decl(LangParser *p, LangType *inst);
+/* `obj.name(...)` (obj a struct value or lvalue) at the "(" */
+LangNode *lang_p_method_call(LangParser *p, LangNode *obj, LangToken *name);
+/* A name the current scope gives a class member (sym->member_of), at the name: `x` as
+ * this->x, `f(...)` as this->f(...). */
+LangNode *lang_p_member_name(LangParser *p, LangSym *sym, LangToken *tok);
+/* `this` inside a member function, or NULL when tok is not `this` */
+LangNode *lang_p_this(LangParser *p, LangToken *tok);
+/* `S::name`, at the name after "::" */
+LangNode *lang_p_static_member(LangParser *p, LangType *ty, LangToken *name);
+/* T(args) or T{args} for a struct with constructors, at the "(" or "{"; NULL if T has
+ * none (an aggregate) */
+LangNode *lang_p_class_construct(LangParser *p, LangType *ty, LangToken *tok);
+/* A local declared `T x;` or an element of one: T's default constructor's call, or NULL
+ * when T has none to run */
+LangNode *lang_p_default_init(LangParser *p, LangType *ty, LangToken *tok);
+/* The values of ty's members from `from` on that an aggregate initializer leaves out, when
+ * one of them has a default initializer or a constructor (NULL otherwise: zeros) */
+LangNode *lang_p_member_defaults(LangParser *p, LangType *ty, LangMember *from, LangToken *tok);
+LangNode *lang_p_var_node(LangParser *p, LangVar *v, LangToken *tok); /* LND_VAR of v */
+/* `return;` in a constructor: the object */
+LangNode *lang_p_ctor_result(LangParser *p, LangToken *tok);
+/* A call argument converted to its parameter's type (a reference binds to an lvalue) */
+LangNode *lang_p_pass_arg(LangParser *p, LangNode *a, LangType *pt, LangToken *at);
+void lang_p_add_local(LangParser *p, LangVar *v);
+/* The saved parser state back after parsing elsewhere (an instance, member function
+ * bodies), keeping what that parsing added to the unit. */
+void lang_p_restore(LangParser *p, const LangParser *saved);
+/* T(args)/T{args} after the type name (parse_expr.c) */
+LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok);
+
 /* templates (parse_template.c): after `template`, a definition or an explicit instantiation */
 void lang_p_template_def(LangParser *p, LangToken *tmpl_tok);
 void lang_p_explicit_instantiation(LangParser *p);

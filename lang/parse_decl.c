@@ -134,7 +134,7 @@ static bool is_space_kw(const LangToken *tok)
 bool lang_p_is_typename(LangParser *p, LangToken *tok)
 {
     static const char *const words[] = {"const", "volatile", "device", "constant", "threadgroup",
-                                        "thread", "struct", "enum", "unsigned", "signed",
+                                        "thread", "struct", "class", "enum", "unsigned", "signed",
                                         "static", "constexpr", "vec", "atomic",
                                         "simdgroup_matrix", "decltype"};
     if (!lang_p_is_name(tok))
@@ -151,84 +151,6 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
         return true;
     return builtin_type(p, tok) || unsupported_type(tok);
-}
-
-// struct-decl = "struct" ident? ("{" (declspec declarator ("," declarator)* ";")* "}")?
-static LangType *struct_decl(LangParser *p)
-{
-    LangToken *name = NULL;
-    if (p->tok->kind == LTK_IDENT) {
-        name = p->tok;
-        lang_p_next(p);
-    }
-    if (!lang_p_is(p->tok, "{")) {
-        if (!name)
-            lang_error_at(p->ctx, p->tok, "expected a struct name or '{'");
-        LangSym *sym = lang_p_lookup(p, name);
-        if (!sym || !sym->type || sym->type->kind != LTY_STRUCT)
-            lang_error_at(p->ctx, name, "unknown struct '%.*s'", name->len, name->loc);
-        return sym->type;
-    }
-    LangToken *open = p->tok;
-    lang_p_next(p);
-    LangType *ty = lang_alloc(p->ctx, sizeof *ty);
-    ty->kind = LTY_STRUCT;
-    ty->name = name ? lang_p_name(p, name) : "(anonymous struct)";
-    LangMember head = {0}, *cur = &head;
-    int offset = 0, align = 1;
-    while (!lang_p_consume(p, "}")) {
-        if (p->tok->kind == LTK_EOF)
-            lang_error_at(p->ctx, open, "unterminated struct");
-        LangAddrSpace space = LAS_THREAD;
-        bool has_space = false;
-        LangToken *at = p->tok;
-        if (!lang_p_is_typename(p, at))
-            lang_error_at(p->ctx, at, "unknown type name '%.*s'", at->len, at->loc);
-        LangType *base = lang_p_declspec(p, &space, &has_space);
-        do {
-            LangToken *mname = NULL;
-            LangType *mt = lang_p_declarator(p, base, space, has_space, &mname);
-            if (!mname)
-                lang_error_at(p->ctx, p->tok, "expected a member name");
-            if (lang_p_is(p->tok, "("))
-                lang_error_at(p->ctx, p->tok, "member functions are not supported yet");
-            if (mt->kind == LTY_VOID || mt->size == 0)
-                lang_error_at(p->ctx, mname, "member '%.*s' has incomplete type", mname->len,
-                              mname->loc);
-            while (lang_p_is(p->tok, "[") && lang_p_is(p->tok->next, "["))
-                for (int depth = 0; ; lang_p_next(p)) { /* member attributes: ignored */
-                    depth += lang_p_is(p->tok, "[") - lang_p_is(p->tok, "]");
-                    if (p->tok->kind == LTK_EOF || (depth == 0 && lang_p_is(p->tok, "]"))) {
-                        lang_p_next(p);
-                        break;
-                    }
-                }
-            for (LangMember *m = head.next; m; m = m->next)
-                if (strlen(m->name) == (size_t)mname->len &&
-                    memcmp(m->name, mname->loc, (size_t)mname->len) == 0)
-                    lang_error_soft(p->ctx, mname, "duplicate member '%s'", m->name);
-            LangMember *m = lang_alloc(p->ctx, sizeof *m);
-            m->name = lang_p_name(p, mname);
-            m->type = mt;
-            m->tok = mname;
-            offset = (offset + mt->align - 1) / mt->align * mt->align;
-            m->offset = offset;
-            if ((int64_t)offset + mt->size > LANG_MAX_OBJECT_BYTES)
-                lang_error_at(p->ctx, mname, "the struct is too large (at most %d MiB)",
-                              LANG_MAX_OBJECT_BYTES >> 20);
-            offset += mt->size;
-            if (mt->align > align)
-                align = mt->align;
-            cur = cur->next = m;
-        } while (lang_p_consume(p, ","));
-        lang_p_expect_semi(p);
-    }
-    ty->members = head.next;
-    ty->align = align;
-    ty->size = (offset + align - 1) / align * align;
-    if (name)
-        lang_p_push_sym(p, name)->type = ty;
-    return ty;
 }
 
 // enum-decl = "enum" ("class" | "struct")? ident? (":" typename)? "{" enumerator-list "}"
@@ -327,7 +249,7 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             continue;
         }
         if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
-            ty = struct_decl(p);
+            ty = lang_p_struct_decl(p, NULL);
             continue;
         }
         if (lang_p_consume(p, "enum")) {
@@ -736,7 +658,7 @@ static void optional_param(LangParser *p, LangFunction *f, LangVar *v, VarAttrs 
 
 // params = "(" ("void" | param ("," param)*)? ")"
 // param = attrs? declspec declarator attrs?
-static LangVar *params(LangParser *p, LangFunction *f)
+LangVar *lang_p_params(LangParser *p, LangFunction *f)
 {
     LangVar head = {0}, *cur = &head;
     lang_p_skip(p, "(");
@@ -809,7 +731,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     if (f->is_kernel && ret->kind != LTY_VOID)
         lang_error_soft(ctx, name, "a kernel function must return void");
     lang_p_enter(p);
-    f->params = params(p, f);
+    f->params = lang_p_params(p, f);
     if (inst && inst->decl_only) { /* a candidate's declaration (overload.c) */
         lang_p_leave(p);
         return f;
@@ -830,11 +752,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
             sym->len = (int)strlen(f->name);
             p->scope = saved;
         }
-        if (p->funcs_tail)
-            p->funcs_tail->next = f;
-        else
-            p->unit->funcs = f;
-        p->funcs_tail = f;
+        lang_p_add_function(p, f);
     }
     if (lang_p_consume(p, ";")) {
         lang_p_leave(p);
@@ -847,22 +765,41 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
                           "supported");
         lang_error_at(ctx, p->tok, "expected '{' or ';' after the parameter list");
     }
+    long nodes_before = p->num_nodes;
+    lang_p_body_begin(p, f);
+    f->body = lang_p_compound(p, open);
+    lang_p_body_end(p, f, nodes_before);
+    lang_p_leave(p);
+    return f;
+}
+
+void lang_p_add_function(LangParser *p, LangFunction *f)
+{
+    if (p->funcs_tail)
+        p->funcs_tail->next = f;
+    else
+        p->unit->funcs = f;
+    p->funcs_tail = f;
+}
+
+void lang_p_body_begin(LangParser *p, LangFunction *f)
+{
     f->is_defined = true;
     p->fn = f;
     p->locals_tail = NULL;
     p->tg_bytes = 0;
     p->loop_depth = p->switch_depth = 0;
-    long nodes_before = p->num_nodes;
-    f->body = lang_p_compound(p, open);
+}
+
+void lang_p_body_end(LangParser *p, LangFunction *f, long nodes_before)
+{
     mark_written(f->body, 0);
-    LangFnSize *size = lang_alloc(ctx, sizeof *size);
+    LangFnSize *size = lang_alloc(p->ctx, sizeof *size);
     *size = (LangFnSize){.next = p->sizes, .fn = f, .nodes = p->num_nodes - nodes_before,
                          .inlined = -1};
     p->sizes = size;
     f->tg_mem_bytes = p->tg_bytes;
     p->fn = NULL;
-    lang_p_leave(p);
-    return f;
 }
 
 /* ---- program-scope variables ---------------------------------------------------------------- */

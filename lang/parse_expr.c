@@ -553,10 +553,15 @@ static LangNode *postfix(LangParser *p)
             if (!lang_p_is_name(name))
                 lang_error_at(p->ctx, name, "expected a member name");
             lang_p_next(p);
-            if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
+            if (lang_p_is(p->tok, "(") && node->type->kind == LTY_STRUCT &&
                 !node->type->tensor && !node->type->vote)
-                lang_error_at(p->ctx, name, "member functions are not supported");
-            node = lang_p_member(p, node, name);
+                node = lang_p_method_call(p, node, name); /* parse_struct.c */
+            else if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
+                     !node->type->tensor && !node->type->vote)
+                lang_error_at(p->ctx, name, "member functions are not supported on '%s'",
+                              lang_type_name(p->ctx, node->type));
+            else
+                node = lang_p_member(p, node, name);
         } else if (lang_p_consume(p, "++")) {
             node = incdec(p, LND_POST_INC, node, tok);
         } else if (lang_p_consume(p, "--")) {
@@ -571,10 +576,13 @@ static LangNode *postfix(LangParser *p)
 
 /* Constructor or functional cast (the type is already parsed):
  * construct = typename ("(" (assign ("," assign)*)? ")" | "{" (assign ("," assign)*)? "}") */
-static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
+LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok)
 {
     if (ty->tensor)
         return lang_p_tensor_construct(p, ty, tok);
+    LangNode *by_ctor = lang_p_class_construct(p, ty, tok); /* parse_struct.c */
+    if (by_ctor)
+        return by_ctor;
     ty = unqual(p, ty);
     if (ty->vote)
         return lang_p_vote_construct(p, ty, tok);
@@ -596,6 +604,8 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
         return lang_p_matrix_construct(p, ty, tok, args, n);
     if (lang_is_matrix(ty))
         return lang_p_matrix_type_construct(p, ty, tok, args, n);
+    if (ty->kind == LTY_STRUCT && n == 1 && lang_same_type(args->type, ty))
+        return args; /* a copy: T(t) */
     if (ty->kind == LTY_STRUCT) {
         LangNode *c = lang_p_new_node(p, LND_CONSTRUCT, tok);
         c->type = ty;
@@ -608,6 +618,9 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
             c2 = c2->next = lang_p_cast(p, a, m->type, a->tok, false);
             c2->next = NULL;
         }
+        c2->next = lang_p_member_defaults(p, ty, m, tok); /* parse_struct.c */
+        for (; c2->next; c2 = c2->next)
+            n++;
         c->args = h2.next;
         c->num_args = n;
         return c;
@@ -654,6 +667,35 @@ static LangNode *construct(LangParser *p, LangType *ty, LangToken *tok)
     return c;
 }
 
+LangNode *lang_p_pass_arg(LangParser *p, LangNode *a, LangType *pt, LangToken *at)
+{
+    if (pt->kind != LTY_POINTER || !pt->is_reference)
+        return lang_p_cast(p, a, pt, at, false);
+    if (pt->base->is_const && pt->space == LAS_THREAD && !lang_p_is_lvalue(a)) {
+        /* a value bound to `thread const T&`: a temporary holds it (C++ [dcl.init.ref]) */
+        LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
+        addr->lhs = lang_p_convert(p, a, unqual(p, pt->base), at);
+        addr->type = pt;
+        addr->temporary = true;
+        return addr;
+    }
+    if (!lang_p_is_lvalue(a) || !lang_same_type(a->type, pt->base) ||
+        lang_p_lvalue_space(a) != pt->space) {
+        lang_error_soft(p->ctx, at, "cannot bind '%s' to a reference parameter of type '%s'",
+                        lang_type_name(p->ctx, a->type), lang_type_name(p->ctx, pt));
+        return a;
+    }
+    if (a->type->is_const && !pt->base->is_const)
+        lang_error_soft(p->ctx, at, "binding a const value to a non-const reference");
+    LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
+    addr->lhs = a;
+    addr->type = pt;
+    LangVar *v = lang_p_root_var(a);
+    if (v)
+        v->address_taken = true;
+    return addr;
+}
+
 // call = ident template-args? "(" (assign ("," assign)*)? ")"   (after the name)
 static LangNode *call(LangParser *p, LangFunction *f, LangToken *tok)
 {
@@ -691,37 +733,7 @@ LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode *
         n++;
         if (!param)
             continue;
-        LangType *pt = param->type;
-        if (pt->kind == LTY_POINTER && pt->is_reference && pt->base->is_const &&
-            pt->space == LAS_THREAD && !lang_p_is_lvalue(a)) {
-            /* a value bound to `thread const T&`: a temporary holds it (C++ [dcl.init.ref]) */
-            LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
-            addr->lhs = lang_p_convert(p, a, unqual(p, pt->base), at);
-            addr->type = pt;
-            addr->temporary = true;
-            a = addr;
-        } else if (pt->kind == LTY_POINTER && pt->is_reference) {
-            if (!lang_p_is_lvalue(a) || !lang_same_type(a->type, pt->base) ||
-                lang_p_lvalue_space(a) != pt->space) {
-                lang_error_soft(p->ctx, at, "cannot bind '%s' to a reference parameter of type "
-                                "'%s'", lang_type_name(p->ctx, a->type),
-                                lang_type_name(p->ctx, pt));
-            } else {
-                if (a->type->is_const && !pt->base->is_const)
-                    lang_error_soft(p->ctx, at, "binding a const value to a non-const "
-                                    "reference");
-                LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
-                addr->lhs = a;
-                addr->type = pt;
-                LangVar *v = lang_p_root_var(a);
-                if (v)
-                    v->address_taken = true;
-                a = addr;
-            }
-        } else {
-            a = lang_p_cast(p, a, pt, at, false);
-        }
-        cur = cur->next = a;
+        cur = cur->next = lang_p_pass_arg(p, a, param->type, at);
         param = param->next;
     }
     if (n != f->num_params)
@@ -923,7 +935,17 @@ static LangNode *primary(LangParser *p)
     LangNode *tensor = lang_p_tensor_primary(p);
     if (tensor)
         return tensor;
+    LangNode *self = lang_p_this(p, tok); /* parse_struct.c */
+    if (self)
+        return self;
     LangSym *sym = lang_p_lookup(p, tok);
+    if (sym && sym->member_of)
+        return lang_p_member_name(p, sym, tok); /* a member inside a member function */
+    if (sym && sym->type && sym->type->cls && lang_p_is(tok->next, "::")) {
+        lang_p_next(p); /* StructName::static_member */
+        lang_p_next(p);
+        return lang_p_static_member(p, sym->type, tok->next->next);
+    }
     if (sym && sym->type && !sym->is_enum_const && lang_p_is(tok->next, "::")) {
         lang_p_next(p); /* EnumName::enumerator */
         lang_p_next(p);
@@ -937,7 +959,7 @@ static LangNode *primary(LangParser *p)
         if (!lang_p_is(p->tok, "(") && !lang_p_is(p->tok, "{"))
             lang_error_at(p->ctx, p->tok, "expected '(' after the type name '%s'",
                           lang_type_name(p->ctx, ty));
-        return construct(p, ty, tok);
+        return lang_p_construct(p, ty, tok);
     }
     lang_p_next(p);
     if (sym && sym->var)

@@ -138,7 +138,7 @@ static bool looks_like_bad_decl(LangParser *p)
            (lang_p_is(n, "=") || lang_p_is(n, ";") || lang_p_is(n, "[") || lang_p_is(n, ","));
 }
 
-static void add_local(LangParser *p, LangVar *v)
+void lang_p_add_local(LangParser *p, LangVar *v)
 {
     if (!p->fn)
         return;
@@ -195,6 +195,9 @@ LangNode *lang_p_initializer(LangParser *p, LangType *ty)
         count++;
     }
     lang_p_skip(p, "}");
+    if (ty->kind == LTY_STRUCT && (cur->next = lang_p_member_defaults(p, ty, mem, start)))
+        for (; cur->next; cur = cur->next)
+            count++; /* default member initializers (parse_struct.c) */
     if (ty->kind == LTY_VECTOR && count != ty->len && count != 1 && count)
         lang_error_soft(p->ctx, start, "a '%s' initializer needs %d elements, not %d",
                         lang_type_name(p->ctx, ty), ty->len, count);
@@ -328,14 +331,21 @@ LangNode *lang_p_local_decl(LangParser *p)
         } else if (lang_p_consume(p, "=")) {
             if (is_tg)
                 lang_error_soft(p->ctx, eq, "threadgroup variables cannot have an initializer");
-            init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));
+            if (!lang_p_is(p->tok, "{") ||
+                !(init = lang_p_class_construct(p, ty, p->tok))) /* `= {a, b}`: a constructor's */
+                init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));
         } else if (lang_p_is(p->tok, "{") ) {
-            init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));
+            if (!(init = lang_p_class_construct(p, ty, p->tok)))
+                init = lang_p_initializer(p, lang_qualified(p->ctx, ty, false));
         } else if (ty->vote && !is_tg) { /* `simd_vote v(m);`, and `simd_vote v;` is 0 */
             LangType *vt = lang_qualified(p->ctx, ty, false);
             init = lang_p_is(p->tok, "(") ? lang_p_vote_construct(p, vt, eq)
                                           : lang_p_vote_cast(p, lang_p_num(p, name, lang_ty_uint, 0,
                                                                            0), vt, name, true);
+        } else if (lang_p_is(p->tok, "(") && !is_tg) { /* `T x(args)`: as `T x = T(args)` */
+            init = lang_p_construct(p, ty, name);
+        } else if (!is_tg && (init = lang_p_default_init(p, ty, name)) != NULL) {
+            /* `T x;` of a struct with a default constructor (or of an array of them) */
         } else if (ty->is_const && !is_tg) {
             lang_error_soft(p->ctx, name, "const variable '%.*s' needs an initializer",
                             name->len, name->loc);
@@ -351,7 +361,7 @@ LangNode *lang_p_local_decl(LangParser *p)
             v->tg_offset = p->tg_bytes;
             p->tg_bytes += ty->size;
         }
-        add_local(p, v);
+        lang_p_add_local(p, v);
         LangNode *d = new_stmt(p, LND_DECL, name);
         d->var = v;
         d->init = init;
@@ -366,6 +376,16 @@ LangNode *lang_p_local_decl(LangParser *p)
     return block;
 }
 
+/* A statement that starts with a type declares; `S::f(x);` (a struct's static member) is
+ * an expression. */
+static bool starts_decl(LangParser *p)
+{
+    if (!lang_p_is_typename(p, p->tok))
+        return false;
+    LangSym *sym = lang_p_is(p->tok->next, "::") ? lang_p_lookup(p, p->tok) : NULL;
+    return !sym || !sym->type || !sym->type->cls;
+}
+
 /* Statements up to the next case label or the end of the switch body. */
 static LangNode *case_body(LangParser *p, LangToken *tok)
 {
@@ -373,7 +393,7 @@ static LangNode *case_body(LangParser *p, LangToken *tok)
     LangNode head = {0}, *cur = &head;
     while (!lang_p_is(p->tok, "case") && !lang_p_is(p->tok, "default") &&
            !lang_p_is(p->tok, "}") && p->tok->kind != LTK_EOF) {
-        LangNode *s = lang_p_is_typename(p, p->tok) ? lang_p_local_decl(p) : stmt(p);
+        LangNode *s = starts_decl(p) ? lang_p_local_decl(p) : stmt(p);
         cur = cur->next = s;
     }
     block->body = head.next;
@@ -468,6 +488,8 @@ static LangNode *stmt_inner(LangParser *p)
                 lang_error_soft(p->ctx, at, "void function should not return a value");
             else
                 node->lhs = lang_p_convert(p, e, lang_qualified(p->ctx, ret, false), at);
+        } else if (p->method && p->method->is_ctor) {
+            node->lhs = lang_p_ctor_result(p, tok); /* the object built so far */
         } else if (ret->kind != LTY_VOID) {
             lang_error_soft(p->ctx, tok, "non-void function should return a value");
         }
@@ -581,7 +603,7 @@ static LangNode *stmt_inner(LangParser *p)
     }
     if (lang_p_consume(p, ";"))
         return new_stmt(p, LND_NULL_STMT, tok);
-    if (lang_p_is_typename(p, p->tok))
+    if (starts_decl(p))
         return lang_p_local_decl(p);
     if (looks_like_bad_decl(p))
         lang_error_at(p->ctx, tok, "unknown type name '%.*s'", tok->len, tok->loc);

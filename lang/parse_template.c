@@ -215,27 +215,6 @@ static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const La
     return true;
 }
 
-/* Back to the parser's state before an instance was parsed, keeping what the instance (and
- * instances it made) added to the unit. */
-static void restore(LangParser *p, const LangParser *saved)
-{
-    LangScope *global = p->global;
-    LangTemplate *templates = p->templates;
-    LangCallEdge *calls = p->calls;
-    LangFnSize *sizes = p->sizes;
-    int next_id = p->next_var_id;
-    LangFunction *tail = p->funcs_tail;
-    LangVar *gtail = p->globals_tail;
-    *p = *saved;
-    p->global = global;
-    p->templates = templates;
-    p->calls = calls;
-    p->sizes = sizes;
-    p->next_var_id = next_id;
-    p->funcs_tail = tail;
-    p->globals_tail = gtail;
-}
-
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
  * program scope with its parameters bound as typedefs (the parser's state is saved around
  * it, since calls instantiate in the middle of another function). */
@@ -259,6 +238,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     bind_params(p, t, args, t->num_params);
     p->tok = t->start;
     p->fn = NULL;
+    p->method = NULL;
     FnAttrs fa = {0};
     lang_p_toplevel(p, &fa, inst);
     if (!inst->func)
@@ -272,8 +252,27 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
                    : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
                                  lang_type_name(p->ctx, args->types[k]));
     inst->func->name = lang_format(p->ctx, "%s>", name);
-    restore(p, &saved);
+    lang_p_restore(p, &saved);
     return inst->func;
+}
+
+void lang_p_restore(LangParser *p, const LangParser *saved)
+{
+    LangScope *global = p->global;
+    LangTemplate *templates = p->templates;
+    LangCallEdge *calls = p->calls;
+    LangFnSize *sizes = p->sizes;
+    int next_id = p->next_var_id;
+    LangFunction *tail = p->funcs_tail;
+    LangVar *gtail = p->globals_tail;
+    *p = *saved;
+    p->global = global;
+    p->templates = templates;
+    p->calls = calls;
+    p->sizes = sizes;
+    p->next_var_id = next_id;
+    p->funcs_tail = tail;
+    p->globals_tail = gtail;
 }
 
 /* The declaration of t's instance for args, for overload resolution: the instance itself
@@ -301,7 +300,7 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
     p->fn = NULL;
     FnAttrs fa = {0};
     lang_p_toplevel(p, &fa, &inst);
-    restore(p, &saved);
+    lang_p_restore(p, &saved);
     lang_errors_restore(p->ctx, errors);
     if (!inst.func)
         lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,

@@ -99,9 +99,15 @@ LangType *lang_qualified(LangCtx *ctx, LangType *ty, bool is_const)
 {
     if (ty->is_const == is_const)
         return ty;
+    if (ty->twin)
+        return ty->twin;
     LangType *copy = lang_alloc(ctx, sizeof *copy);
     *copy = *ty;
     copy->is_const = is_const;
+    if (ty->kind == LTY_STRUCT) { /* `const thread Acc &` inside Acc: see parse_struct.c */
+        copy->twin = ty;
+        ty->twin = copy;
+    }
     return copy;
 }
 
@@ -178,7 +184,7 @@ bool lang_same_type(const LangType *a, const LangType *b)
         if (a->tensor || b->tensor)
             return same_tensor(a, b);
         /* const copies share the member list */
-        return a->members == b->members && a->size == b->size;
+        return a->members == b->members && a->size == b->size && a->cls == b->cls;
     case LTY_FUNC:
         if (!lang_same_type(a->ret, b->ret) || a->num_params != b->num_params)
             return false;

@@ -1,0 +1,275 @@
+/*
+ * test_constructs_struct.c — structs with member functions through the whole compiler:
+ * methods (const, static, `this->`, members named without `this`, methods calling
+ * methods), constructors (initializer lists, bodies, overloads by count and type, `T x;`,
+ * `T x(a)`, `T x = T(a)`, `T{a}`, temporaries), default member initializers, static
+ * constants, methods qualified for device and threadgroup objects and called through
+ * pointers, arrays of objects, and struct templates (type and value parameters, used in a
+ * function template). Kernels run on the simulator against C computed here; the
+ * misuses are refused with messages naming the line.
+ */
+#include "construct_harness.h"
+
+#include <math.h>
+
+/* ---- member functions and constructors -------------------------------------------------- */
+
+#define ACC_STRUCT \
+    "#include <metal_stdlib>\n" \
+    "using namespace metal;\n" \
+    "struct Acc {\n" \
+    "    float sum;\n" \
+    "    float m;\n" \
+    "    Acc() : sum(0), m(-INFINITY) {}\n" \
+    "    Acc(float s) { sum = s; this->m = s; }\n" \
+    "    Acc(int n, float s) : sum(float(n) * s), m(s) {}\n" \
+    "    void add(float x) { sum += x; m = max(m, x); }\n" \
+    "    float result() const { return sum + this->m; }\n" \
+    "    static float twice(float x) { return 2.0f * x; }\n" \
+    "    void add2(float x) { add(x); this->add(twice(x)); }\n" \
+    "    Acc merged(const thread Acc &o) const { Acc r(sum + o.sum); r.m = max(m, o.m); " \
+    "return r; }\n" \
+    "};\n"
+
+static const char *acc_src =
+    ACC_STRUCT
+    "float use(thread Acc &a, float x) { a.add(x); return a.result(); }\n"
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "    Acc a;\n"
+    "    for (int j = 0; j < 4; j++) a.add(in[i * 4 + j]);\n"
+    "    Acc b(1.5f);\n"
+    "    b.add2(in[i * 4]);\n"
+    "    Acc c = Acc(3, 0.5f);\n"
+    "    Acc d{2.0f};\n"
+    "    out[i * 6] = a.result();\n"
+    "    out[i * 6 + 1] = b.result() + Acc::twice(c.sum);\n"
+    "    out[i * 6 + 2] = Acc(in[i * 4 + 1]).result();\n"
+    "    out[i * 6 + 3] = a.merged(b).result();\n"
+    "    out[i * 6 + 4] = use(d, in[i * 4 + 2]);\n"
+    "    thread Acc *p = &c;\n"
+    "    p->add(in[i * 4 + 3]);\n"
+    "    out[i * 6 + 5] = p->result() + c.m;\n"
+    "}\n";
+
+typedef struct { float sum, m; } AccRef;
+static void acc_add(AccRef *a, float x) { a->sum += x; a->m = fmaxf(a->m, x); }
+static float acc_result(const AccRef *a) { return a->sum + a->m; }
+
+static void test_methods_exec(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    Harness h;
+    ch_init(&h, acc_src, NULL);
+    float *in = ch_buf(&h, 0, N * 4 * 4);
+    float *out = ch_buf(&h, 1, N * 6 * 4);
+    for (int i = 0; i < N * 4; i++)
+        in[i] = (float)((i * 37) % 23) * 0.25f - 2.0f;
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        const float *x = in + i * 4;
+        AccRef a = {0.0f, -INFINITY}, b = {1.5f, 1.5f}, c = {3.0f * 0.5f, 0.5f}, d = {2, 2};
+        for (int j = 0; j < 4; j++)
+            acc_add(&a, x[j]);
+        acc_add(&b, x[0]);
+        acc_add(&b, 2.0f * x[0]);
+        CH_FEQ(out[i * 6], acc_result(&a), i);
+        CH_FEQ(out[i * 6 + 1], acc_result(&b) + 2.0f * c.sum, i);
+        CH_FEQ(out[i * 6 + 2], x[1] + x[1], i);
+        AccRef r = {a.sum + b.sum, fmaxf(a.m, b.m)};
+        CH_FEQ(out[i * 6 + 3], acc_result(&r), i);
+        acc_add(&d, x[2]);
+        CH_FEQ(out[i * 6 + 4], acc_result(&d), i);
+        acc_add(&c, x[3]);
+        CH_FEQ(out[i * 6 + 5], acc_result(&c) + c.m, i);
+    }
+    h_free(&h);
+}
+
+/* The object stays in registers (no stack memory), and the listing names the member
+ * functions as Acc::add. */
+static void test_methods_shape(void **state)
+{
+    (void)state;
+    IsaProgram *p = ch_compile(ACC_STRUCT
+        "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+        "              uint i [[thread_position_in_grid]]) {\n"
+        "    Acc a;\n"
+        "    for (int j = 0; j < 4; j++) a.add(in[i * 4 + j]);\n"
+        "    Acc b(1.5f);\n"
+        "    b.add2(in[i]);\n"
+        "    out[i] = a.result() + b.result() + Acc(in[i + 1]).result();\n"
+        "}\n", NULL);
+    CH_EXPECT(p, p->stack_bytes == 0);
+    bool add = false, ctor = false, twice = false;
+    for (uint32_t i = 0; i < p->num_calls; i++) {
+        add |= strcmp(p->calls[i].func, "Acc::add") == 0;
+        ctor |= strcmp(p->calls[i].func, "Acc::Acc") == 0;
+        twice |= strcmp(p->calls[i].func, "Acc::twice") == 0;
+    }
+    CH_EXPECT(p, add && ctor && twice);
+    char *text = isa_disassemble(p, true);
+    CH_EXPECT(p, strstr(text, "(in Acc::add, called at line 12 in Acc::add2, called at line 20)"));
+    free(text);
+    isa_program_free(p);
+}
+
+/* Default member initializers, members whose type has a constructor, static constants,
+ * private parts, and arrays of objects (each element constructed). */
+static const char *init_src =
+    "struct Counter {\n"
+    "    int n = 0;\n"
+    "    float scale{2.0f};\n"
+    "    void tick() { n++; }\n"
+    "};\n"
+    "class Pair {\n"
+    "public:\n"
+    "    static constexpr int K = 3;\n"
+    "    static constant float HALF = 0.5f;\n"
+    "    Pair(int a) : lo(a) { hi.n = a * K; }\n"
+    "    int total() const { return lo.n + hi.n + int(lo.scale * HALF); }\n"
+    "    Counter lo, hi;\n"
+    "private:\n"
+    "    int unused;\n"
+    "};\n"
+    "struct Wrap { Counter c; int get() const { return c.n; } };\n"
+    "kernel void k(device int *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+    "    Counter cs[4];\n"
+    "    for (uint j = 0; j < 4; j++)\n"
+    "        for (uint t = 0; t <= j; t++) cs[j].tick();\n"
+    "    Pair p(int(i));\n"
+    "    p.lo.tick();\n"
+    "    Wrap w;\n"
+    "    w.c.tick();\n"
+    "    out[i * 4] = cs[0].n * 1000 + cs[1].n * 100 + cs[2].n * 10 + cs[3].n;\n"
+    "    out[i * 4 + 1] = p.total() + Pair::K;\n"
+    "    out[i * 4 + 2] = int(cs[3].scale) + w.get();\n"
+    "    out[i * 4 + 3] = Counter().n + Counter{}.n + int(Pair::HALF * 4.0f);\n"
+    "}\n";
+
+static void test_member_initializers(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, init_src, NULL);
+    int32_t *out = ch_buf(&h, 0, 32 * 4 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        CH_IEQ(out[i * 4], 1234, i);
+        CH_IEQ(out[i * 4 + 1], (i + 1) + i * 3 + 1 + 3, i);
+        CH_IEQ(out[i * 4 + 2], 2 + 1, i);
+        CH_IEQ(out[i * 4 + 3], 2, i);
+    }
+    h_free(&h);
+}
+
+/* Member functions on device and threadgroup objects (qualified for them), through
+ * pointers and references; a const object calls const members only. */
+static const char *space_src =
+    "struct Cell {\n"
+    "    float v;\n"
+    "    float get() const device { return v; }\n"
+    "    void put(float x) device { v = x; }\n"
+    "    void put(float x) threadgroup { v = x * 2.0f; }\n"
+    "    float get() const threadgroup { return v; }\n"
+    "    float get() const { return v + 100.0f; }\n"
+    "};\n"
+    "kernel void k(device Cell *cells [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]], uint l [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup Cell tile[32];\n"
+    "    tile[l].put(cells[i].get());\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    device Cell *c = cells + i;\n"
+    "    c->put(tile[31 - l].get());\n"
+    "    device Cell &r = cells[i];\n"
+    "    Cell t = {r.get()};\n"
+    "    out[i] = t.get();\n"
+    "}\n";
+
+static void test_address_space_methods(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, space_src, NULL);
+    float *cells = ch_buf(&h, 0, 64 * 4);
+    float *out = ch_buf(&h, 1, 64 * 4);
+    for (int i = 0; i < 64; i++)
+        cells[i] = (float)i * 1.5f;
+    ch_run(&h, 64, 32);
+    for (int i = 0; i < 64; i++) {
+        int g = i / 32 * 32, l = i % 32;
+        float moved = (float)(g + 31 - l) * 1.5f * 2.0f;
+        CH_FEQ(cells[i], moved, i);
+        CH_FEQ(out[i], moved + 100.0f, i);
+    }
+    h_free(&h);
+}
+
+/* ---- misuse ------------------------------------------------------------------------------ */
+
+#define S_KERNEL(body)                                                                  \
+    "struct Acc {\n"                                                                    \
+    "    float sum;\n"                                                                  \
+    "    Acc(float s) : sum(s) {}\n"                                                    \
+    "    Acc(int n, float s) : sum(float(n) * s) {}\n"                                  \
+    "    void add(float x) { sum += x; }\n"                                             \
+    "    float get() const { return sum; }\n"                                           \
+    "};\n"                                                                              \
+    "kernel void k(device float *o [[buffer(0)]], device Acc *d [[buffer(1)]],\n"      \
+    "              uint i [[thread_position_in_grid]]) {\n" body "\n}\n"
+
+static void test_method_errors(void **state)
+{
+    (void)state;
+    ch_expect_error(S_KERNEL("  Acc a(1.0f);\n  a.scale(2.0f);"), NULL,
+                    "k.metal:11:5: error: no member function named 'scale' in 'Acc'");
+    ch_expect_error(S_KERNEL("  Acc a(1.0f);\n  o[i] = a.sum(2.0f);"), NULL,
+                    "k.metal:11:12: error: a data member, not a member function, is named 'sum'");
+    ch_expect_error(S_KERNEL("  const Acc a(1.0f);\n  a.add(2.0f);"), NULL,
+                    "k.metal:11:5: error: 'Acc::add' is not const, so it cannot be called on a "
+                    "const object");
+    ch_expect_error(S_KERNEL("  Acc a;"), NULL,
+                    "k.metal:10:7: error: 'Acc' has no default constructor: give the arguments "
+                    "of one of its constructors (Acc::Acc(float); Acc::Acc(int, float))");
+    ch_expect_error(S_KERNEL("  Acc a(1.0f, 2.0f, 3.0f);"), NULL,
+                    "k.metal:10:7: error: no constructor of 'Acc' takes 3 arguments");
+    ch_expect_error(S_KERNEL("  Acc a(1.0f);\n  a.add();"), NULL,
+                    "k.metal:11:5: error: no member function 'Acc::add' takes 0 arguments "
+                    "(Acc::add(float))");
+    ch_expect_error(S_KERNEL("  d[i].add(1.0f);"), NULL,
+                    "k.metal:10:8: error: 'Acc::add' cannot be called on an object in device "
+                    "memory");
+    ch_expect_error(S_KERNEL("  o[i] = Acc::get();"), NULL,
+                    "k.metal:10:15: error: 'Acc::get' is not static: call it on an object");
+    ch_expect_error(S_KERNEL("  o[i] = this->sum;"), NULL,
+                    "'this' is only valid in a non-static member function");
+    ch_expect_error("struct S { int v; int f() const { v = 1; return v; } };\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { S s = {1}; o[0] = s.f(); }\n",
+                    NULL, "k.metal:1:37: error: cannot assign to a const value of type 'const int'");
+    ch_expect_error("struct S { int v; static int f() { return v; } };\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { o[0] = S::f(); }\n",
+                    NULL, "k.metal:1:43: error: data member 'v' of 'S' is used without an object");
+    ch_expect_error("struct S { int v; S(int a) : w(a) {} };\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { S s(1); o[0] = s.v; }\n",
+                    NULL, "k.metal:1:30: error: 'w' is not a data member of 'S'");
+    ch_expect_error("struct S { int v; int f() { return f(); } };\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { S s = {1}; o[0] = s.f(); }\n",
+                    NULL, "recursive call to 'S::f'");
+    ch_expect_error("kernel void k(device int *o [[buffer(0)]]) {\n"
+                    "  struct L { int f() { return 1; } };\n  o[0] = 1;\n}\n",
+                    NULL, "k.metal:2:18: error: member functions of a struct declared inside a "
+                    "function are not supported");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_methods_exec),
+        cmocka_unit_test(test_methods_shape),
+        cmocka_unit_test(test_member_initializers),
+        cmocka_unit_test(test_address_space_methods),
+        cmocka_unit_test(test_method_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
