@@ -543,6 +543,15 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
                 cg_error(cg, node->tok, "array index out of range");
             return sub_lval(cg, base, node->type, (int)k * per, (int)k * lt->base->size);
         }
+        if (base->kind != LV_MEM && per == 1) {
+            /* reached through a pointer to registers (a member function's `this->v[i]`),
+             * which the placement of arrays (codegen_unroll.c) cannot see: a select over the
+             * elements, as for a vector */
+            CgLval *lv = new_lval(cg, LV_DYNVEC, node->type);
+            lv->base = base;
+            lv->dyn = cg_convert(cg, cg_expr(cg, node->rhs).c[0], node->rhs->type, lang_ty_uint);
+            return lv;
+        }
         if (base->kind != LV_MEM)
             cg_error(cg, node->tok, "an array in registers cannot be indexed by a variable here");
         CgLval *lv = new_lval(cg, LV_MEM, node->type);

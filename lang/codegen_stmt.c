@@ -507,6 +507,15 @@ CgVal cg_call(LangCg *cg, LangNode *node)
             for (int k = 0; k < v.n; k++)
                 v.c[k] = cg_convert(cg, v.c[k], lang_scalar_of(v.type), lang_scalar_of(ty));
         }
+        if (lang_is_integer(ty) && v.n == 1 && v.c[0].kind == ISA_OPD_IMM &&
+            !cg_writes_var(f->body, p)) {
+            /* a constant the body never changes (a counter of an unrolled loop passed to
+             * `v[i]`): the body's array indexes fold (cg_fold_index) */
+            b->kind = BIND_VALUE;
+            b->value = v;
+            b->value.type = ty;
+            continue;
+        }
         cg_bind_local(cg, p);
         if (b->kind == BIND_MEM)
             cg_store_addr(cg, &b->addr, ty, v);

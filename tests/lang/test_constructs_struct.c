@@ -206,6 +206,53 @@ static void test_address_space_methods(void **state)
     h_free(&h);
 }
 
+/* An array member indexed through `this`: a constant index once the loop that passes it
+ * unrolls (registers only: no selects, no stack), a run-time one as a select over the
+ * elements (the object stays in registers). */
+static const char *buf_src =
+    "struct Buf {\n"
+    "    float v[4];\n"
+    "    void set(int i, float x) { v[i] = x; }\n"
+    "    float get(int i) const { return v[i]; }\n"
+    "};\n"
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "    Buf b;\n"
+    "    for (int j = 0; j < 4; j++) b.set(j, in[i * 4 + j]);\n"
+    "#ifdef DYNAMIC\n"
+    "    for (uint j = 0; j < i % 4u; j++) b.set(int(j), b.get(int(j)) * 2.0f);\n"
+    "    out[i] = b.get(int(i % 3u)) * 10.0f + b.get(3);\n"
+    "#else\n"
+    "    out[i] = b.get(0) + b.get(3);\n"
+    "#endif\n"
+    "}\n";
+
+static void test_array_member_index(void **state)
+{
+    (void)state;
+    IsaProgram *p = ch_compile(buf_src, NULL);
+    CH_EXPECT(p, !ch_has(p, ISA_OP_ICMPSEL) && p->stack_bytes == 0);
+    isa_program_free(p);
+    char src[1024];
+    snprintf(src, sizeof src, "#define DYNAMIC\n%s", buf_src);
+    Harness h;
+    ch_init(&h, src, NULL);
+    CH_EXPECT(h.prog, h.prog->stack_bytes == 0);
+    float *in = ch_buf(&h, 0, 64 * 4 * 4);
+    float *out = ch_buf(&h, 1, 64 * 4);
+    for (int i = 0; i < 64 * 4; i++)
+        in[i] = (float)((i * 13) % 11) - 4.0f;
+    ch_run(&h, 64, 32);
+    for (int i = 0; i < 64; i++) {
+        float v[4];
+        memcpy(v, in + i * 4, sizeof v);
+        for (int j = 0; j < i % 4; j++)
+            v[j] *= 2.0f;
+        CH_FEQ(out[i], v[i % 3] * 10.0f + v[3], i);
+    }
+    h_free(&h);
+}
+
 /* ---- misuse ------------------------------------------------------------------------------ */
 
 #define S_KERNEL(body)                                                                  \
@@ -269,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_methods_shape),
         cmocka_unit_test(test_member_initializers),
         cmocka_unit_test(test_address_space_methods),
+        cmocka_unit_test(test_array_member_index),
         cmocka_unit_test(test_method_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
