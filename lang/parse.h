@@ -55,6 +55,7 @@ typedef struct LangScope {
 
 struct LangTemplate {
     LangTemplate *next;
+    bool is_struct;        /* a struct (or class) template: instances are types */
     LangToken *name_tok;
     LangToken *start;      /* first token after `template <...>` */
     LangToken *open;       /* the "(" of its function's parameter list */
@@ -79,6 +80,7 @@ typedef struct LangInstance {
     LangTemplateArgs args;
     LangFunction *func;
     bool decl_only;        /* parse the declaration only (overload.c's candidates) */
+    LangType *type;        /* a struct template's instance */
 } LangInstance;
 
 /* A member function of a struct (parse_struct.c): an ordinary function named "Acc::add"
@@ -105,6 +107,7 @@ struct LangClass {
     LangToken *name_tok;
     LangScope *scope;
     LangMethod *methods;
+    LangTemplate *tmpl;    /* the struct template it is an instance of, or NULL */
     bool has_ctor;         /* a constructor declared: `T x;` and T(...) call one */
     LangMethod *implicit_ctor; /* no constructor declared, but members to initialize
                                 * (default member initializers, members with
@@ -208,8 +211,8 @@ void lang_p_add_function(LangParser *p, LangFunction *f); /* to the unit's list 
 
 /* structs with member functions (parse_struct.c: declarations and bodies; parse_method.c:
  * calls) */
-/* struct-decl, after "struct" or "class"; inst: the type to define (named already), or
- * NULL */
+/* struct-decl, after "struct" or "class"; inst: a struct template's instance to define
+ * (named already), or NULL */
 LangType *lang_p_struct_decl(LangParser *p, LangType *inst);
 /* `obj.name(...)` (obj a struct value or lvalue) at the "(" */
 LangNode *lang_p_method_call(LangParser *p, LangNode *obj, LangToken *name);
@@ -247,6 +250,8 @@ void lang_p_explicit_instantiation(LangParser *p);
 LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                  LangToken *at);
 LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t);
+/* A struct template's instance for the template arguments at the "<" */
+LangType *lang_p_struct_instance(LangParser *p, LangTemplate *t, LangToken *at);
 /* At the "(" of a call of t without template arguments: the instance its arguments'
  * types give (the arguments are left to parse again). */
 LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at);

@@ -147,7 +147,7 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
         return lang_p_is_typename(p, tok->next->next);
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym) /* a variable may be called tensor: 'tensor < 5' is then a compare */
-        return sym->type != NULL && !sym->is_enum_const;
+        return (sym->type != NULL && !sym->is_enum_const) || (sym->tmpl && sym->tmpl->is_struct);
     if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
         return true;
     return builtin_type(p, tok) || unsupported_type(tok);
@@ -315,6 +315,15 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             continue;
         }
         LangSym *sym = lang_p_is_name(tok) ? lang_p_lookup(p, tok) : NULL;
+        LangTemplate *st = !sym ? NULL : sym->tmpl && sym->tmpl->is_struct ? sym->tmpl
+                           : sym->type && sym->type->cls && lang_p_is(tok->next, "<")
+                               ? sym->type->cls->tmpl /* Vec<T, N> inside Vec */
+                               : NULL;
+        if (st) { /* Vec<float, 4> */
+            lang_p_next(p);
+            ty = lang_p_struct_instance(p, st, tok);
+            continue;
+        }
         if (sym && sym->type && !sym->is_enum_const) {
             ty = sym->type;
             lang_p_next(p);

@@ -956,6 +956,8 @@ static LangNode *primary(LangParser *p)
     }
     if (lang_p_is_typename(p, tok)) {
         LangType *ty = lang_p_typename(p);
+        if (ty->kind == LTY_STRUCT && ty->cls && lang_p_consume(p, "::"))
+            return lang_p_static_member(p, ty, p->tok); /* Vec<T, 4>::size */
         if (!lang_p_is(p->tok, "(") && !lang_p_is(p->tok, "{"))
             lang_error_at(p->ctx, p->tok, "expected '(' after the type name '%s'",
                           lang_type_name(p->ctx, ty));

@@ -574,7 +574,7 @@ LangType *lang_p_struct_decl(LangParser *p, LangType *inst)
     ty->kind = LTY_STRUCT;
     if (!inst)
         ty->name = name ? lang_p_name(p, name) : "(anonymous struct)";
-    LangClass *cls = lang_alloc(p->ctx, sizeof *cls);
+    LangClass *cls = ty->cls ? ty->cls : lang_alloc(p->ctx, sizeof *cls);
     cls->type = ty;
     cls->name_tok = name;
     ty->cls = cls;

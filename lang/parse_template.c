@@ -1,16 +1,73 @@
 /*
- * parse_template.c — function templates: definitions (type parameters, integer value
- * parameters, defaults), template argument lists, instances, argument deduction from a
- * call's arguments, and explicit instantiation.
+ * parse_template.c — function and struct templates: definitions (type parameters, integer
+ * value parameters, defaults), template argument lists, instances, argument deduction from
+ * a call's arguments, and explicit instantiation.
  *
  * A template's tokens are kept and parsed again for each instance with its parameters bound
  * (types as typedefs, values as typed constants); simple and exact for the MLX pattern
  * (explicit instantiation with [[host_name]], f<T, 4>(...) calls, and helper calls whose
- * types are deduced).
+ * types are deduced). A struct template's instance is a struct type (parse_struct.c parses
+ * it, member functions and all), made the first time its arguments are named.
  */
 #include <string.h>
 
 #include "parse.h"
+
+/* Registers t under its name: a new template (an overload of function templates of that
+ * name, overload.c), or the definition of a declared one. */
+static void register_template(LangParser *p, LangTemplate *t, LangToken *name, bool defined)
+{
+    LangSym *sym = lang_p_lookup(p, name);
+    LangTemplate *prior = NULL;
+    if (sym && sym->tmpl && (sym->tmpl->is_struct || t->is_struct)) {
+        if (sym->tmpl->is_struct != t->is_struct)
+            lang_error_at(p->ctx, name, "'%.*s' is declared as a %s template before",
+                          name->len, name->loc, sym->tmpl->is_struct ? "struct" : "function");
+        prior = sym->tmpl;
+    } else if (!t->is_struct) {
+        prior = lang_p_template_prior(p, t);
+    }
+    if (prior) {
+        if (defined) { /* a definition after a declaration */
+            prior->start = t->start;
+            prior->open = t->open;
+            prior->params = t->params; /* the names its body uses */
+        }
+        return;
+    }
+    lang_p_push_sym(p, name)->tmpl = t;
+    t->next = p->templates;
+    p->templates = t;
+}
+
+// struct-template = "template" "<" param ("," param)* ">" ("struct" | "class") ident
+//                   ("{" ... "}")? ";"
+static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_tok)
+{
+    t->is_struct = true;
+    lang_p_next(p);
+    LangToken *name = p->tok;
+    if (name->kind != LTK_IDENT)
+        lang_error_at(p->ctx, name, "expected the struct template's name");
+    t->name_tok = name;
+    lang_p_next(p);
+    bool defined = lang_p_is(p->tok, "{");
+    if (defined) {
+        for (int depth = 0;;) { /* the body is parsed for each instance */
+            LangToken *tok = p->tok;
+            if (tok->kind == LTK_EOF)
+                lang_error_at(p->ctx, tmpl_tok, "unterminated struct template");
+            lang_p_next(p);
+            depth += lang_p_is(tok, "{") - lang_p_is(tok, "}");
+            if (depth == 0)
+                break;
+        }
+    } else if (lang_p_is(p->tok, ":")) {
+        lang_error_at(p->ctx, p->tok, "inheritance is not supported yet");
+    }
+    lang_p_expect_semi(p);
+    register_template(p, t, name, defined);
+}
 
 // template-def = "template" "<" param ("," param)* ">" function
 // param = ("typename" | "class") ident | integer-type ident
@@ -56,6 +113,10 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
     } while (lang_p_consume(p, ","));
     lang_p_skip(p, ">");
     t->start = p->tok;
+    if (lang_p_is(p->tok, "struct") || lang_p_is(p->tok, "class")) {
+        struct_template_def(p, t, tmpl_tok);
+        return;
+    }
     /* Find the name (the token before the first "(" outside attributes) and skip the body. */
     int brackets = 0;
     LangToken *name = NULL;
@@ -65,7 +126,8 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
         else if (lang_p_is(tok, "]") || lang_p_is(tok, "]]"))
             brackets--;
         else if (!brackets && (lang_p_is(tok, "struct") || lang_p_is(tok, "class")))
-            lang_error_at(p->ctx, tok, "class and struct templates are not supported yet");
+            lang_error_at(p->ctx, tok, "expected a function template, or a struct template "
+                          "starting with 'struct' or 'class'");
         else if (lang_p_is(tok, "kernel"))
             t->is_kernel = true;
         else if (!brackets && lang_p_is(tok, "(")) {
@@ -92,18 +154,7 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
         else if (lang_p_is(tok, ";") && depth == 0)
             break;
     }
-    LangTemplate *prior = lang_p_template_prior(p, t);
-    if (prior) {
-        if (lang_p_is(p->prev, "}")) { /* a definition after a declaration */
-            prior->start = t->start;
-            prior->open = t->open;
-            prior->params = t->params; /* the names its body uses */
-        }
-        return;
-    }
-    lang_p_push_sym(p, name)->tmpl = t;
-    t->next = p->templates;
-    p->templates = t;
+    register_template(p, t, name, lang_p_is(p->prev, "}"));
 }
 
 /* A value template argument: a constant of the parameter's integer type, in its range. */
@@ -215,6 +266,19 @@ static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const La
     return true;
 }
 
+/* "f<float, 4>": an instance's name in listings and messages */
+static char *instance_name(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args)
+{
+    char *name = lang_p_name(p, t->name_tok);
+    for (int k = 0; k < t->num_params; k++)
+        name = t->param_types[k]
+                   ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
+                                 (long long)args->values[k])
+                   : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
+                                 lang_type_name(p->ctx, args->types[k]));
+    return lang_format(p->ctx, "%s>", name);
+}
+
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
  * program scope with its parameters bound as typedefs (the parser's state is saved around
  * it, since calls instantiate in the middle of another function). */
@@ -244,14 +308,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     if (!inst->func)
         lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
                       t->name_tok->loc);
-    char *name = lang_p_name(p, t->name_tok);
-    for (int k = 0; k < t->num_params; k++)
-        name = t->param_types[k]
-                   ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
-                                 (long long)args->values[k])
-                   : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
-                                 lang_type_name(p->ctx, args->types[k]));
-    inst->func->name = lang_format(p->ctx, "%s>", name);
+    inst->func->name = instance_name(p, t, args);
     lang_p_restore(p, &saved);
     return inst->func;
 }
@@ -485,3 +542,45 @@ void lang_p_explicit_instantiation(LangParser *p)
         f->name = fa.host_name;
 }
 
+
+/* A struct template's instance: found, or made by parsing the template's tokens again with
+ * its parameters bound, in the program scope (as a function template's instance is made).
+ * The type is registered before its body is parsed, so the body may name it (`Vec<T, N>
+ * add(Vec<T, N> o)`). */
+LangType *lang_p_struct_instance(LangParser *p, LangTemplate *t, LangToken *at)
+{
+    if (!lang_p_is(p->tok, "<"))
+        lang_error_at(p->ctx, at, "struct template '%.*s' needs its template arguments "
+                      "(%.*s<...>)", t->name_tok->len, t->name_tok->loc, t->name_tok->len,
+                      t->name_tok->loc);
+    LangTemplateArgs *args = lang_p_template_args(p, t);
+    for (LangInstance *i = t->instances; i; i = i->next)
+        if (same_args(t, &i->args, args))
+            return i->type;
+    if (!t->start || !lang_p_is(t->start->next->next, "{"))
+        lang_error_at(p->ctx, at, "struct template '%.*s' is declared but not defined",
+                      t->name_tok->len, t->name_tok->loc);
+    if (p->inst_depth >= 32)
+        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
+                      "recursive templates are not supported", t->name_tok->len,
+                      t->name_tok->loc);
+    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
+    inst->args = *args;
+    inst->next = t->instances;
+    t->instances = inst;
+    inst->type = lang_alloc(p->ctx, sizeof *inst->type);
+    inst->type->kind = LTY_STRUCT;
+    inst->type->name = instance_name(p, t, args);
+    inst->type->cls = lang_alloc(p->ctx, sizeof *inst->type->cls);
+    inst->type->cls->tmpl = t;
+    LangParser saved = *p;
+    p->inst_depth++;
+    p->scope = p->global;
+    bind_params(p, t, args, t->num_params);
+    p->tok = t->start->next; /* after "struct" */
+    p->fn = NULL;
+    p->method = NULL;
+    lang_p_struct_decl(p, inst->type);
+    lang_p_restore(p, &saved);
+    return inst->type;
+}

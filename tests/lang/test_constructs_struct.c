@@ -309,6 +309,97 @@ static void test_method_errors(void **state)
                     "function are not supported");
 }
 
+/* ---- struct templates -------------------------------------------------------------------- */
+
+static const char *vec_src =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "template <typename T, int N = 4>\n"
+    "struct Vec {\n"
+    "    T v[N];\n"
+    "    T get(int i) const { return v[i]; }\n"
+    "    void set(int i, T x) { v[i] = x; }\n"
+    "    T sum() const { T s = 0; for (int i = 0; i < N; i++) s += v[i]; return s; }\n"
+    "    Vec<T, N> scaled(T k) const { Vec<T, N> r; for (int i = 0; i < N; i++) "
+    "r.v[i] = v[i] * k; return r; }\n"
+    "    Vec scaled_again(T k) const { return scaled(k).scaled(k); }\n"
+    "    static constexpr int size = N;\n"
+    "    static Vec filled(T x) { Vec r; for (int i = 0; i < N; i++) r.v[i] = x; return r; }\n"
+    "};\n"
+    "template <typename T, int N>\n"
+    "class Pair {\n"
+    "public:\n"
+    "    Vec<T, N> a;\n"
+    "    T bias;\n"
+    "    Pair(T b) : a(Vec<T, N>::filled(b)), bias(b) {}\n"
+    "    T total() const { return a.sum() + bias; }\n"
+    "};\n"
+    "template <typename T>\n"
+    "T total(device const T *in, uint i) {\n"
+    "    Vec<T, 4> a;\n"
+    "    for (int j = 0; j < 4; j++) a.set(j, in[i * 4 + j]);\n"
+    "    Vec<T> b = a.scaled_again(T(2));\n"
+    "    return b.sum() + a.get(int(i % 4u)) + T(Vec<T, 4>::size);\n"
+    "}\n"
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              device int *iout [[buffer(2)]], uint i [[thread_position_in_grid]]) {\n"
+    "    out[i] = total(in, i);\n"
+    "    Pair<int, 3> p(int(i));\n"
+    "    Vec<int, 2> w;\n"
+    "    for (uint j = 0; j < i % 3u; j++) w.set(int(j % 2u), int(j) + 1);\n"
+    "    w.set(1, 5);\n"
+    "    iout[i] = p.total() * 100 + total(iout + 64, 0) + w.get(1) + (i % 3u > 0u ? "
+    "w.get(0) : 7) * 1000;\n"
+    "}\n";
+
+static void test_struct_templates(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    Harness h;
+    ch_init(&h, vec_src, NULL);
+    float *in = ch_buf(&h, 0, N * 4 * 4);
+    float *out = ch_buf(&h, 1, N * 4);
+    int32_t *iout = ch_buf(&h, 2, (N + 4) * 4);
+    for (int i = 0; i < N * 4; i++)
+        in[i] = (float)((i * 29) % 17) * 0.5f - 3.0f;
+    for (int i = 0; i < 4; i++)
+        iout[N + i] = 10 * (i + 1);
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        float s = 0.0f;
+        for (int j = 0; j < 4; j++)
+            s += (in[i * 4 + j] * 2.0f) * 2.0f;
+        CH_FEQ(out[i], s + in[i * 4 + i % 4] + 4.0f, i);
+        int itotal = (10 * 2 * 2 + 20 * 2 * 2 + 30 * 2 * 2 + 40 * 2 * 2) + 10 + 4;
+        int w0 = i % 3 > 0 ? 1 : 7;
+        CH_IEQ(iout[i], (3 * i + i) * 100 + itotal + 5 + w0 * 1000, i);
+    }
+    h_free(&h);
+}
+
+static void test_struct_template_errors(void **state)
+{
+    (void)state;
+    const char *t = "template <typename T, int N> struct V { T v[N]; };\n";
+    char src[512];
+    snprintf(src, sizeof src, "%skernel void k(device int *o [[buffer(0)]]) {\n  V x;\n}\n", t);
+    ch_expect_error(src, NULL, "k.metal:3:3: error: struct template 'V' needs its template "
+                    "arguments (V<...>)");
+    snprintf(src, sizeof src, "%skernel void k(device int *o [[buffer(0)]]) {\n  V<int> x;\n}\n",
+             t);
+    ch_expect_error(src, NULL, "k.metal:3:4: error: template 'V' takes 2 arguments, not 1");
+    snprintf(src, sizeof src, "%skernel void k(device int *o [[buffer(0)]]) {\n"
+             "  V<int, 2> x;\n  o[0] = x.w;\n}\n", t);
+    ch_expect_error(src, NULL, "k.metal:4:12: error: no member named 'w' in 'V<int, 2>'");
+    ch_expect_error("template <typename T> struct S { T f() { return g(); } };\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { S<int> s; o[0] = s.f(); }\n",
+                    NULL, "k.metal:1:49: error: use of undeclared identifier 'g'");
+    ch_expect_error("template <typename T> struct S;\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { S<int> s; }\n",
+                    NULL, "k.metal:2:46: error: struct template 'S' is declared but not defined");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +409,8 @@ int main(void)
         cmocka_unit_test(test_address_space_methods),
         cmocka_unit_test(test_array_member_index),
         cmocka_unit_test(test_method_errors),
+        cmocka_unit_test(test_struct_templates),
+        cmocka_unit_test(test_struct_template_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
