@@ -66,6 +66,9 @@ LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name)
         node->type = ty->is_const ? lang_qualified(p->ctx, m->type, true) : m->type;
         return node;
     }
+    for (LangMethod *m = ty->cls ? ty->cls->methods : NULL; m; m = m->next)
+        if (!m->is_ctor && lang_tok_equal(name, lang_p_name(p, m->name_tok)))
+            lang_error_at(p->ctx, name, "member function '%s' must be called", m->func->name);
     lang_error_at(p->ctx, name, "no member named '%.*s' in '%s'", name->len, name->loc,
                   lang_type_name(p->ctx, ty));
 }

@@ -289,6 +289,8 @@ static void test_method_errors(void **state)
                     "memory");
     ch_expect_error(S_KERNEL("  o[i] = Acc::get();"), NULL,
                     "k.metal:10:15: error: 'Acc::get' is not static: call it on an object");
+    ch_expect_error(S_KERNEL("  Acc a(1.0f);\n  o[i] = a.get;"), NULL,
+                    "k.metal:11:12: error: member function 'Acc::get' must be called");
     ch_expect_error(S_KERNEL("  o[i] = this->sum;"), NULL,
                     "'this' is only valid in a non-static member function");
     ch_expect_error("struct S { int v; int f() const { v = 1; return v; } };\n"
