@@ -397,6 +397,9 @@ struct LangFunction {
     LangVar *locals;        /* every local of the body (including nested scopes) */
     LangNode *body;         /* LND_BLOCK */
     bool is_kernel;
+    bool is_method;         /* a struct's member function: attributes of its parameters
+                             * (MLX's [[thread_index_in_simdgroup]] on a constructor's) are
+                             * ignored, as Metal ignores them outside a kernel's */
     bool is_defined;
     int tg_mem_bytes;       /* kernels: static threadgroup memory of LVAR_THREADGROUP locals */
 };

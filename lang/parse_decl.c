@@ -703,7 +703,7 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
             optional_param(p, f, v, &va);
         if (f->is_kernel)
             check_kernel_param(p, v, &va);
-        else if (va.attr)
+        else if (va.attr && !f->is_method)
             lang_error_soft(p->ctx, va.tok, "attribute only valid on kernel parameters");
         cur = cur->next = v;
         n++;

@@ -625,6 +625,8 @@ LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok)
         c->num_args = n;
         return c;
     }
+    if (ty->kind == LTY_POINTER && n == 1) /* `dst(ptr)` initializing a pointer member */
+        return lang_p_convert(p, args, ty, tok);
     if (lang_is_scalar(ty)) {
         if (n > 1)
             lang_error_at(p->ctx, tok, "a '%s' cast takes one value", ty->name);

@@ -61,6 +61,7 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
     f->name = lang_format(ctx, "%s::%.*s", cls->type->name, name->len, name->loc);
     f->tok = name;
     f->ret = is_ctor ? cls->type : ret;
+    f->is_method = true;
     m->func = f;
     lang_p_enter(p);
     m->params = p->scope;

@@ -402,6 +402,81 @@ static void test_struct_template_errors(void **state)
                     NULL, "k.metal:2:46: error: struct template 'S' is declared but not defined");
 }
 
+/* MLX's BlockLoader (steel/gemm/loader.h) as MLX writes it: a struct template with short
+ * value parameters, `static constant constexpr const` members computed from them, const
+ * and pointer members set by the constructor's initializers (later ones reading earlier
+ * ones), attributes on the constructor's parameters, and member functions that step a
+ * pointer member and copy a tile into threadgroup memory. */
+static const char *loader_src =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "#define STEEL_CONST static constant constexpr const\n"
+    "#define STEEL_PRAGMA_UNROLL _Pragma(\"clang loop unroll(full)\")\n"
+    "template <typename T, short BROWS, short BCOLS, short dst_ld, short tgp_size>\n"
+    "struct BlockLoader {\n"
+    "  STEEL_CONST short n_reads = (BCOLS * BROWS) / (tgp_size);\n"
+    "  STEEL_CONST short TCOLS = BCOLS / n_reads;\n"
+    "  STEEL_CONST short TROWS = tgp_size / TCOLS;\n"
+    "  const int src_ld;\n"
+    "  const short thread_idx;\n"
+    "  const short bi;\n"
+    "  const short bj;\n"
+    "  threadgroup T* dst;\n"
+    "  const device T* src;\n"
+    "  METAL_FUNC BlockLoader(const device T* src_, const int src_ld_, threadgroup T* dst_,\n"
+    "                         ushort simd_group_id [[simdgroup_index_in_threadgroup]],\n"
+    "                         ushort simd_lane_id [[thread_index_in_simdgroup]])\n"
+    "      : src_ld(src_ld_), thread_idx(simd_group_id * 32 + simd_lane_id),\n"
+    "        bi(thread_idx / TCOLS), bj(n_reads * (thread_idx % TCOLS)),\n"
+    "        dst(dst_ + bi * dst_ld + bj), src(src_ + bi * src_ld + bj) {}\n"
+    "  METAL_FUNC void load_unsafe() const {\n"
+    "    STEEL_PRAGMA_UNROLL\n"
+    "    for (short i = 0; i < BROWS; i += TROWS) {\n"
+    "      STEEL_PRAGMA_UNROLL\n"
+    "      for (short j = 0; j < n_reads; j++) {\n"
+    "        dst[i * dst_ld + j] = src[i * src_ld + j];\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  METAL_FUNC void next() { src += BCOLS; }\n"
+    "};\n"
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              uint l [[thread_index_in_threadgroup]], ushort sg [[simdgroup_index_in_threadgroup]],\n"
+    "              ushort lane [[thread_index_in_simdgroup]]) {\n"
+    "  threadgroup float tile[8 * 16];\n"
+    "  BlockLoader<float, 8, 16, 16, 64> loader(in, 32, tile, sg, lane);\n"
+    "  float acc = 0;\n"
+    "  for (int step = 0; step < 2; step++) {\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    loader.load_unsafe();\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    acc += tile[(l * 7) % 128] * float(step + 1);\n"
+    "    loader.next();\n"
+    "  }\n"
+    "  out[l] = acc;\n"
+    "}\n";
+
+static void test_mlx_block_loader(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, loader_src, NULL);
+    float *in = ch_buf(&h, 0, 256 * 4);
+    float *out = ch_buf(&h, 1, 64 * 4);
+    for (int i = 0; i < 256; i++)
+        in[i] = (float)(i * 3 % 101) - 50.0f;
+    ch_run(&h, 64, 64);
+    for (int l = 0; l < 64; l++) {
+        float acc = 0.0f;
+        for (int step = 0; step < 2; step++) { /* the tile holds rows of 16 from column 16 * step */
+            int t = (l * 7) % 128;
+            acc += in[t / 16 * 32 + t % 16 + step * 16] * (float)(step + 1);
+        }
+        CH_FEQ(out[l], acc, l);
+    }
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_method_errors),
         cmocka_unit_test(test_struct_templates),
         cmocka_unit_test(test_struct_template_errors),
+        cmocka_unit_test(test_mlx_block_loader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
