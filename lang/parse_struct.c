@@ -577,10 +577,11 @@ LangType *lang_p_struct_decl(LangParser *p, LangType *inst)
         ty->name = name ? lang_p_name(p, name) : "(anonymous struct)";
     LangClass *cls = ty->cls ? ty->cls : lang_alloc(p->ctx, sizeof *cls);
     cls->type = ty;
-    cls->name_tok = name;
+    if (name)
+        cls->name_tok = name;
     ty->cls = cls;
-    if (name) /* its own members' declarations name it */
-        lang_p_push_sym(p, name)->type = ty;
+    if (cls->name_tok) /* its own members' declarations name it */
+        lang_p_push_sym(p, cls->name_tok)->type = ty;
     lang_p_enter(p);
     cls->scope = p->scope;
     LangMember *members = NULL, **tail = &members;

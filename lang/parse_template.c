@@ -51,6 +51,10 @@ static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_
         lang_error_at(p->ctx, name, "expected the struct template's name");
     t->name_tok = name;
     lang_p_next(p);
+    if (lang_p_is(p->tok, "<"))
+        lang_error_at(p->ctx, p->tok, "partial specializations of struct templates are not "
+                      "supported yet (an explicit one, `template <> struct %.*s<float>`, is)",
+                      name->len, name->loc);
     bool defined = lang_p_is(p->tok, "{");
     if (defined) {
         for (int depth = 0;;) { /* the body is parsed for each instance */
@@ -69,6 +73,83 @@ static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_
     register_template(p, t, name, defined);
 }
 
+static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const LangTemplateArgs *b)
+{
+    for (int k = 0; k < t->num_params; k++)
+        if (t->param_types[k] ? a->values[k] != b->values[k]
+                              : !lang_same_type(a->types[k], b->types[k]))
+            return false;
+    return true;
+}
+
+/* "f<float, 4>": an instance's name in listings and messages */
+static char *instance_name(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args)
+{
+    char *name = lang_p_name(p, t->name_tok);
+    for (int k = 0; k < t->num_params; k++)
+        name = t->param_types[k]
+                   ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
+                                 (long long)args->values[k])
+                   : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
+                                 lang_type_name(p->ctx, args->types[k]));
+    return lang_format(p->ctx, "%s>", name);
+}
+
+static LangType *new_instance(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                              LangToken *at)
+{
+    for (LangInstance *i = t->instances; i; i = i->next)
+        if (same_args(t, &i->args, args))
+            lang_error_at(p->ctx, at, "'%s' is specialized after it was used (specialize it "
+                          "before its first use)", i->type->name);
+    if (p->inst_depth >= 32) /* each instance's body asked for another: R<N> holds R<N + 1> */
+        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
+                      "recursive templates are not supported", t->name_tok->len,
+                      t->name_tok->loc);
+    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
+    inst->args = *args;
+    inst->next = t->instances;
+    t->instances = inst;
+    LangType *ty = inst->type = lang_alloc(p->ctx, sizeof *inst->type);
+    ty->kind = LTY_STRUCT;
+    ty->name = instance_name(p, t, args);
+    ty->cls = lang_alloc(p->ctx, sizeof *ty->cls);
+    ty->cls->tmpl = t;
+    ty->cls->name_tok = t->name_tok;
+    return ty;
+}
+
+// specialization = "template" "<" ">" ("struct" | "class") ident template-args
+//                  "{" member* "}" ";"
+// The instance for those arguments is this struct, not one made from the template.
+static void specialization(LangParser *p, LangToken *tmpl_tok)
+{
+    if (!lang_p_consume(p, "struct") && !lang_p_consume(p, "class"))
+        lang_error_at(p->ctx, p->tok, "only struct templates can be specialized here "
+                      "(`template <> struct Name<float> { ... };`)");
+    LangToken *name = p->tok;
+    LangSym *sym = lang_p_is_name(name) ? lang_p_lookup(p, name) : NULL;
+    if (!sym || !sym->tmpl || !sym->tmpl->is_struct)
+        lang_error_at(p->ctx, name, "'%.*s' is not a struct template", name->len, name->loc);
+    lang_p_next(p);
+    LangTemplateArgs *args = lang_p_template_args(p, sym->tmpl);
+    if (!lang_p_is(p->tok, "{"))
+        lang_error_at(p->ctx, p->tok, "expected '{' after the specialization's arguments");
+    LangType *ty = new_instance(p, sym->tmpl, args, tmpl_tok);
+    LangParser saved = *p;
+    p->inst_depth++;
+    p->scope = p->global;
+    lang_p_enter(p); /* the struct's own name, inside it, is this specialization */
+    p->fn = NULL;
+    p->method = NULL;
+    lang_p_struct_decl(p, ty);
+    LangToken *tok = p->tok, *prev = p->prev;
+    lang_p_restore(p, &saved);
+    p->tok = tok;
+    p->prev = prev;
+    lang_p_expect_semi(p);
+}
+
 // template-def = "template" "<" param ("," param)* ">" function
 // param = ("typename" | "class") ident | integer-type ident
 void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
@@ -78,6 +159,10 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
     t->param_types = lang_alloc(p->ctx, 8 * sizeof *t->param_types);
     t->defaults = lang_alloc(p->ctx, 8 * sizeof *t->defaults);
     lang_p_skip(p, "<");
+    if (lang_p_consume(p, ">")) {
+        specialization(p, tmpl_tok);
+        return;
+    }
     do {
         LangToken *kw = p->tok;
         if (!lang_p_consume(p, "typename") && !lang_p_consume(p, "class")) {
@@ -255,28 +340,6 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
                       t->num_params == 1 ? "" : "s", n);
     fill_defaults(p, t, args, n);
     return args;
-}
-
-static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const LangTemplateArgs *b)
-{
-    for (int k = 0; k < t->num_params; k++)
-        if (t->param_types[k] ? a->values[k] != b->values[k]
-                              : !lang_same_type(a->types[k], b->types[k]))
-            return false;
-    return true;
-}
-
-/* "f<float, 4>": an instance's name in listings and messages */
-static char *instance_name(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args)
-{
-    char *name = lang_p_name(p, t->name_tok);
-    for (int k = 0; k < t->num_params; k++)
-        name = t->param_types[k]
-                   ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
-                                 (long long)args->values[k])
-                   : lang_format(p->ctx, "%s%s%s", name, k ? ", " : "<",
-                                 lang_type_name(p->ctx, args->types[k]));
-    return lang_format(p->ctx, "%s>", name);
 }
 
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
@@ -560,19 +623,7 @@ LangType *lang_p_struct_instance(LangParser *p, LangTemplate *t, LangToken *at)
     if (!t->start || !lang_p_is(t->start->next->next, "{"))
         lang_error_at(p->ctx, at, "struct template '%.*s' is declared but not defined",
                       t->name_tok->len, t->name_tok->loc);
-    if (p->inst_depth >= 32)
-        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
-                      "recursive templates are not supported", t->name_tok->len,
-                      t->name_tok->loc);
-    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
-    inst->args = *args;
-    inst->next = t->instances;
-    t->instances = inst;
-    inst->type = lang_alloc(p->ctx, sizeof *inst->type);
-    inst->type->kind = LTY_STRUCT;
-    inst->type->name = instance_name(p, t, args);
-    inst->type->cls = lang_alloc(p->ctx, sizeof *inst->type->cls);
-    inst->type->cls->tmpl = t;
+    LangType *ty = new_instance(p, t, args, at);
     LangParser saved = *p;
     p->inst_depth++;
     p->scope = p->global;
@@ -580,7 +631,7 @@ LangType *lang_p_struct_instance(LangParser *p, LangTemplate *t, LangToken *at)
     p->tok = t->start->next; /* after "struct" */
     p->fn = NULL;
     p->method = NULL;
-    lang_p_struct_decl(p, inst->type);
+    lang_p_struct_decl(p, ty);
     lang_p_restore(p, &saved);
-    return inst->type;
+    return ty;
 }

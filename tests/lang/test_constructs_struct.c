@@ -477,6 +477,60 @@ static void test_mlx_block_loader(void **state)
     h_free(&h);
 }
 
+/* An explicit specialization (MLX's Limits<float>) is the instance for its arguments; the
+ * others come from the template. */
+static const char *spec_src =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "template <typename U>\n"
+    "struct Limits {\n"
+    "  static const constant U max = 100;\n"
+    "  static U clamp(U x) { return x > max ? max : x; }\n"
+    "};\n"
+    "template <>\n"
+    "struct Limits<float> {\n"
+    "  static constexpr constant float max = 1.5f;\n"
+    "  static float clamp(float x) { return min(x, max); }\n"
+    "  Limits() {}\n"
+    "};\n"
+    "template <typename T>\n"
+    "T clip(T x) { return Limits<T>::clamp(x) + Limits<T>::max; }\n"
+    "kernel void k(device float *f [[buffer(0)]], device int *n [[buffer(1)]], uint i [[thread_position_in_grid]]) {\n"
+    "  f[i] = clip(f[i]);\n"
+    "  n[i] = clip(n[i]);\n"
+    "}\n";
+
+static void test_struct_specialization(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, spec_src, NULL);
+    float *f = ch_buf(&h, 0, 32 * 4);
+    int32_t *n = ch_buf(&h, 1, 32 * 4);
+    for (int i = 0; i < 32; i++) {
+        f[i] = (float)i * 0.125f;
+        n[i] = i * 7;
+    }
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        float x = (float)i * 0.125f;
+        CH_FEQ(f[i], (x < 1.5f ? x : 1.5f) + 1.5f, i);
+        CH_IEQ(n[i], (i * 7 > 100 ? 100 : i * 7) + 100, i);
+    }
+    h_free(&h);
+    ch_expect_error("template <typename T> struct L { static T get() { return 1; } };\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { o[0] = L<int>::get(); }\n"
+                    "template <> struct L<int> { static int get() { return 2; } };\n",
+                    NULL, "k.metal:3:1: error: 'L<int>' is specialized after it was used");
+    ch_expect_error("template <typename T> T f(T x) { return x; }\n"
+                    "template <> float f<float>(float x) { return x; }\n",
+                    NULL, "k.metal:2:13: error: only struct templates can be specialized here");
+    ch_expect_error("template <typename T, int N> struct V { T v[N]; };\n"
+                    "template <typename T> struct V<T, 2> { T a; };\n",
+                    NULL, "k.metal:2:31: error: partial specializations of struct templates are "
+                    "not supported yet");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_struct_templates),
         cmocka_unit_test(test_struct_template_errors),
         cmocka_unit_test(test_mlx_block_loader),
+        cmocka_unit_test(test_struct_specialization),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
