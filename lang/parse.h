@@ -214,6 +214,9 @@ void lang_p_add_function(LangParser *p, LangFunction *f); /* to the unit's list 
 /* struct-decl, after "struct" or "class"; inst: a struct template's instance to define
  * (named already), or NULL */
 LangType *lang_p_struct_decl(LangParser *p, LangType *inst);
+/* `float Acc::get() const { ... }` at the "::": a declared member function's body (ret
+ * NULL: a constructor's, `Acc::Acc(...)`) */
+void lang_p_method_define(LangParser *p, LangType *st, LangType *ret);
 /* `obj.name(...)` (obj a struct value or lvalue) at the "(" */
 LangNode *lang_p_method_call(LangParser *p, LangNode *obj, LangToken *name);
 /* A name the current scope gives a class member (sym->member_of), at the name: `x` as

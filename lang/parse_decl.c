@@ -691,13 +691,20 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
         LangToken *name = NULL;
         LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
         lang_p_attributes(p, NULL, &va);
-        if (!name)
+        if (!name && !f->is_method) /* a member function's declaration may omit them */
             lang_error_at(p->ctx, p->tok, "expected a parameter name");
         if (ty->kind == LTY_ARRAY && !ty->matrix) /* arrays as parameters are pointers (C) */
             ty = lang_pointer_to(p->ctx, ty->base, has_space ? space : LAS_THREAD);
         if (ty->kind == LTY_VOID)
-            lang_error_at(p->ctx, name, "parameter has type void");
-        LangVar *v = lang_p_new_var(p, name, ty, LVAR_PARAM);
+            lang_error_at(p->ctx, name ? name : at, "parameter has type void");
+        LangVar *v;
+        if (name) {
+            v = lang_p_new_var(p, name, ty, LVAR_PARAM);
+        } else {
+            v = lang_alloc(p->ctx, sizeof *v);
+            *v = (LangVar){.name = "", .type = ty, .tok = at, .kind = LVAR_PARAM,
+                           .id = p->next_var_id++};
+        }
         v->space = LAS_THREAD;
         if (va.is_function_constant)
             optional_param(p, f, v, &va);
@@ -897,9 +904,18 @@ void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst)
     LangType *base = lang_p_declspec(p, &space, &has_space);
     if (lang_p_consume(p, ";"))
         return; /* struct or enum declaration */
+    if (lang_p_is(p->tok, "::") && base->kind == LTY_STRUCT && base->cls) {
+        lang_p_method_define(p, base, NULL); /* Acc::Acc(...) (parse_struct.c) */
+        return;
+    }
     for (;;) {
         LangToken *name = NULL;
         LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
+        LangSym *owner = name && lang_p_is(p->tok, "::") ? lang_p_lookup(p, name) : NULL;
+        if (owner && owner->type && owner->type->kind == LTY_STRUCT && owner->type->cls) {
+            lang_p_method_define(p, owner->type, ty); /* float Acc::get() const { ... } */
+            return;
+        }
         if (!name)
             lang_error_at(p->ctx, p->tok, "expected a name");
         const char *op_name = lang_p_is(name, "operator") ? lang_p_operator_name(p) : NULL;

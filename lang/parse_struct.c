@@ -41,6 +41,52 @@ static void skip_group(LangParser *p, const LangToken *open)
 
 /* ---- declarations in a struct's body ---------------------------------------------------------- */
 
+/* The parameters a member function is declared with, after `this` */
+static LangVar *declared(const LangMethod *m)
+{
+    return m->this_var && !m->is_ctor ? m->func->params->next : m->func->params;
+}
+
+/* Whether a has b's name, kind and qualifiers and takes the parameter types in params. */
+static bool same_signature(const LangMethod *a, const LangMethod *b, const LangVar *params)
+{
+    if (a->is_ctor != b->is_ctor || a->is_const != b->is_const ||
+        a->this_space != b->this_space || a->name_tok->len != b->name_tok->len ||
+        memcmp(a->name_tok->loc, b->name_tok->loc, (size_t)a->name_tok->len) != 0)
+        return false;
+    const LangVar *x = declared(a), *y = params;
+    for (; x && y; x = x->next, y = y->next)
+        if (!lang_same_type(x->type, y->type))
+            return false;
+    return !x && !y;
+}
+
+/* The qualifiers after a member function's parameters: const, an address space. */
+static void method_qualifiers(LangParser *p, LangMethod *m)
+{
+    bool has_space = false;
+    for (;;) {
+        LangToken *q = p->tok;
+        if (lang_p_consume(p, "const")) {
+            m->is_const = true;
+        } else if (lang_p_is(q, "thread") || lang_p_is(q, "device") ||
+                   lang_p_is(q, "threadgroup") || lang_p_is(q, "constant")) {
+            if (has_space)
+                lang_error_at(p->ctx, q, "more than one address space on a member function");
+            has_space = true;
+            m->this_space = lang_p_is(q, "device") ? LAS_DEVICE
+                            : lang_p_is(q, "constant") ? LAS_CONSTANT
+                            : lang_p_is(q, "threadgroup") ? LAS_THREADGROUP : LAS_THREAD;
+            lang_p_next(p);
+        } else if (!lang_p_consume(p, "noexcept")) {
+            break;
+        }
+    }
+    if ((m->is_static || m->is_ctor) && (m->is_const || has_space))
+        lang_error_at(p->ctx, m->name_tok, "a %s has no object to be const or in an address "
+                      "space", m->is_ctor ? "constructor" : "static member function");
+}
+
 /* A member function's signature. Its body (or a constructor's initializers) is skipped
  * here and parsed by method_body once the struct is complete.
  * method = declspec ident params ("const" | address-space)* ("{" ... "}" | ";")
@@ -66,28 +112,8 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
     lang_p_enter(p);
     m->params = p->scope;
     f->params = lang_p_params(p, f);
-    bool has_space = false;
-    for (;;) {
-        LangToken *q = p->tok;
-        if (lang_p_consume(p, "const")) {
-            m->is_const = true;
-        } else if (lang_p_is(q, "thread") || lang_p_is(q, "device") ||
-                   lang_p_is(q, "threadgroup") || lang_p_is(q, "constant")) {
-            if (has_space)
-                lang_error_at(ctx, q, "more than one address space on a member function");
-            has_space = true;
-            m->this_space = lang_p_is(q, "device") ? LAS_DEVICE
-                            : lang_p_is(q, "constant") ? LAS_CONSTANT
-                            : lang_p_is(q, "threadgroup") ? LAS_THREADGROUP : LAS_THREAD;
-            lang_p_next(p);
-        } else if (!lang_p_consume(p, "noexcept")) {
-            break;
-        }
-    }
+    method_qualifiers(p, m);
     lang_p_leave(p);
-    if ((is_static || is_ctor) && (m->is_const || has_space))
-        lang_error_at(ctx, name, "a %s has no object to be const or in an address space",
-                      is_ctor ? "constructor" : "static member function");
     if (!is_static && !is_ctor) { /* this: the first parameter */
         LangVar *self = lang_alloc(ctx, sizeof *self);
         self->name = "this";
@@ -117,27 +143,14 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
             lang_error_at(ctx, p->tok, "expected the constructor's body ('{')");
         skip_group(p, p->tok);
         f->is_defined = true;
-    } else if (!lang_p_consume(p, ";")) {
+    } else if (!lang_p_consume(p, ";")) { /* else defined outside: lang_p_method_define */
         lang_error_at(ctx, p->tok, "expected '{' or ';' after the parameters of '%s'", f->name);
-    } else {
-        lang_error_at(ctx, name, "'%s' is declared without a body: define member functions "
-                      "inside the struct (definitions outside it are not supported yet)",
-                      f->name);
     }
     LangMethod **tail = &cls->methods;
-    for (; *tail; tail = &(*tail)->next) {
-        LangMethod *o = *tail;
-        if (o->is_ctor != is_ctor || !lang_tok_equal(o->name_tok, lang_p_name(p, name)) ||
-            o->is_const != m->is_const || o->this_space != m->this_space ||
-            o->func->num_params != f->num_params)
-            continue;
-        bool same = true;
-        for (LangVar *a = o->func->params, *b = f->params; a && b; a = a->next, b = b->next)
-            same = same && (a == o->this_var || lang_same_type(a->type, b->type));
-        if (same)
+    for (; *tail; tail = &(*tail)->next)
+        if (same_signature(*tail, m, declared(m)))
             lang_error_soft(ctx, name, "redefinition of '%s' (with the same parameters)",
                             f->name);
-    }
     *tail = m;
     lang_p_add_function(p, f);
     if (is_ctor) {
@@ -543,7 +556,8 @@ static void method_bodies(LangParser *p, LangClass *cls)
 {
     LangParser saved = *p;
     for (LangMethod *m = cls->methods; m; m = m->next)
-        method_body(p, m);
+        if (m->body)
+            method_body(p, m);
     if (cls->implicit_ctor)
         method_body(p, cls->implicit_ctor);
     lang_p_restore(p, &saved);
@@ -621,3 +635,56 @@ LangNode *lang_p_ctor_result(LangParser *p, LangToken *tok)
 {
     return lang_p_var_node(p, p->method->this_var, tok);
 }
+
+// method-definition = declspec? ident "::" ident params qualifiers (mem-inits)? "{" ... "}"
+// (at the "::"; ret NULL for a constructor): the body of a member function the struct
+// declared, parsed now that the struct is complete.
+void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
+{
+    LangClass *cls = st->cls;
+    lang_p_skip(p, "::");
+    LangToken *name = p->tok;
+    if (name->kind != LTK_IDENT)
+        lang_error_at(p->ctx, name, "expected a member function's name after '::'");
+    lang_p_next(p);
+    LangMethod want = {.cls = cls, .name_tok = name, .is_ctor = !ret};
+    if (!ret && !(cls->name_tok && lang_tok_equal(name, lang_p_name(p, cls->name_tok))))
+        lang_error_at(p->ctx, name, "expected a return type before '%s::%.*s'", st->name,
+                      name->len, name->loc);
+    LangFunction f = {.is_method = true};
+    LangScope *scope = p->scope;
+    p->scope = cls->scope;
+    lang_p_enter(p);
+    want.params = p->scope;
+    want.func = &f;
+    f.params = lang_p_params(p, &f);
+    method_qualifiers(p, &want);
+    p->scope = scope;
+    LangMethod *m = cls->methods;
+    while (m && !same_signature(m, &want, f.params))
+        m = m->next;
+    if (!m)
+        lang_error_at(p->ctx, name, "'%s' declares no member function '%.*s' with these "
+                      "parameters", st->name, name->len, name->loc);
+    if (m->body || m->func->body)
+        lang_error_at(p->ctx, name, "redefinition of '%s'", m->func->name);
+    if (ret && !lang_same_type(ret, m->func->ret))
+        lang_error_at(p->ctx, name, "'%s' is declared to return '%s'", m->func->name,
+                      lang_type_name(p->ctx, m->func->ret));
+    if (m->this_var && !m->is_ctor)
+        m->this_var->next = f.params; /* the definition's parameter names */
+    else
+        m->func->params = f.params;
+    m->params = want.params;
+    m->body = p->tok;
+    if (!lang_p_is(p->tok, "{") && !(m->is_ctor && lang_p_is(p->tok, ":")))
+        lang_error_at(p->ctx, p->tok, "expected '{' after the parameters of '%s'",
+                      m->func->name);
+    LangParser saved = *p;
+    method_body(p, m);
+    LangToken *tok = p->tok, *prev = p->prev;
+    lang_p_restore(p, &saved);
+    p->tok = tok;
+    p->prev = prev;
+}
+

@@ -225,6 +225,11 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
     }
     if (!name || name->kind != LTK_IDENT)
         lang_error_at(p->ctx, tmpl_tok, "expected a function template");
+    for (LangToken *q = t->start; q != name; q = q->next)
+        if (q->next == name && lang_p_is(q, "::"))
+            lang_error_at(p->ctx, name, "a member function of a struct template is defined "
+                          "inside the template (definitions outside it are not supported "
+                          "yet)");
     t->name_tok = name;
     int depth = 0;
     for (;;) {

@@ -531,6 +531,60 @@ static void test_struct_specialization(void **state)
                     "not supported yet");
 }
 
+/* Member functions and constructors declared in the struct and defined after it (their
+ * own parameter names; a static one without `static`), and what a definition must match. */
+static const char *outside_src =
+    "struct Acc {\n"
+    "    float sum;\n"
+    "    Acc(float s);\n"
+    "    void add(float x);\n"
+    "    float result() const;\n"
+    "    static float twice(float x);\n"
+    "    Acc merged(Acc o) const;\n"
+    "};\n"
+    "Acc::Acc(float start) : sum(start) {}\n"
+    "void Acc::add(float y) { sum += twice(y); }\n"
+    "float Acc::result() const { return sum; }\n"
+    "float Acc::twice(float x) { return 2.0f * x; }\n"
+    "Acc Acc::merged(Acc o) const { return Acc(sum + o.sum); }\n"
+    "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+    "    Acc a(1.0f);\n"
+    "    a.add(o[i]);\n"
+    "    o[i] = a.merged(Acc(0.5f)).result();\n"
+    "}\n";
+
+static void test_out_of_class_definitions(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, outside_src, NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    for (int i = 0; i < 32; i++)
+        o[i] = (float)i * 0.75f - 3.0f;
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++)
+        CH_FEQ(o[i], (1.0f + 2.0f * ((float)i * 0.75f - 3.0f)) + 0.5f, i);
+    h_free(&h);
+#define DECL "struct S { int v; S(int); int get() const; };\n"
+    ch_expect_error(DECL "int S::get() { return v; }\n", NULL,
+                    "k.metal:2:8: error: 'S' declares no member function 'get' with these "
+                    "parameters");
+    ch_expect_error(DECL "float S::get() const { return v; }\n", NULL,
+                    "k.metal:2:10: error: 'S::get' is declared to return 'int'");
+    ch_expect_error(DECL "int S::get() const { return v; }\nint S::get() const { return 1; }\n",
+                    NULL, "k.metal:3:8: error: redefinition of 'S::get'");
+    ch_expect_error(DECL "S::T(int a) {}\n", NULL,
+                    "k.metal:2:4: error: expected a return type before 'S::T'");
+    ch_expect_error(DECL "S::S(int a) : v(a) {}\n"
+                    "kernel void k(device int *o [[buffer(0)]]) { S s(1); o[0] = s.get(); }\n",
+                    NULL, "k.metal:3:63: error: function 'S::get' is declared but never defined");
+#undef DECL
+    ch_expect_error("template <typename T> struct V { T v; T get() const; };\n"
+                    "template <typename T> T V<T>::get() const { return v; }\n", NULL,
+                    "k.metal:2:31: error: a member function of a struct template is defined "
+                    "inside the template");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_struct_template_errors),
         cmocka_unit_test(test_mlx_block_loader),
         cmocka_unit_test(test_struct_specialization),
+        cmocka_unit_test(test_out_of_class_definitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
