@@ -563,11 +563,23 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
     return true;
 }
 
-// explicit-instantiation = "template" attrs "decltype" "(" ident template-args ")"
+// explicit-instantiation = "template" ("struct" | "class") ident template-args ";"
+//                        | "template" attrs "decltype" "(" ident template-args ")"
 //                          ident template-args ";"
 //                        | "template" attrs declspec ident template-args params ";"
 void lang_p_explicit_instantiation(LangParser *p)
 {
+    if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
+        LangToken *name = p->tok; /* template struct Vec<float, 4>; */
+        LangSym *sym = lang_p_is_name(name) ? lang_p_lookup(p, name) : NULL;
+        if (!sym || !sym->tmpl || !sym->tmpl->is_struct)
+            lang_error_at(p->ctx, name, "'%.*s' is not a struct template", name->len,
+                          name->loc);
+        lang_p_next(p);
+        lang_p_struct_instance(p, sym->tmpl, name);
+        lang_p_expect_semi(p);
+        return;
+    }
     FnAttrs fa = {0};
     lang_p_attributes(p, &fa, NULL);
     while (lang_p_consume(p, "kernel"))

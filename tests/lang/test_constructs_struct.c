@@ -397,6 +397,15 @@ static void test_struct_template_errors(void **state)
     ch_expect_error("template <typename T> struct S { T f() { return g(); } };\n"
                     "kernel void k(device int *o [[buffer(0)]]) { S<int> s; o[0] = s.f(); }\n",
                     NULL, "k.metal:1:49: error: use of undeclared identifier 'g'");
+    /* an explicit instantiation makes the instance, and so parses its member functions */
+    ch_expect_error("template <typename T> struct W { T v; T get() const { return v + w; } };\n"
+                    "template struct W<float>;\n", NULL,
+                    "k.metal:1:66: error: use of undeclared identifier 'w'");
+    IsaProgram *p = ch_compile("template <typename T> struct W { T v; T get() const { return v; } };\n"
+                               "template struct W<int>;\n"
+                               "kernel void k(device int *o [[buffer(0)]]) { W<int> w = {3}; "
+                               "o[0] = w.get(); }\n", NULL);
+    isa_program_free(p);
     ch_expect_error("template <typename T> struct S;\n"
                     "kernel void k(device int *o [[buffer(0)]]) { S<int> s; }\n",
                     NULL, "k.metal:2:46: error: struct template 'S' is declared but not defined");
