@@ -498,6 +498,9 @@ static CgLval *cg_lval_at(LangCg *cg, LangNode *node)
         if (lt->kind == LTY_POINTER) {
             CgVal p = cg_expr(cg, node->lhs);
             CgVal i = cg_expr(cg, node->rhs);
+            if (p.ref) /* the parser puts such objects in memory (parse_struct.c) */
+                cg_error(cg, node->tok, "indexing a pointer to a variable held in registers is "
+                         "not supported");
             CgLval *lv = new_lval(cg, LV_MEM, node->type);
             lv->addr = cg_addr_of_pointer(cg, p);
             cg_addr_add(cg, &lv->addr, i.c[0], node->rhs->type, lt->base->size);

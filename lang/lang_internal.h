@@ -400,6 +400,8 @@ struct LangFunction {
     bool is_method;         /* a struct's member function: attributes of its parameters
                              * (MLX's [[thread_index_in_simdgroup]] on a constructor's) are
                              * ignored, as Metal ignores them outside a kernel's */
+    bool this_escapes;      /* a member function that takes an address inside its object
+                             * (`&v[0]`): its objects live in thread memory (parse_struct.c) */
     bool is_defined;
     int tg_mem_bytes;       /* kernels: static threadgroup memory of LVAR_THREADGROUP locals */
 };

@@ -207,6 +207,12 @@ static LangNode *make_call(LangParser *p, LangMethod *m, LangNode *obj, LangNode
         } else { /* the object's address; one in registers stays there (file comment) */
             self = lang_p_new_node(p, LND_ADDR, tok);
             self->lhs = obj;
+            if (f->this_escapes && !lang_p_is_lvalue(obj))
+                lang_error_at(p->ctx, tok, "'%s' takes addresses inside its object, so call "
+                              "it on a variable, not on a temporary", f->name);
+            LangVar *v = f->this_escapes ? lang_p_root_var(obj) : NULL;
+            if (v) /* it indexes or offsets them: the object lives in memory */
+                v->address_taken = true;
         }
         LangNode *c = lang_p_new_node(p, LND_CAST, tok); /* typed as the parameter */
         c->lhs = self;

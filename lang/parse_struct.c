@@ -550,6 +550,122 @@ static void implicit_ctor(LangParser *p, LangClass *cls)
     cls->implicit_ctor = m;
 }
 
+/* ---- objects that live in memory ------------------------------------------------------------ */
+
+/* A member function that takes an address inside its object (`&v[0]`, an array member used
+ * as a pointer, a member bound to a reference, `this` kept as a value) may index or offset
+ * it, which an object held in registers cannot serve: the objects such a function is
+ * called on live in thread memory, as a local whose address is taken does. Decided once
+ * the struct's bodies are parsed, to a fixpoint, since member functions call each other. */
+
+static bool takes_this(const LangFunction *f)
+{
+    return f->is_method && f->params && strcmp(f->params->name, "this") == 0;
+}
+
+static bool is_this(const LangMethod *m, const LangNode *n)
+{
+    if (!m->this_var)
+        return false;
+    if (m->is_ctor)
+        return n->kind == LND_ADDR && n->lhs->kind == LND_VAR && n->lhs->var == m->this_var;
+    return n->kind == LND_VAR && n->var == m->this_var;
+}
+
+/* Whether the lvalue n is the object `this` points to or a part of it. */
+static bool in_this(const LangMethod *m, const LangNode *n)
+{
+    while (n->kind == LND_MEMBER || n->kind == LND_SWIZZLE || n->kind == LND_ELEMENTS ||
+           (n->kind == LND_INDEX && n->lhs->type->kind != LTY_POINTER))
+        n = n->lhs;
+    if (m->is_ctor && n->kind == LND_VAR && n->var == m->this_var)
+        return true;
+    return n->kind == LND_DEREF && is_this(m, n->lhs);
+}
+
+static bool escapes(LangMethod *m, LangNode *n, int depth);
+
+/* One expression (not its siblings). */
+static bool node_escapes(LangMethod *m, LangNode *n, int depth)
+{
+    if (!n)
+        return false;
+    LangNode *next = n->next;
+    n->next = NULL;
+    bool esc = escapes(m, n, depth);
+    n->next = next;
+    return esc;
+}
+
+/* The object a member function is called on, given as `this` (make_call's CAST of it): it
+ * escapes when the callee's does; a local object given to such a callee is put in memory.
+ * The indexes on the way to the object are walked as any expression. */
+static bool this_arg_escapes(LangMethod *m, const LangFunction *callee, LangNode *self,
+                             int depth)
+{
+    if (is_this(m, self))
+        return callee->this_escapes;
+    if (self->kind != LND_ADDR)
+        return node_escapes(m, self, depth + 1); /* ptr->f(): a pointer value */
+    bool esc = callee->this_escapes && in_this(m, self->lhs);
+    if (callee->this_escapes && !esc) {
+        LangVar *v = lang_p_root_var(self->lhs);
+        if (v)
+            v->address_taken = true;
+    }
+    LangNode *lv = self->lhs;
+    while (lv->kind == LND_MEMBER || lv->kind == LND_SWIZZLE || lv->kind == LND_ELEMENTS ||
+           (lv->kind == LND_INDEX && lv->lhs->type->kind != LTY_POINTER)) {
+        if (lv->kind == LND_INDEX)
+            esc |= node_escapes(m, lv->rhs, depth + 1);
+        lv = lv->lhs;
+    }
+    if (lv->kind == LND_DEREF ? !is_this(m, lv->lhs) : lv->kind != LND_VAR)
+        esc |= node_escapes(m, lv->kind == LND_DEREF ? lv->lhs : lv, depth + 1);
+    return esc;
+}
+
+/* Whether the statements or expressions from n on (through next) use `this` other than to
+ * reach a member or to call a member function that keeps it in place. */
+static bool escapes(LangMethod *m, LangNode *n, int depth)
+{
+    bool esc = false;
+    if (depth > 2 * LANG_P_MAX_DEPTH)
+        return false; /* deeper than the parser allows */
+    for (; n; n = n->next) {
+        if (n->kind == LND_CALL && n->func && takes_this(n->func) && n->args &&
+            n->args->kind == LND_CAST) {
+            esc |= this_arg_escapes(m, n->func, n->args->lhs, depth);
+            esc |= escapes(m, n->args->next, depth + 1);
+            continue;
+        }
+        if (is_this(m, n) || (n->kind == LND_ADDR && in_this(m, n->lhs))) {
+            esc = true;
+            continue;
+        }
+        if (n->kind == LND_DEREF && is_this(m, n->lhs))
+            continue; /* *this, this->x */
+        LangNode *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body,
+                            n->args, n->kind == LND_SWITCH ? n->case_next : NULL};
+        for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+            esc |= escapes(m, kids[i], depth + 1);
+    }
+    return esc;
+}
+
+static bool mark_escapes(LangMethod *m)
+{
+    if (!m->func->body || !escapes(m, m->func->body, 0))
+        return false;
+    if (m->is_ctor) { /* the object being built is a local of the constructor */
+        m->this_var->address_taken = true;
+        return false;
+    }
+    bool changed = !m->func->this_escapes;
+    m->func->this_escapes = true;
+    return changed;
+}
+
 /* Every member function body, parsed with the struct complete and the parser's state kept
  * for what follows the struct. */
 static void method_bodies(LangParser *p, LangClass *cls)
@@ -561,6 +677,13 @@ static void method_bodies(LangParser *p, LangClass *cls)
     if (cls->implicit_ctor)
         method_body(p, cls->implicit_ctor);
     lang_p_restore(p, &saved);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (LangMethod *m = cls->methods; m; m = m->next)
+            changed |= mark_escapes(m);
+        if (cls->implicit_ctor)
+            mark_escapes(cls->implicit_ctor);
+    }
 }
 
 // struct-decl = ident? ("{" member* "}")?

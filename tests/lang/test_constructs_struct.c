@@ -594,6 +594,48 @@ static void test_out_of_class_definitions(void **state)
                     "inside the template");
 }
 
+/* A member function that takes an address inside its object (`&v[0]` indexed or offset),
+ * directly or through another member function or a member object's, puts the objects it is
+ * called on in thread memory; the others stay in registers. */
+static const char *escape_src =
+    "struct Buf {\n"
+    "    float v[4];\n"
+    "    float at(int i) const { const thread float *q = &v[0]; return q[i]; }\n"
+    "    float first() const { return *(&v[0] + 1); }\n"
+    "    float via(int i) const { return at(i) + 0.5f; }\n"
+    "    float plain(int i) const { return v[i]; }\n"
+    "};\n"
+    "struct Outer {\n"
+    "    Buf b;\n"
+    "    float get(int i) const { return b.via(i); }\n"
+    "};\n"
+    "kernel void k(device float *out [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+    "    Buf b = {{1.0f, 2.0f, 3.0f, 4.0f}};\n"
+    "    Buf c = {{5.0f, 6.0f, 7.0f, 8.0f}};\n"
+    "    Outer o = {{{9.0f, 10.0f, 11.0f, 12.0f}}};\n"
+    "    out[i] = b.at(int(i % 4u)) + b.first() * 10.0f + c.plain(int(i % 4u)) * 100.0f + o.get(int(i % 4u)) * 1000.0f;\n"
+    "}\n";
+
+static void test_address_inside_object(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, escape_src, NULL);
+    CH_EXPECT(h.prog, h.prog->stack_bytes == 32); /* b and o, not c */
+    float *out = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        int k = i % 4;
+        CH_FEQ(out[i], (float)(1 + k) + 2.0f * 10.0f + (float)(5 + k) * 100.0f +
+                       ((float)(9 + k) + 0.5f) * 1000.0f, i);
+    }
+    h_free(&h);
+    ch_expect_error("struct B { float v[2]; float at(int i) const { return (&v[0])[i]; } };\n"
+                    "kernel void k(device float *o [[buffer(0)]]) { o[0] = B{{1, 2}}.at(1); }\n",
+                    NULL, "k.metal:2:65: error: 'B::at' takes addresses inside its object, so "
+                    "call it on a variable, not on a temporary");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_mlx_block_loader),
         cmocka_unit_test(test_struct_specialization),
         cmocka_unit_test(test_out_of_class_definitions),
+        cmocka_unit_test(test_address_inside_object),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
