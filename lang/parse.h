@@ -1,7 +1,8 @@
 /*
  * parse.h — what the parser's files share (parse_decl.c: program scope, types and
  * declarations; parse_stmt.c: statements and scopes; parse_expr.c: expressions, implicit
- * conversions and builtin calls). Not part of the stage contract (lang_internal.h).
+ * conversions and builtin calls; parse_struct.c and parse_method.c: structs' member
+ * functions and their calls). Not part of the stage contract (lang_internal.h).
  *
  * AST conventions the parser guarantees beyond lang_internal.h, so codegen never guesses:
  *  - every expression node has its type; operands of arithmetic are already converted to the

@@ -555,7 +555,7 @@ static LangNode *postfix(LangParser *p)
             lang_p_next(p);
             if (lang_p_is(p->tok, "(") && node->type->kind == LTY_STRUCT &&
                 !node->type->tensor && !node->type->vote)
-                node = lang_p_method_call(p, node, name); /* parse_struct.c */
+                node = lang_p_method_call(p, node, name); /* parse_method.c */
             else if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
                      !node->type->tensor && !node->type->vote)
                 lang_error_at(p->ctx, name, "member functions are not supported on '%s'",
@@ -580,7 +580,7 @@ LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok)
 {
     if (ty->tensor)
         return lang_p_tensor_construct(p, ty, tok);
-    LangNode *by_ctor = lang_p_class_construct(p, ty, tok); /* parse_struct.c */
+    LangNode *by_ctor = lang_p_class_construct(p, ty, tok); /* parse_method.c */
     if (by_ctor)
         return by_ctor;
     ty = unqual(p, ty);
@@ -937,7 +937,7 @@ static LangNode *primary(LangParser *p)
     LangNode *tensor = lang_p_tensor_primary(p);
     if (tensor)
         return tensor;
-    LangNode *self = lang_p_this(p, tok); /* parse_struct.c */
+    LangNode *self = lang_p_this(p, tok); /* parse_method.c */
     if (self)
         return self;
     LangSym *sym = lang_p_lookup(p, tok);
