@@ -49,7 +49,8 @@ static const char *acc_src =
     "    out[i * 6 + 4] = use(d, in[i * 4 + 2]);\n"
     "    thread Acc *p = &c;\n"
     "    p->add(in[i * 4 + 3]);\n"
-    "    out[i * 6 + 5] = p->result() + c.m;\n"
+    "    Acc e = {4, 0.25f};\n"
+    "    out[i * 6 + 5] = p->result() + c.m + e.result() * 1000.0f;\n"
     "}\n";
 
 typedef struct { float sum, m; } AccRef;
@@ -82,7 +83,8 @@ static void test_methods_exec(void **state)
         acc_add(&d, x[2]);
         CH_FEQ(out[i * 6 + 4], acc_result(&d), i);
         acc_add(&c, x[3]);
-        CH_FEQ(out[i * 6 + 5], acc_result(&c) + c.m, i);
+        AccRef e = {4 * 0.25f, 0.25f};
+        CH_FEQ(out[i * 6 + 5], acc_result(&c) + c.m + acc_result(&e) * 1000.0f, i);
     }
     h_free(&h);
 }
