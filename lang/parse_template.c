@@ -476,6 +476,62 @@ static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool
     return q != to && q->kind == LTK_IDENT && q->next == to ? k : -1;
 }
 
+/* A parameter declared with a struct template's instance (`thread const Vec<T, N> &v`,
+ * `Vec<T, 4> v`, `device Vec<T, N> *p`): each of its template arguments written as one of
+ * t's parameters takes the value the argument's instance has there. False with *why when
+ * two values conflict. */
+static bool deduce_from_instance(LangParser *p, const LangTemplate *t, LangToken *from,
+                                 LangToken *to, LangType *arg, LangTemplateArgs *args,
+                                 const char **why)
+{
+    while (from != to && is_qualifier(from))
+        from = from->next;
+    LangSym *sym = from != to && from->kind == LTK_IDENT ? lang_p_lookup(p, from) : NULL;
+    if (!sym || !sym->tmpl || !sym->tmpl->is_struct || !lang_p_is(from->next, "<"))
+        return true;
+    LangTemplate *st = sym->tmpl;
+    LangType *ty = arg->kind == LTY_POINTER ? arg->base : arg;
+    const LangInstance *inst = st->instances;
+    while (inst && !(ty->kind == LTY_STRUCT && lang_same_type(inst->type, ty)))
+        inst = inst->next;
+    if (!inst)
+        return true; /* not an instance of it: the call's conversion reports that */
+    /* the arguments in `<...>`, each a run of tokens at depth 0 */
+    LangToken *start = from->next->next;
+    int j = 0, len = 0, depth = 0;
+    for (LangToken *q = start; q != to && q->kind != LTK_EOF && j < st->num_params;
+         q = q->next) {
+        bool ends = depth == 0 && (lang_p_is(q, ",") || lang_p_is(q, ">"));
+        if (!ends) {
+            depth += lang_p_is(q, "<") || lang_p_is(q, "(");
+            depth -= lang_p_is(q, ">") || lang_p_is(q, ")");
+            len++;
+            continue;
+        }
+        int k = len == 1 ? param_index(t, start) : -1; /* the argument is one of t's names */
+        if (k >= 0 && !t->param_types[k] == !st->param_types[j]) {
+            bool given = args->types[k] != NULL;
+            bool same = t->param_types[k] ? args->values[k] == inst->args.values[j]
+                                          : lang_same_type(args->types[k], inst->args.types[j]);
+            if (given && !same) {
+                *why = lang_format(p->ctx, "conflicting values for template parameter '%.*s' "
+                                   "of '%.*s'; give the template arguments (%.*s<...>(...))",
+                                   t->params[k]->len, t->params[k]->loc, t->name_tok->len,
+                                   t->name_tok->loc, t->name_tok->len, t->name_tok->loc);
+                return false;
+            }
+            args->types[k] = t->param_types[k] ? t->param_types[k] : inst->args.types[j];
+            args->values[k] = inst->args.values[j];
+        }
+        j++;
+        len = 0;
+        start = q->next;
+        if (lang_p_is(q, ">"))
+            break;
+    }
+    return true;
+}
+
 LangFunction *lang_p_deduce(LangParser *p, LangTemplate *t, LangToken *at)
 {
     /* the arguments' types: parsed once here and again by the call (soft errors of this
@@ -518,6 +574,8 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
         if (!(depth == 1 && lang_p_is(tok, ",")) && !end)
             continue;
         bool pointer = false;
+        if (i < n && i < 16 && !deduce_from_instance(p, t, from, tok, arg_types[i], &args, why))
+            return false;
         int k = i < n && i < 16 ? deducible(t, from, tok, &pointer) : -1;
         if (k >= 0) {
             LangType *ty = arg_types[i];
@@ -547,7 +605,7 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
             break;
     }
     int deduced = 0; /* the leading parameters deduced; the rest may take defaults */
-    while (deduced < t->num_params && args.types[deduced] && !t->param_types[deduced])
+    while (deduced < t->num_params && args.types[deduced])
         deduced++;
     if (deduced < t->num_params && t->defaults[deduced])
         fill_defaults(p, t, &args, deduced);

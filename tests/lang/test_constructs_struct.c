@@ -638,6 +638,47 @@ static void test_address_inside_object(void **state)
                     "call it on a variable, not on a temporary");
 }
 
+/* A function template's type and value parameters deduced from a struct template's
+ * instance its argument is (by value, by reference, through a pointer). */
+static const char *deduce_src =
+    "template <typename T, int N>\n"
+    "struct Vec { T v[N]; };\n"
+    "template <typename T, int N>\n"
+    "T dot(thread const Vec<T, N> &a, Vec<T, N> b) {\n"
+    "    T s = 0;\n"
+    "    for (int i = 0; i < N; i++) s += a.v[i] * b.v[i];\n"
+    "    return s + T(N);\n"
+    "}\n"
+    "template <typename U>\n"
+    "U first(device const Vec<U, 2> *p) { return p->v[0]; }\n"
+    "kernel void k(device float *o [[buffer(0)]], device const Vec<int, 2> *q [[buffer(1)]], uint i [[thread_position_in_grid]]) {\n"
+    "    Vec<float, 3> a = {{1.0f, 2.0f, 3.0f}};\n"
+    "    Vec<float, 3> b = {{float(i), 1.0f, 0.5f}};\n"
+    "    o[i] = dot(a, b) + float(first(q + i));\n"
+    "}\n";
+
+static void test_deduction_from_instances(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, deduce_src, NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    int32_t *q = ch_buf(&h, 1, 32 * 2 * 4);
+    for (int i = 0; i < 64; i++)
+        q[i] = i * 3 - 7;
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++)
+        CH_FEQ(o[i], ((1.0f * (float)i + 2.0f * 1.0f) + 3.0f * 0.5f) + 3.0f +
+                     (float)(i * 2 * 3 - 7), i);
+    h_free(&h);
+    ch_expect_error("template <typename T, int N> struct V { T v[N]; };\n"
+                    "template <typename T, int N> T f(V<T, N> a, V<T, N> b) { return a.v[0]; }\n"
+                    "kernel void k(device int *o [[buffer(0)]]) {\n"
+                    "  V<int, 2> a = {{1, 2}}; V<int, 3> b = {{1, 2, 3}}; o[0] = f(a, b);\n}\n",
+                    NULL, "k.metal:4:61: error: conflicting values for template parameter 'N' "
+                    "of 'f'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_struct_specialization),
         cmocka_unit_test(test_out_of_class_definitions),
         cmocka_unit_test(test_address_inside_object),
+        cmocka_unit_test(test_deduction_from_instances),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
