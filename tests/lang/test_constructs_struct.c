@@ -255,6 +255,31 @@ static void test_array_member_index(void **state)
     h_free(&h);
 }
 
+/* `return;` in a constructor, in divergent code, gives the object built so far; an early
+ * return in a member function as in any helper. */
+static void test_constructor_return(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+    "struct S {\n"
+    "    int v;\n"
+    "    S(int a) { v = 1; if (a % 2 == 0) return; v = a * 10; }\n"
+    "    int f(int x) const { if (x < 3) return v; return v + x; }\n"
+    "};\n"
+    "kernel void k(device int *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+    "    S s(int(i));\n"
+    "    o[i] = s.f(int(i % 5u));\n"
+    "}\n", NULL);
+    int32_t *o = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        int v = i % 2 == 0 ? 1 : i * 10, x = i % 5;
+        CH_IEQ(o[i], x < 3 ? v : v + x, i);
+    }
+    h_free(&h);
+}
+
 /* ---- misuse ------------------------------------------------------------------------------ */
 
 #define S_KERNEL(body)                                                                  \
@@ -687,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_member_initializers),
         cmocka_unit_test(test_address_space_methods),
         cmocka_unit_test(test_array_member_index),
+        cmocka_unit_test(test_constructor_return),
         cmocka_unit_test(test_method_errors),
         cmocka_unit_test(test_struct_templates),
         cmocka_unit_test(test_struct_template_errors),
