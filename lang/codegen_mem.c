@@ -399,6 +399,13 @@ static CgLval *var_lval(LangCg *cg, LangNode *node)
         lv->regs = b->regs;
         return lv;
     }
+    if (b->kind == BIND_VALUE && !b->value.ref && b->value.n == cg_leaf_count(v->type)) {
+        /* a value never written (a program-scope constant struct whose const member
+         * function is called): read through, and never stored to (cg_store refuses) */
+        CgLval *lv = new_lval(cg, LV_REG, v->type);
+        lv->regs = b->value.c;
+        return lv;
+    }
     lang_error_at(cg->ctx, node->tok, "'%s' cannot be assigned here", v->name);
 }
 

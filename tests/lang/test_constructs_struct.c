@@ -280,6 +280,34 @@ static void test_constructor_return(void **state)
     h_free(&h);
 }
 
+/* Objects in the constant address space (a program-scope constant, a constant buffer)
+ * call the member functions declared for them (`... const constant`). */
+static void test_constant_objects(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "struct P {\n"
+            "    float w, h;\n"
+            "    float area() const constant { return w * h; }\n"
+            "    float area() const { return -1.0f; }\n"
+            "};\n"
+            "constant P unit = {2.0f, 3.0f};\n"
+            "kernel void k(device float *o [[buffer(0)]], constant P &p [[buffer(1)]],\n"
+            "              uint i [[thread_position_in_grid]]) {\n"
+            "    P copy = p;\n"
+            "    o[i] = unit.area() + p.area() * float(i) + copy.area() * 100.0f;\n"
+            "}\n", NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    float *pp = ch_buf(&h, 1, 8);
+    pp[0] = 1.5f;
+    pp[1] = 4.0f;
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++)
+        CH_FEQ(o[i], 6.0f + 6.0f * (float)i + -1.0f * 100.0f, i);
+    h_free(&h);
+}
+
 /* ---- misuse ------------------------------------------------------------------------------ */
 
 #define S_KERNEL(body)                                                                  \
@@ -713,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_address_space_methods),
         cmocka_unit_test(test_array_member_index),
         cmocka_unit_test(test_constructor_return),
+        cmocka_unit_test(test_constant_objects),
         cmocka_unit_test(test_method_errors),
         cmocka_unit_test(test_struct_templates),
         cmocka_unit_test(test_struct_template_errors),
