@@ -2,17 +2,18 @@
  * parse_struct.c — structs (and classes) with what C++ lets them hold beyond data: member
  * functions (const, static, and qualified with the address space of their object),
  * constructors with member initializer lists, default member initializers, static
- * constants, member types and `public:`/`private:` labels, and the bodies of member
- * functions and constructors (calls of them are parse_method.c's).
+ * constants, member types and `public:`/`private:` labels; the bodies of member functions
+ * and constructors, written in the struct or after it (`float Acc::get() const { ... }`);
+ * and which member functions need their object in memory. Calls of them are
+ * parse_method.c's.
  *
  * A member function is an ordinary LangFunction named "Acc::add" whose first parameter is
  * `this`, a pointer to the object, so codegen inlines it as any helper and the listing and
  * the checkers' findings name it "Acc::add". A constructor is a function that returns the
- * object: its body declares
- * the object, assigns the member initializers, runs the written body and returns the
- * object, so `Acc a(x)`, `Acc(x)` and `Acc{x}` are calls whose value initializes. Member
- * function bodies are parsed once the struct is complete, as C++ reads them, so they see
- * every member and call member functions declared after them.
+ * object: its body declares the object, assigns the member initializers, runs the written
+ * body and returns the object, so `Acc a(x)`, `Acc(x)` and `Acc{x}` are calls whose value
+ * initializes. Member function bodies are parsed once the struct is complete, as C++ reads
+ * them, so they see every member and call member functions declared after them.
  */
 #include <string.h>
 
