@@ -1,0 +1,102 @@
+/*
+ * test_methods_overload.c — member functions and free overloads together: a struct with
+ * constructors, default member initializers and member functions used by free operator
+ * functions and by an overloaded free function, inside a struct template instance
+ * (Poly<Complex, 3>), run against C.
+ */
+#include "construct_harness.h"
+
+static const char *both_src =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "struct Complex {\n"
+    "    float re;\n"
+    "    float im = 0.0f;\n"
+    "    Complex() : re(0) {}\n"
+    "    Complex(float r) : re(r) {}\n"
+    "    Complex(float r, float i) : re(r), im(i) {}\n"
+    "    Complex(int n) : re(float(n) * 10.0f) {}\n"
+    "    float norm2() const { return re * re + im * im; }\n"
+    "    Complex conj() const { return Complex(re, -im); }\n"
+    "    void scale(float s) { re *= s; im *= s; }\n"
+    "};\n"
+    "Complex operator*(Complex a, Complex b) {\n"
+    "    return Complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);\n"
+    "}\n"
+    "Complex operator+(Complex a, Complex b) { return Complex(a.re + b.re, a.im + b.im); }\n"
+    "Complex operator*(float s, Complex a) { return Complex(s * a.re, s * a.im); }\n"
+    "void operator+=(thread Complex &a, Complex b) { a = a + b; }\n"
+    "float mix2(Complex c, float t) { return c.re * t + c.im; }\n"
+    "float mix2(float t, Complex c) { return c.im * t - c.re; }\n"
+    "float mix2(float a, float b) { return a - b; }\n"
+    "template <typename T, int N> struct Poly {\n"
+    "    T c[N];\n"
+    "    T eval(T x) const {\n"
+    "        T r = c[N - 1];\n"
+    "        for (int k = N - 2; k >= 0; k--) r = r * x + c[k];\n"
+    "        return r;\n"
+    "    }\n"
+    "};\n"
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "    Complex a(in[i * 2], in[i * 2 + 1]);\n"
+    "    Complex b = Complex(0.5f, -1.0f);\n"
+    "    Complex p = a * b.conj();\n"
+    "    p += 2.0f * a;\n"
+    "    Complex q(3);\n"
+    "    p.scale(0.5f);\n"
+    "    Poly<Complex, 3> poly;\n"
+    "    poly.c[0] = Complex(1.0f);\n"
+    "    poly.c[1] = b;\n"
+    "    poly.c[2] = q;\n"
+    "    Complex e = poly.eval(a);\n"
+    "    out[i * 5] = p.re;\n"
+    "    out[i * 5 + 1] = p.im;\n"
+    "    out[i * 5 + 2] = mix2(p, in[i * 2]) + mix2(in[i * 2], p) + mix2(in[i * 2], 1.0f);\n"
+    "    out[i * 5 + 3] = e.norm2();\n"
+    "    out[i * 5 + 4] = e.re + q.re;\n"
+    "}\n";
+
+typedef struct { float re, im; } Cx;
+static Cx cx_mul(Cx a, Cx b) { return (Cx){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+static Cx cx_add(Cx a, Cx b) { return (Cx){a.re + b.re, a.im + b.im}; }
+
+static void test_methods_with_free_overloads(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    Harness h;
+    ch_init(&h, both_src, NULL);
+    float *in = ch_buf(&h, 0, N * 2 * 4);
+    float *out = ch_buf(&h, 1, N * 5 * 4);
+    for (int i = 0; i < N * 2; i++)
+        in[i] = (float)((i * 29) % 17) * 0.375f - 3.0f;
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        Cx a = {in[i * 2], in[i * 2 + 1]}, b = {0.5f, -1.0f}, bc = {0.5f, 1.0f};
+        Cx p = cx_mul(a, bc);
+        p = cx_add(p, (Cx){2.0f * a.re, 2.0f * a.im});
+        Cx q = {3.0f * 10.0f, 0.0f}; /* Complex(int): a promotion-free exact match */
+        p.re *= 0.5f;
+        p.im *= 0.5f;
+        Cx c[3] = {{1.0f, 0.0f}, b, q};
+        Cx e = c[2];
+        for (int k = 1; k >= 0; k--)
+            e = cx_add(cx_mul(e, a), c[k]);
+        float t = in[i * 2];
+        CH_FEQ(out[i * 5], p.re, i);
+        CH_FEQ(out[i * 5 + 1], p.im, i);
+        CH_FEQ(out[i * 5 + 2], (p.re * t + p.im) + (p.im * t - p.re) + (t - 1.0f), i);
+        CH_FEQ(out[i * 5 + 3], e.re * e.re + e.im * e.im, i);
+        CH_FEQ(out[i * 5 + 4], e.re + q.re, i);
+    }
+    h_free(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_methods_with_free_overloads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
