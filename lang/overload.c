@@ -14,6 +14,9 @@
  * take part with their deduced arguments; only their declaration is parsed until one is
  * chosen, so a template body that would not compile for a call's types is no error.
  *
+ * Member functions and constructors are chosen by parse_method.c, by these same rankings
+ * (lang_p_rank_params).
+ *
  * Sets are kept as several symbols of one name in a scope (parse.h LangSym), so a name with
  * one function works exactly as before, and nothing downstream of the parser knows.
  */
@@ -457,6 +460,30 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
                         list, listed > MAX_LISTED ? ", ..." : "");
     }
     return best->tmpl ? lang_p_instantiate(p, best->tmpl, &best->targs, tok) : best->fn;
+}
+
+int lang_p_rank_params(LangParser *p, LangVar *const *params, int ncand, LangNode **args, int n)
+{
+    if (n > MAX_ARGS)
+        return -1;
+    Cand *cands = lang_alloc(p->ctx, (size_t)ncand * sizeof *cands);
+    int viable = 0;
+    for (int k = 0; k < ncand; k++) {
+        int i = 0;
+        for (const LangVar *v = params[k]; v && i < n && !cands[k].why; v = v->next, i++)
+            cands[k].ics[i] = ics_of(p, args[i], v->type, &cands[k].why);
+        viable += !cands[k].why;
+    }
+    if (!viable)
+        return -1;
+    int best = -1;
+    for (int k = 0; k < ncand; k++)
+        if (!cands[k].why && (best < 0 || better(&cands[k], &cands[best], n)))
+            best = k;
+    for (int k = 0; k < ncand; k++)
+        if (!cands[k].why && k != best && !better(&cands[best], &cands[k], n))
+            return -2;
+    return best;
 }
 
 /* Whether the template arguments at open ("<") suit t: a type for each type parameter, a

@@ -284,6 +284,11 @@ const char *lang_p_operator_name(LangParser *p);
 /* lhs OP rhs (rhs NULL: unary) where an operand is a struct: a call of the kernel's operator
  * function for tok's operator, or NULL when it declares none. */
 LangNode *lang_p_operator_call(LangParser *p, LangToken *tok, LangNode *lhs, LangNode *rhs);
+/* C++'s choice among candidate parameter lists for one call of n arguments (member functions
+ * and constructors, parse_method.c): params[k] is candidate k's first parameter (each takes
+ * n). The best one's index; -1 when none can take the arguments, -2 when no one is better
+ * than all the others (ambiguous). */
+int lang_p_rank_params(LangParser *p, LangVar *const *params, int ncand, LangNode **args, int n);
 /* Overloads get their signature as name ("act(half)"), for listings and findings. */
 void lang_p_name_overloads(LangParser *p);
 

@@ -4,7 +4,8 @@
  * names without `this`, `this` itself, `T(...)`, `T{...}` and `T x;` of a struct with
  * constructors. Which member function a call means is decided here and only here, apart
  * from the lookup of free functions: by the arguments' count, then the object's address
- * space and const-ness, then how well the arguments fit each candidate's parameters.
+ * space and const-ness, then C++'s ranking of the arguments' conversions to each
+ * candidate's parameters, which free functions use too (overload.c, lang_p_rank_params).
  *
  * The object goes to the call as the `this` argument: a pointer already (`ptr->f()`), or
  * the object's address. An object held in registers stays there: codegen's pointer to a
@@ -83,25 +84,6 @@ static LangVar *first_param(const LangMethod *m)
     return m->this_var && !m->is_ctor ? m->func->params->next : m->func->params;
 }
 
-/* How well an argument fits a parameter: 3 exactly, 2 a conversion within integers or
- * within floats, 1 another implicit conversion, 0 not at all. */
-static int fit(LangType *pt, LangNode *a)
-{
-    LangType *at = a->type;
-    if (pt->kind == LTY_POINTER && pt->is_reference)
-        return lang_p_is_lvalue(a) && lang_same_type(at, pt->base) &&
-                       lang_p_lvalue_space(a) == pt->space ? 3 : 0;
-    if (lang_same_type(pt, at))
-        return 3;
-    if (lang_is_scalar(pt) && lang_is_scalar(at))
-        return lang_is_float(pt) == lang_is_float(at) ? 2 : 1;
-    if (pt->kind == LTY_VECTOR && lang_is_scalar(at))
-        return 1;
-    if (pt->kind == LTY_POINTER && at->kind == LTY_ARRAY && lang_same_type(pt->base, at->base))
-        return 3;
-    return 0;
-}
-
 static char *signature(LangParser *p, const LangMethod *m)
 {
     char *s = lang_format(p->ctx, "%s(", m->func->name);
@@ -122,16 +104,18 @@ static char *candidates(LangParser *p, LangClass *cls, const LangToken *name, bo
 }
 
 /* The member function (or constructor) a call means: the arguments' count, then the
- * object's address space and const-ness, then the best fit of the arguments (C++'s
- * overload resolution, reduced to what kernels use). obj is NULL for `S::f(...)` and
- * constructors. */
+ * object's address space and const-ness, then C++'s overload resolution among the rest
+ * (overload.c's ranking: exact match over promotion over conversion, per argument). obj is
+ * NULL for `S::f(...)` and constructors. */
 static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, LangNode **args,
                           int n, LangNode *obj, bool ctor)
 {
     LangAddrSpace space = obj && lang_p_is_lvalue(obj) ? lang_p_lvalue_space(obj) : LAS_THREAD;
     bool is_const = obj && (obj->type->is_const || space == LAS_CONSTANT);
-    LangMethod *best = NULL, *only = NULL;
-    int counted = 0, in_space = 0, usable = 0, best_score = 0, ties = 0;
+    LangMethod **usable = NULL;
+    LangVar **params = NULL;
+    size_t cap = 0, pcap = 0;
+    int counted = 0, in_space = 0, nusable = 0;
     for (LangMethod *m = cls->methods; m; m = m->next) {
         if (m->is_ctor != ctor || (!ctor && !lang_tok_equal(name, lang_p_name(p, m->name_tok))) ||
             declared_params(m) != n)
@@ -143,19 +127,10 @@ static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, LangNo
         in_space++;
         if (has_this && is_const && !m->is_const)
             continue;
-        usable++;
-        only = m;
-        int score = 0, i = 0;
-        for (LangVar *v = first_param(m); v && score >= 0; v = v->next, i++) {
-            int f = fit(v->type, args[i]);
-            score = f ? score + f : -1;
-        }
-        if (score < 0)
-            continue;
-        if (!best || score > best_score)
-            best = m, best_score = score, ties = 0;
-        else if (score == best_score)
-            ties++;
+        usable = lang_grow(p->ctx, usable, (size_t)nusable, &cap, sizeof *usable, 4);
+        params = lang_grow(p->ctx, params, (size_t)nusable, &pcap, sizeof *params, 4);
+        usable[nusable] = m;
+        params[nusable++] = first_param(m);
     }
     const char *what = ctor ? "constructor of" : "member function";
     char *full = ctor ? (char *)cls->type->name
@@ -168,18 +143,19 @@ static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, LangNo
                       "function acts on thread objects unless it is declared for %s ones "
                       "(`... %s`)", full, space_word(space), space_word(space),
                       space_word(space));
-    if (!usable)
+    if (!nusable)
         lang_error_at(p->ctx, name, "'%s' is not const, so it cannot be called on a const "
                       "object (declare it `... const` if it does not change the object)", full);
-    if (usable == 1)
-        return only; /* its parameters convert the arguments, or say why they cannot */
-    if (!best)
+    if (nusable == 1)
+        return usable[0]; /* its parameters convert the arguments, or say why they cannot */
+    int best = lang_p_rank_params(p, params, nusable, args, n);
+    if (best == -1)
         lang_error_at(p->ctx, name, "no %s '%s' takes these arguments (%s)", what, full,
                       candidates(p, cls, name, ctor));
-    if (ties)
+    if (best == -2)
         lang_error_at(p->ctx, name, "call of %s '%s' is ambiguous (%s)", what, full,
                       candidates(p, cls, name, ctor));
-    return best;
+    return usable[best];
 }
 
 static LangNode *make_call(LangParser *p, LangMethod *m, LangNode *obj, LangNode **args, int n,
@@ -318,9 +294,12 @@ LangNode *lang_p_class_construct(LangParser *p, LangType *ty, LangToken *tok)
     LangNode **args = call_args(p, &n);
     if (n == 1 && lang_same_type(args[0]->type, ty)) { /* a copy, unless one takes it */
         bool declared = false;
-        for (LangMethod *m = cls->methods; m; m = m->next)
-            declared |= m->is_ctor && declared_params(m) == 1 &&
-                        fit(first_param(m)->type, args[0]) == 3;
+        for (LangMethod *m = cls->methods; m; m = m->next) {
+            LangType *pt = m->is_ctor && declared_params(m) == 1 ? first_param(m)->type : NULL;
+            if (pt && pt->kind == LTY_POINTER && pt->is_reference)
+                pt = pt->base;
+            declared |= pt && lang_same_type(pt, ty);
+        }
         if (!declared)
             return args[0];
     }

@@ -2,7 +2,9 @@
  * test_methods_overload.c — member functions and free overloads together: a struct with
  * constructors, default member initializers and member functions used by free operator
  * functions and by an overloaded free function, inside a struct template instance
- * (Poly<Complex, 3>), run against C.
+ * (Poly<Complex, 3>), run against C; and constructors and member functions chosen by C++'s
+ * ranking (overload.c's, shared with free functions): a promotion beats a conversion, two
+ * conversions are ambiguous.
  */
 #include "construct_harness.h"
 
@@ -93,10 +95,47 @@ static void test_methods_with_free_overloads(void **state)
     h_free(&h);
 }
 
+#define RANK_KERNEL(body) \
+    "struct S {\n" \
+    "    float v;\n" \
+    "    S(int n) : v(float(n) + 0.5f) {}\n" \
+    "    S(uint n) : v(float(n) + 0.25f) {}\n" \
+    "    float f(int x) const { return v + float(x); }\n" \
+    "    float f(float x) const { return v * x; }\n" \
+    "};\n" \
+    "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
+    body "\n}\n"
+
+/* short to int is a promotion, short to uint a conversion: S(int) and f(int) are chosen
+ * (a sum of per-argument scores called these ties); uint to int and to float are both
+ * conversions: f is ambiguous, as in C++. */
+static void test_member_ranking(void **state)
+{
+    (void)state;
+    enum { N = 32 };
+    Harness h;
+    ch_init(&h, RANK_KERNEL("    short s = short(i) - 5;\n"
+                            "    S a(s);\n"
+                            "    o[i] = a.f(s) + S(int(i)).f(2.0f);"), NULL);
+    float *o = ch_buf(&h, 0, N * 4);
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        short s = (short)(i - 5);
+        float v = (float)s + 0.5f;
+        CH_FEQ(o[i], (v + (float)s) + ((float)i + 0.5f) * 2.0f, i);
+    }
+    h_free(&h);
+    ch_expect_error(RANK_KERNEL("    S a(1);\n    o[i] = a.f(i);"), NULL,
+                    "k.metal:10:14: error: call of member function 'S::f' is ambiguous");
+    ch_expect_error(RANK_KERNEL("    S a(1.0f);"), NULL,
+                    "k.metal:9:7: error: call of constructor of 'S' is ambiguous");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_methods_with_free_overloads),
+        cmocka_unit_test(test_member_ranking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
