@@ -1,8 +1,10 @@
 /*
  * parse.h — what the parser's files share (parse_decl.c: program scope, types and
  * declarations; parse_stmt.c: statements and scopes; parse_expr.c: expressions, implicit
- * conversions and builtin calls; parse_struct.c and parse_method.c: structs' member
- * functions and their calls). Not part of the stage contract (lang_internal.h).
+ * conversions and builtin calls; parse_call.c: constructors and calls' arguments;
+ * overload.c: overloaded functions and operators; parse_struct.c and parse_method.c:
+ * structs' member functions and their calls). Not part of the stage contract
+ * (lang_internal.h).
  *
  * AST conventions the parser guarantees beyond lang_internal.h, so codegen never guesses:
  *  - every expression node has its type; operands of arithmetic are already converted to the
@@ -239,13 +241,14 @@ LangNode *lang_p_member_defaults(LangParser *p, LangType *ty, LangMember *from, 
 LangNode *lang_p_var_node(LangParser *p, LangVar *v, LangToken *tok); /* LND_VAR of v */
 /* `return;` in a constructor: the object */
 LangNode *lang_p_ctor_result(LangParser *p, LangToken *tok);
-/* A call argument converted to its parameter's type (a reference binds to an lvalue) */
+/* A call argument converted to its parameter's type (a reference binds to an lvalue;
+ * parse_call.c) */
 LangNode *lang_p_pass_arg(LangParser *p, LangNode *a, LangType *pt, LangToken *at);
 void lang_p_add_local(LangParser *p, LangVar *v);
 /* The saved parser state back after parsing elsewhere (an instance, member function
  * bodies), keeping what that parsing added to the unit. */
 void lang_p_restore(LangParser *p, const LangParser *saved);
-/* T(args)/T{args} after the type name (parse_expr.c) */
+/* T(args)/T{args} after the type name (parse_call.c) */
 LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok);
 
 /* templates (parse_template.c): after `template`, a definition or an explicit instantiation */
@@ -304,7 +307,7 @@ LangNode *lang_p_new_node(LangParser *p, LangNodeKind kind, LangToken *tok);
 LangNode *lang_p_expr(LangParser *p);
 LangNode *lang_p_assign(LangParser *p);
 /* A call of f after its name; args (n of them, each starting at starts[i]) already parsed,
- * or NULL to parse them from the "(" on. */
+ * or NULL to parse them from the "(" on (parse_call.c). */
 LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode **args,
                       LangToken **starts, int n);
 LangNode *lang_p_cond(LangParser *p);       /* conditional-expression (constant contexts) */
