@@ -675,6 +675,9 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
         lang_p_next(p);
     int n = 0;
     while (!lang_p_consume(p, ")")) {
+        if (n && lang_p_is(p->tok, "="))
+            lang_error_at(p->ctx, p->tok, "default arguments are not supported yet (give every "
+                          "argument, or add an overload with fewer parameters)");
         if (n && !lang_p_consume(p, ","))
             lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
         VarAttrs va = {0};
