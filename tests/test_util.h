@@ -77,6 +77,27 @@ static inline int test_run(const char *command, char **output)
     return -1;
 }
 
+/* A whole file, newly allocated and NUL-terminated (so text can be read as a string); its
+ * length in *size when size is not NULL; NULL when it cannot be opened. */
+static inline char *test_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0, got;
+    char *buf = malloc(cap + 1);
+    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap)
+            buf = realloc(buf, (cap *= 2) + 1);
+    }
+    fclose(f);
+    buf[len] = '\0';
+    if (size)
+        *size = len;
+    return buf;
+}
+
 /* Runs `lockstep ARGS`; see test_run. */
 static inline int test_lockstep(const char *args, char **output)
 {

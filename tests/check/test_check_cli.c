@@ -23,23 +23,6 @@ static char failure[32768];
         fail_msg("%s", failure);                                                                 \
     } while (0)
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0, got;
-    char *buf = malloc(cap);
-    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 >= cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -98,7 +81,7 @@ static void test_teaching_kernel(void **state)
     const char *manifest = *state;
     char expect_path[1024];
     snprintf(expect_path, sizeof expect_path, "%.*s.expect", (int)(strlen(manifest) - 5), manifest);
-    char *expect_text = read_text(expect_path);
+    char *expect_text = test_read_file(expect_path, NULL);
     if (!expect_text)
         fail_msg("%s has no %s next to it", manifest, expect_path);
     char *want = filter_lines(expect_text, not_comment);

@@ -21,23 +21,6 @@
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0, got;
-    char *buf = malloc(cap);
-    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *size = len;
-    return buf;
-}
-
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -92,7 +75,7 @@ static void find_manifests(const char *dir, PathList *out)
 static int count_expectations(const char *manifest)
 {
     size_t size;
-    char *text = read_all(manifest, &size);
+    char *text = test_read_file(manifest, &size);
     if (!text)
         return -1;
     int n = 0;
@@ -214,8 +197,8 @@ static void test_expected_outputs_are_current(void **state)
         snprintf(fresh_path, sizeof fresh_path, "%s/%s", dir, names.items[i]);
         snprintf(committed_path, sizeof committed_path, "kernels/asm/%s", names.items[i]);
         size_t fresh_size = 0, committed_size = 0;
-        char *fresh = read_all(fresh_path, &fresh_size);
-        char *committed = read_all(committed_path, &committed_size);
+        char *fresh = test_read_file(fresh_path, &fresh_size);
+        char *committed = test_read_file(committed_path, &committed_size);
         assert_non_null(fresh);
         if (!committed || fresh_size != committed_size || memcmp(fresh, committed, fresh_size))
             snprintf(stale + strlen(stale), sizeof stale - strlen(stale),

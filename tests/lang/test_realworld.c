@@ -22,25 +22,6 @@
 #define REGEN "cc -std=c11 -O1 -ffp-contract=off tests/ref/realworld_ref.c -lm -o /tmp/rw && " \
               "/tmp/rw " DIR_RW "/data"
 
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0, got;
-    char *buf = malloc(cap + 1);
-    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap)
-            buf = realloc(buf, (cap *= 2) + 1);
-    }
-    fclose(f);
-    buf[len] = '\0';
-    if (size)
-        *size = len;
-    return buf;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -113,7 +94,7 @@ static void test_reference_is_current(void **state)
         snprintf(a_path, sizeof a_path, "%s/%s", dir, fresh[i]);
         snprintf(b_path, sizeof b_path, DIR_RW "/data/%s", fresh[i]);
         size_t na = 0, nb = 0;
-        char *a = read_file(a_path, &na), *b = read_file(b_path, &nb);
+        char *a = test_read_file(a_path, &na), *b = test_read_file(b_path, &nb);
         if (!a || !b || na != nb || memcmp(a, b, na) != 0)
             used += (size_t)snprintf(problems + used, sizeof problems - used, "%s is %s\n",
                                      b_path, b ? "stale" : "missing");
@@ -158,7 +139,7 @@ static void test_every_kernel_has_a_manifest(void **state)
         for (size_t m = 0; m < nm && !found; m++) {
             char path[4096];
             snprintf(path, sizeof path, DIR_RW "/%s", manifests[m]);
-            char *text = read_file(path, NULL);
+            char *text = test_read_file(path, NULL);
             found = text && strstr(text, line);
             free(text);
         }
@@ -187,7 +168,7 @@ static int count_substr(const char *text, const char *what)
 
 static void run_manifest(const char *manifest, const char *verb)
 {
-    char *text = read_file(manifest, NULL);
+    char *text = test_read_file(manifest, NULL);
     assert_non_null(text);
     int expects = count_substr(text, "expect:");
     free(text);

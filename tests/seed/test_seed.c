@@ -36,25 +36,6 @@ static const char *const must_run[] = {
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0, got;
-    char *buf = malloc(cap + 1);
-    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap)
-            buf = realloc(buf, (cap *= 2) + 1);
-    }
-    fclose(f);
-    buf[len] = '\0';
-    if (size)
-        *size = len;
-    return buf;
-}
-
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -211,8 +192,8 @@ static void check_reference(const char *source, const char *committed_root, bool
         snprintf(fresh_path, sizeof fresh_path, "%s/%s", dir, fresh.items[i]);
         snprintf(committed_path, sizeof committed_path, "%s/%s", committed_root, fresh.items[i]);
         size_t fresh_size = 0, committed_size = 0;
-        char *a = read_all(fresh_path, &fresh_size);
-        char *b = read_all(committed_path, &committed_size);
+        char *a = test_read_file(fresh_path, &fresh_size);
+        char *b = test_read_file(committed_path, &committed_size);
         if (!b || !a || fresh_size != committed_size || memcmp(a, b, fresh_size))
             used += (size_t)snprintf(problems + used, sizeof problems - used, "%s is %s\n",
                                      committed_path, b ? "stale" : "missing");
@@ -294,7 +275,7 @@ static void test_every_seed_kernel_has_a_manifest(void **state)
         snprintf(path, sizeof path, "tests/seed/%s.yaml", must_run[i]);
         snprintf(kernel, sizeof kernel, "kernel: ../../../shared/kernels/seed/%s.metal\n",
                  must_run[i]);
-        char *text = read_all(path, NULL);
+        char *text = test_read_file(path, NULL);
         if (!text)
             fail_msg("%s is missing", path);
         if (!strstr(text, kernel))
@@ -308,7 +289,7 @@ static void test_seed_manifest_runs(void **state)
 {
     const char *manifest = *state;
     require_seed_dir();
-    char *text = read_all(manifest, NULL);
+    char *text = test_read_file(manifest, NULL);
     assert_non_null(text);
     int expects = count_expectations(text);
     free(text);
@@ -440,7 +421,7 @@ static void check_refused(const Refused *r, const char *args)
 {
     char path[512];
     snprintf(path, sizeof path, SEED_DIR "/%s.metal", r->name);
-    char *source = read_all(path, NULL);
+    char *source = test_read_file(path, NULL);
     if (!source)
         fail_msg("cannot read %s", path);
     char *out = NULL;
