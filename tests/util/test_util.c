@@ -73,7 +73,7 @@ static void test_push(void **state)
     free(d);
 }
 
-static void test_read_file(void **state)
+static void test_util_read_file(void **state)
 {
     (void)state;
     UtilError err = {{0}};
@@ -268,7 +268,7 @@ int main(void)
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_fail),
         cmocka_unit_test(test_push),
-        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_util_read_file),
         cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_bits),
