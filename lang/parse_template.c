@@ -95,6 +95,28 @@ static char *instance_name(LangParser *p, const LangTemplate *t, const LangTempl
     return lang_format(p->ctx, "%s>", name);
 }
 
+/* Refuses a 33rd instance inside the instances being parsed: each one's body asked for
+ * another (R<N> holds R<N + 1>, r<N> calls r<N - 1>), which only recursion does. */
+static void check_nesting(LangParser *p, const LangTemplate *t, LangToken *at)
+{
+    if (p->inst_depth >= 32)
+        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
+                      "recursive templates are not supported", t->name_tok->len,
+                      t->name_tok->loc);
+}
+
+/* A new instance of t for args, first in t's list (after check_nesting). */
+static LangInstance *add_instance(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                  LangToken *at)
+{
+    check_nesting(p, t, at);
+    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
+    inst->args = *args;
+    inst->next = t->instances;
+    t->instances = inst;
+    return inst;
+}
+
 static LangType *new_instance(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                               LangToken *at)
 {
@@ -102,14 +124,7 @@ static LangType *new_instance(LangParser *p, LangTemplate *t, const LangTemplate
         if (same_args(t, &i->args, args))
             lang_error_at(p->ctx, at, "'%s' is specialized after it was used (specialize it "
                           "before its first use)", i->type->name);
-    if (p->inst_depth >= 32) /* each instance's body asked for another: R<N> holds R<N + 1> */
-        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
-                      "recursive templates are not supported", t->name_tok->len,
-                      t->name_tok->loc);
-    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
-    inst->args = *args;
-    inst->next = t->instances;
-    t->instances = inst;
+    LangInstance *inst = add_instance(p, t, args, at);
     LangType *ty = inst->type = lang_alloc(p->ctx, sizeof *inst->type);
     ty->kind = LTY_STRUCT;
     ty->name = instance_name(p, t, args);
@@ -356,14 +371,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     for (LangInstance *i = t->instances; i; i = i->next)
         if (same_args(t, &i->args, args))
             return i->func;
-    if (p->inst_depth >= 32) /* each instance's body asked for another: r<N> calls r<N - 1> */
-        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
-                      "recursive templates are not supported", t->name_tok->len,
-                      t->name_tok->loc);
-    LangInstance *inst = lang_alloc(p->ctx, sizeof *inst);
-    inst->args = *args;
-    inst->next = t->instances;
-    t->instances = inst;
+    LangInstance *inst = add_instance(p, t, args, at);
     LangParser saved = *p;
     p->inst_depth++;
     p->scope = p->global;
@@ -411,10 +419,7 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
     for (LangInstance *i = t->instances; i; i = i->next)
         if (same_args(t, &i->args, args))
             return i->func;
-    if (p->inst_depth >= 32)
-        lang_error_at(p->ctx, at, "template instances nest 32 levels deep at '%.*s': "
-                      "recursive templates are not supported", t->name_tok->len,
-                      t->name_tok->loc);
+    check_nesting(p, t, at);
     LangInstance inst = {.args = *args, .decl_only = true};
     LangParser saved = *p;
     const LangErrorMark errors = lang_errors_mark(p->ctx);
