@@ -816,8 +816,9 @@ IsaProgram *lang_backend(LangCtx *ctx, LangIr *ir)
         const LangIrInst *it = &w[p];
         pos_first[p] = e.count;
         last_loc = it->loc;
-        if (it->label >= 0 && begun == (int64_t)e.count) {
-            IsaInst nop = {.op = ISA_OP_NOP}; /* the scope begins here, not at the label */
+        if (it->label >= 0 && target[it->label] && begun == (int64_t)e.count) {
+            /* the scope begins here, not where a jump to the label lands */
+            IsaInst nop = {.op = ISA_OP_NOP};
             emit_inst(&e, &nop, it->loc, 0);
         }
         if (lang_ir_is_marker(it) && !lang_ir_is_undef(it)) {
