@@ -462,13 +462,15 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
     return best->tmpl ? lang_p_instantiate(p, best->tmpl, &best->targs, tok) : best->fn;
 }
 
-int lang_p_rank_params(LangParser *p, LangVar *const *params, int ncand, LangNode **args, int n)
+int lang_p_rank_params(LangParser *p, LangVar *const *params, LangTemplate *const *tmpls,
+                       int ncand, LangNode **args, int n)
 {
     if (n > MAX_ARGS)
         return -1;
     Cand *cands = lang_alloc(p->ctx, (size_t)ncand * sizeof *cands);
     int viable = 0;
     for (int k = 0; k < ncand; k++) {
+        cands[k].tmpl = tmpls ? tmpls[k] : NULL;
         int i = 0;
         for (const LangVar *v = params[k]; v && i < n && !cands[k].why; v = v->next, i++)
             cands[k].ics[i] = ics_of(p, args[i], v->type, &cands[k].why);
@@ -578,9 +580,14 @@ const char *lang_p_operator_name(LangParser *p)
             return lang_format(p->ctx, "operator%s", ops[i]);
         }
     if (lang_p_is(op, "(") && lang_p_is(op->next, ")"))
-        lang_error_at(p->ctx, op, "overloading 'operator()' is not supported");
+        lang_error_at(p->ctx, op, "overloading 'operator()' is not supported as a free "
+                      "function (C++ makes it a member: declare it in the struct)");
     if (lang_p_is(op, "[") || lang_p_is(op, "[["))
-        lang_error_at(p->ctx, op, "overloading 'operator[]' is not supported");
+        lang_error_at(p->ctx, op, "overloading 'operator[]' is not supported as a free "
+                      "function (C++ makes it a member: declare it in the struct)");
+    if (lang_p_is(op, "++") || lang_p_is(op, "--") || lang_p_is(op, "!"))
+        lang_error_at(p->ctx, op, "overloading 'operator%.*s' is not supported as a free "
+                      "function yet (declare it in the struct)", op->len, op->loc);
     if (op->kind == LTK_PUNCT || lang_p_is_name(op))
         lang_error_at(p->ctx, op, "overloading 'operator%.*s' is not supported (binary "
                       "arithmetic, bitwise, shift and comparison operators, compound "
@@ -595,6 +602,11 @@ LangNode *lang_p_operator_call(LangParser *p, LangToken *tok, LangNode *lhs, Lan
     const char *name = lang_format(p->ctx, "operator%.*s", tok->len, tok->loc);
     LangSym *set[MAX_SET];
     int nset = set_of(p, name, (int)strlen(name), set);
+    if (lhs->type->kind == LTY_STRUCT) { /* its member operators, with these beside them */
+        LangNode *member = lang_p_member_operator_call(p, tok, name, lhs, rhs, set, nset);
+        if (member)
+            return member;
+    }
     if (!nset)
         return NULL;
     LangNode *args[2] = {lhs, rhs};

@@ -69,6 +69,9 @@ struct LangTemplate {
     int num_params;
     bool is_kernel;        /* [[kernel]] or `kernel` on the template */
     struct LangInstance *instances;
+    LangClass *cls;        /* a member function template's struct (parse_functor.c) */
+    const char *op;        /* a member operator template's name ("operator()"; name_tok is
+                            * then the `operator` token), or NULL */
 };
 
 /* Template arguments: a type per type parameter, a value per value parameter (types[k] is
@@ -84,6 +87,7 @@ typedef struct LangInstance {
     LangFunction *func;
     bool decl_only;        /* parse the declaration only (overload.c's candidates) */
     LangType *type;        /* a struct template's instance */
+    LangMethod *method;    /* a member function template's instance */
 } LangInstance;
 
 /* A member function of a struct (parse_struct.c): an ordinary function named "Acc::add"
@@ -100,6 +104,9 @@ struct LangMethod {
     LangVar *this_var;     /* the `this` parameter; a constructor's object being built */
     LangScope *params;     /* the scope of its parameters, for parsing the body */
     LangToken *body;       /* the ":" of a constructor's initializers or the body's "{" */
+    const char *op;        /* a member operator: its name ("operator[]"); name_tok is then
+                            * the `operator` token */
+    LangTemplate *tmpl;    /* the member function template this is an instance of, or NULL */
 };
 
 /* What a user struct has beyond its data: member functions, and the scope its members,
@@ -115,6 +122,9 @@ struct LangClass {
     LangMethod *implicit_ctor; /* no constructor declared, but members to initialize
                                 * (default member initializers, members with
                                 * constructors): what `T x;` and T() run */
+    LangTemplate *member_tmpls;  /* member function templates, in source order */
+    LangMethod **instance_out;   /* while an instance of one is declared: where its method
+                                  * goes (not among the members) */
 };
 
 typedef struct LangCallEdge {
@@ -220,8 +230,15 @@ LangType *lang_p_struct_decl(LangParser *p, LangType *inst);
 /* `float Acc::get() const { ... }` at the "::": a declared member function's body (ret
  * NULL: a constructor's, `Acc::Acc(...)`) */
 void lang_p_method_define(LangParser *p, LangType *st, LangType *ret);
-/* `obj.name(...)` (obj a struct value or lvalue) at the "(" */
+/* `obj.name(...)` (obj a struct value or lvalue) at the "(" (or the "<" of `obj.f<T>(...)`) */
 LangNode *lang_p_method_call(LangParser *p, LangNode *obj, LangToken *name);
+/* A call of cls's member function `name` (op NULL) or member operator op with these
+ * arguments (parsed already) on obj (NULL: none); given: a member template's arguments.
+ * A reference return gives the lvalue it designates. */
+LangNode *lang_p_call_member(LangParser *p, LangClass *cls, LangToken *name, const char *op,
+                             const LangTemplateArgs *given, LangNode *obj, LangNode **args,
+                             int n);
+LangVar *lang_p_method_params(const LangMethod *m); /* its parameters after `this` */
 /* A name the current scope gives a class member (sym->member_of), at the name: `x` as
  * this->x, `f(...)` as this->f(...). */
 LangNode *lang_p_member_name(LangParser *p, LangSym *sym, LangToken *tok);
@@ -250,6 +267,43 @@ void lang_p_add_local(LangParser *p, LangVar *v);
 void lang_p_restore(LangParser *p, const LangParser *saved);
 /* T(args)/T{args} after the type name (parse_call.c) */
 LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok);
+
+/* member operators and member function templates (parse_functor.c; their instances'
+ * declarations and bodies, parse_struct.c and parse_template.c) */
+/* After `operator` in a struct: the operator (consumed) as a name, "operator()". */
+const char *lang_p_member_operator_name(LangParser *p);
+/* A member operator's own rules (its arity; never static). */
+void lang_p_check_member_operator(LangParser *p, const LangMethod *m);
+/* `template <...> member-function` in a struct's body, at "template". */
+void lang_p_member_template(LangParser *p, LangClass *cls);
+bool lang_p_member_template_named(LangParser *p, const LangTemplate *t, const LangToken *name,
+                                  const char *op);
+/* t's instance for a call named name (or op) with these arguments, its declaration made
+ * (not its body): NULL when t is not so named or cannot take them (*why says why). */
+LangMethod *lang_p_member_template_candidate(LangParser *p, LangTemplate *t, LangToken *name,
+                                             const char *op, const LangTemplateArgs *given,
+                                             LangNode **args, int n, const char **why);
+/* parse_template.c: the declaration of t's instance for args (made once, kept). */
+LangMethod *lang_p_member_instantiate(LangParser *p, LangTemplate *t,
+                                      const LangTemplateArgs *args, LangToken *at);
+/* parse_struct.c: one member declaration at p->tok, in an instance's scope; its method. */
+LangMethod *lang_p_member_instance_decl(LangParser *p, LangClass *cls);
+/* parse_struct.c: an instance's body, parsed once a call chooses it. */
+void lang_p_member_instance_body(LangParser *p, LangMethod *m);
+/* Whether ty (a struct) has member operator op, itself or as a template. */
+bool lang_p_has_member_op(const LangType *ty, const char *op);
+/* obj(args) at the "(" */
+LangNode *lang_p_functor_call(LangParser *p, LangNode *obj, LangToken *tok);
+/* obj[i] after the "[" (tok) */
+LangNode *lang_p_subscript_call(LangParser *p, LangNode *obj, LangToken *tok);
+/* lhs OP rhs (rhs NULL: unary) with lhs a struct: its member operators for name and the free
+ * operator functions set[] (nset) resolved together; NULL when no member takes them. */
+LangNode *lang_p_member_operator_call(LangParser *p, LangToken *tok, const char *name,
+                                      LangNode *lhs, LangNode *rhs, LangSym **set, int nset);
+/* `return e;` in a function returning the reference ret: e's address. */
+LangNode *lang_p_return_ref(LangParser *p, LangNode *e, LangType *ret, LangToken *at);
+/* `template <...>` (at "<"): the parameters, in a new template (NULL for `template <>`). */
+LangTemplate *lang_p_template_params(LangParser *p);
 
 /* templates (parse_template.c): after `template`, a definition or an explicit instantiation */
 void lang_p_template_def(LangParser *p, LangToken *tmpl_tok);
@@ -291,7 +345,8 @@ LangNode *lang_p_operator_call(LangParser *p, LangToken *tok, LangNode *lhs, Lan
  * and constructors, parse_method.c): params[k] is candidate k's first parameter (each takes
  * n). The best one's index; -1 when none can take the arguments, -2 when no one is better
  * than all the others (ambiguous). */
-int lang_p_rank_params(LangParser *p, LangVar *const *params, int ncand, LangNode **args, int n);
+int lang_p_rank_params(LangParser *p, LangVar *const *params, LangTemplate *const *tmpls,
+                       int ncand, LangNode **args, int n); /* tmpls[k]: k is its instance */
 /* Overloads get their signature as name ("act(half)"), for listings and findings. */
 void lang_p_name_overloads(LangParser *p);
 

@@ -393,6 +393,13 @@ static LangNode *cast_to(LangParser *p, LangNode *node, LangType *ty, LangToken 
 
 static LangNode *incdec(LangParser *p, LangNodeKind kind, LangNode *lhs, LangToken *tok)
 {
+    if (lhs->type->kind == LTY_STRUCT) { /* a member operator++ (postfix: its int operand) */
+        bool post = kind == LND_POST_INC || kind == LND_POST_DEC;
+        LangNode *user = lang_p_operator_call(p, tok, lhs, post ? lang_p_num(p, tok, lang_ty_int,
+                                                                             0, 0) : NULL);
+        if (user)
+            return user;
+    }
     check_assignable(p, lhs, tok);
     if (!lang_is_scalar(lhs->type) && lhs->type->kind != LTY_POINTER &&
         lhs->type->kind != LTY_VECTOR)
@@ -448,6 +455,9 @@ static LangNode *unary_inner(LangParser *p)
     }
     if (lang_p_consume(p, "+")) {
         LangNode *n = unary(p);
+        LangNode *user = lang_p_operator_call(p, tok, n, NULL);
+        if (user)
+            return user;
         if (!is_numeric(n->type))
             lang_error_soft(p->ctx, tok, "invalid argument type '%s' to unary expression",
                             lang_type_name(p->ctx, n->type));
@@ -474,6 +484,9 @@ static LangNode *unary_inner(LangParser *p)
     }
     if (lang_p_consume(p, "!")) {
         LangNode *n = unary(p);
+        LangNode *user = lang_p_operator_call(p, tok, n, NULL);
+        if (user)
+            return user;
         LangNode *node = lang_p_new_node(p, LND_NOT, tok);
         if (n->type->kind == LTY_VECTOR) {
             node->type = lang_vector_of(p->ctx, lang_ty_bool, n->type->len, false);
@@ -539,7 +552,11 @@ static LangNode *postfix(LangParser *p)
     for (;;) {
         LangToken *tok = p->tok;
         if (lang_p_consume(p, "[")) {
-            node = lang_p_index(p, node, tok, addr_of);
+            node = lang_p_has_member_op(node->type, "operator[]")
+                       ? lang_p_subscript_call(p, node, tok) /* parse_functor.c */
+                       : lang_p_index(p, node, tok, addr_of);
+        } else if (lang_p_is(tok, "(") && node->type->kind == LTY_STRUCT && node->type->cls) {
+            node = lang_p_functor_call(p, node, tok); /* op(a, b), Op()(a, b) */
         } else if (lang_p_consume(p, ".") || lang_p_consume(p, "->")) {
             if (lang_p_is(tok, "->")) {
                 if (node->type->kind != LTY_POINTER)
@@ -550,11 +567,15 @@ static LangNode *postfix(LangParser *p)
                 d->type = node->type->base;
                 node = d;
             }
+            lang_p_consume(p, "template"); /* op.template f<T>(...) */
             LangToken *name = p->tok;
             if (!lang_p_is_name(name))
                 lang_error_at(p->ctx, name, "expected a member name");
             lang_p_next(p);
-            if (lang_p_is(p->tok, "(") && node->type->kind == LTY_STRUCT &&
+            if ((lang_p_is(p->tok, "(") || lang_p_is(p->tok, "<")) &&
+                node->type->kind == LTY_STRUCT && node->type->cls && node->type->cls->member_tmpls)
+                node = lang_p_method_call(p, node, name); /* a member function template's */
+            else if (lang_p_is(p->tok, "(") && node->type->kind == LTY_STRUCT &&
                 !node->type->tensor && !node->type->vote)
                 node = lang_p_method_call(p, node, name); /* parse_method.c */
             else if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&

@@ -94,31 +94,80 @@ static char *signature(LangParser *p, const LangMethod *m)
                        m->this_space != LAS_THREAD ? space_word(m->this_space) : "");
 }
 
-static char *candidates(LangParser *p, LangClass *cls, const LangToken *name, bool ctor)
+/* Whether m is what a call names: a member function by name, or an operator (op). */
+static bool named(LangParser *p, const LangMethod *m, const LangToken *name, const char *op)
+{
+    return op ? m->op && strcmp(m->op, op) == 0
+              : !m->op && lang_tok_equal(name, lang_p_name(p, m->name_tok));
+}
+
+static char *candidates(LangParser *p, LangClass *cls, const LangToken *name, const char *op,
+                        bool ctor)
 {
     char *list = "";
     for (LangMethod *m = cls->methods; m; m = m->next)
-        if (m->is_ctor == ctor && (ctor || lang_tok_equal(name, lang_p_name(p, m->name_tok))))
+        if (m->is_ctor == ctor && (ctor || named(p, m, name, op)))
             list = lang_format(p->ctx, "%s%s%s", list, *list ? "; " : "", signature(p, m));
+    for (LangTemplate *t = ctor ? NULL : cls->member_tmpls; t; t = t->next)
+        if (lang_p_member_template_named(p, t, name, op))
+            list = lang_format(p->ctx, "%s%stemplate at line %d", list, *list ? "; " : "",
+                               t->name_tok->line);
     return list;
+}
+
+/* The implicit object parameter C++ ranks a member function's object against (C++14
+ * [over.match.funcs]): a reference to the struct, const for a const member function, in
+ * the object's space; a temporary or a static member function matches any object. */
+static LangVar *object_param(LangParser *p, const LangMethod *m, const LangNode *obj,
+                             LangAddrSpace space)
+{
+    LangVar *v = lang_alloc(p->ctx, sizeof *v);
+    v->name = "this";
+    v->next = lang_p_method_params(m);
+    LangType *st = m->cls->type;
+    if (m->is_static || !lang_p_is_lvalue(obj)) {
+        v->type = lang_qualified(p->ctx, obj->type, false);
+        return v;
+    }
+    v->type = lang_pointer_to(p->ctx, lang_qualified(p->ctx, st, m->is_const), space);
+    v->type->is_reference = true;
+    return v;
 }
 
 /* The member function (or constructor) a call means: the arguments' count, then the
  * object's address space and const-ness, then C++'s overload resolution among the rest
- * (overload.c's ranking: exact match over promotion over conversion, per argument). obj is
- * NULL for `S::f(...)` and constructors. */
-static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, LangNode **args,
-                          int n, LangNode *obj, bool ctor)
+ * (overload.c's ranking: exact match over promotion over conversion, per argument, the
+ * object included; a function beats a template instance that matches as well). Member
+ * function templates take part with the arguments deduced from the call, or given
+ * (`given`: then only they do). obj is NULL for `S::f(...)` and constructors. */
+static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, const char *op,
+                          const LangTemplateArgs *given, LangNode **args, int n, LangNode *obj,
+                          bool ctor)
 {
     LangAddrSpace space = obj && lang_p_is_lvalue(obj) ? lang_p_lvalue_space(obj) : LAS_THREAD;
     bool is_const = obj && (obj->type->is_const || space == LAS_CONSTANT);
-    LangMethod **usable = NULL;
+    LangMethod **all = NULL, **usable = NULL;
     LangVar **params = NULL;
-    size_t cap = 0, pcap = 0;
-    int counted = 0, in_space = 0, nusable = 0;
-    for (LangMethod *m = cls->methods; m; m = m->next) {
-        if (m->is_ctor != ctor || (!ctor && !lang_tok_equal(name, lang_p_name(p, m->name_tok))) ||
-            declared_params(m) != n)
+    LangTemplate **tmpls = NULL;
+    size_t acap = 0, cap = 0, pcap = 0, tcap = 0;
+    int nall = 0, counted = 0, in_space = 0, nusable = 0;
+    for (LangMethod *m = given ? NULL : cls->methods; m; m = m->next)
+        if (m->is_ctor == ctor && (ctor || named(p, m, name, op))) {
+            all = lang_grow(p->ctx, all, (size_t)nall, &acap, sizeof *all, 4);
+            all[nall++] = m;
+        }
+    const char *tmpl_why = NULL;
+    for (LangTemplate *t = ctor ? NULL : cls->member_tmpls; t; t = t->next) {
+        LangMethod *m = lang_p_member_template_candidate(p, t, name, op, given, args, n,
+                                                         &tmpl_why);
+        if (m) {
+            all = lang_grow(p->ctx, all, (size_t)nall, &acap, sizeof *all, 4);
+            all[nall++] = m;
+        }
+    }
+    for (int k = 0; k < nall; k++) {
+        LangMethod *m = all[k];
+        if (declared_params(m) != n)
             continue;
         counted++;
         bool has_this = !m->is_static && !ctor;
@@ -129,15 +178,21 @@ static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, LangNo
             continue;
         usable = lang_grow(p->ctx, usable, (size_t)nusable, &cap, sizeof *usable, 4);
         params = lang_grow(p->ctx, params, (size_t)nusable, &pcap, sizeof *params, 4);
+        tmpls = lang_grow(p->ctx, tmpls, (size_t)nusable, &tcap, sizeof *tmpls, 4);
         usable[nusable] = m;
-        params[nusable++] = first_param(m);
+        tmpls[nusable] = m->tmpl;
+        params[nusable++] = obj ? object_param(p, m, obj, space) : first_param(m);
     }
-    const char *what = ctor ? "constructor of" : "member function";
+    const char *what = ctor ? "constructor of" : op ? "operator" : "member function";
     char *full = ctor ? (char *)cls->type->name
+                 : op ? lang_format(p->ctx, "%s::%s", cls->type->name, op)
                       : lang_format(p->ctx, "%s::%.*s", cls->type->name, name->len, name->loc);
+    if (!counted && tmpl_why) /* a template's arguments could not be deduced: say why */
+        lang_error_at(p->ctx, name, "no %s '%s' takes these arguments (%s): %s", what, full,
+                      candidates(p, cls, name, op, ctor), tmpl_why);
     if (!counted)
         lang_error_at(p->ctx, name, "no %s '%s' takes %d argument%s (%s)", what, full, n,
-                      n == 1 ? "" : "s", candidates(p, cls, name, ctor));
+                      n == 1 ? "" : "s", candidates(p, cls, name, op, ctor));
     if (!in_space)
         lang_error_at(p->ctx, name, "'%s' cannot be called on an object in %s memory: a member "
                       "function acts on thread objects unless it is declared for %s ones "
@@ -146,16 +201,27 @@ static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, LangNo
     if (!nusable)
         lang_error_at(p->ctx, name, "'%s' is not const, so it cannot be called on a const "
                       "object (declare it `... const` if it does not change the object)", full);
-    if (nusable == 1)
-        return usable[0]; /* its parameters convert the arguments, or say why they cannot */
-    int best = lang_p_rank_params(p, params, nusable, args, n);
-    if (best == -1)
-        lang_error_at(p->ctx, name, "no %s '%s' takes these arguments (%s)", what, full,
-                      candidates(p, cls, name, ctor));
-    if (best == -2)
-        lang_error_at(p->ctx, name, "call of %s '%s' is ambiguous (%s)", what, full,
-                      candidates(p, cls, name, ctor));
-    return usable[best];
+    LangMethod *chosen = usable[0]; /* alone: its parameters convert the arguments, or say why
+                                     * they cannot */
+    if (nusable > 1) {
+        LangNode **all_args = args;
+        if (obj) { /* the object is the first argument, as its parameter is the first */
+            all_args = lang_alloc(p->ctx, (size_t)(n + 1) * sizeof *all_args);
+            all_args[0] = obj;
+            memcpy(all_args + 1, args, (size_t)n * sizeof *args);
+        }
+        int best = lang_p_rank_params(p, params, tmpls, nusable, all_args, n + (obj != NULL));
+        if (best == -1)
+            lang_error_at(p->ctx, name, "no %s '%s' takes these arguments (%s)", what, full,
+                          candidates(p, cls, name, op, ctor));
+        if (best == -2)
+            lang_error_at(p->ctx, name, "call of %s '%s' is ambiguous (%s)", what, full,
+                          candidates(p, cls, name, op, ctor));
+        chosen = usable[best];
+    }
+    if (chosen->tmpl)
+        lang_p_member_instance_body(p, chosen); /* parse_struct.c */
+    return chosen;
 }
 
 static LangNode *make_call(LangParser *p, LangMethod *m, LangNode *obj, LangNode **args, int n,
@@ -205,12 +271,41 @@ static LangNode *make_call(LangParser *p, LangMethod *m, LangNode *obj, LangNode
     return node;
 }
 
+LangVar *lang_p_method_params(const LangMethod *m)
+{
+    return first_param(m);
+}
+
+LangNode *lang_p_call_member(LangParser *p, LangClass *cls, LangToken *name, const char *op,
+                             const LangTemplateArgs *given, LangNode *obj, LangNode **args,
+                             int n)
+{
+    LangMethod *m = choose(p, cls, name, op, given, args, n, obj, false);
+    LangNode *call = make_call(p, m, obj, args, n, name);
+    LangType *ret = m->func->ret;
+    if (ret->kind != LTY_POINTER || !ret->is_reference)
+        return call;
+    call->type = lang_qualified(p->ctx, ret, false); /* a reference: the lvalue it designates */
+    return deref(p, call, name);
+}
+
 static LangNode *call_method(LangParser *p, LangClass *cls, LangToken *name, LangNode *obj)
 {
+    const LangTemplateArgs *given = NULL;
+    if (lang_p_is(p->tok, "<")) { /* obj.f<T>(...): a member function template's arguments */
+        LangTemplate *t = cls->member_tmpls;
+        while (t && !lang_p_member_template_named(p, t, name, NULL))
+            t = t->next;
+        if (!t)
+            lang_error_at(p->ctx, p->tok, "'%s::%.*s' is not a member function template",
+                          cls->type->name, name->len, name->loc);
+        given = lang_p_template_args(p, t);
+        if (!lang_p_is(p->tok, "("))
+            lang_error_at(p->ctx, p->tok, "expected '(' after the template arguments");
+    }
     int n;
     LangNode **args = call_args(p, &n);
-    LangMethod *m = choose(p, cls, name, args, n, obj, false);
-    return make_call(p, m, obj, args, n, name);
+    return lang_p_call_member(p, cls, name, NULL, given, obj, args, n);
 }
 
 LangNode *lang_p_method_call(LangParser *p, LangNode *obj, LangToken *name)
@@ -303,7 +398,7 @@ LangNode *lang_p_class_construct(LangParser *p, LangType *ty, LangToken *tok)
         if (!declared)
             return args[0];
     }
-    LangMethod *m = choose(p, cls, tok, args, n, NULL, true);
+    LangMethod *m = choose(p, cls, tok, NULL, NULL, args, n, NULL, true);
     return make_call(p, m, NULL, args, n, tok);
 }
 
@@ -335,6 +430,6 @@ LangNode *lang_p_default_init(LangParser *p, LangType *ty, LangToken *tok)
         if (m->is_ctor && declared_params(m) == 0)
             return make_call(p, m, NULL, NULL, 0, tok);
     lang_error_at(p->ctx, tok, "'%s' has no default constructor: give the arguments of one "
-                  "of its constructors (%s)", ty->name, candidates(p, cls, tok, true));
+                  "of its constructors (%s)", ty->name, candidates(p, cls, tok, NULL, true));
 }
 

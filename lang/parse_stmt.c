@@ -486,6 +486,8 @@ static LangNode *stmt_inner(LangParser *p)
             LangNode *e = lang_p_expr(p);
             if (ret->kind == LTY_VOID)
                 lang_error_soft(p->ctx, at, "void function should not return a value");
+            else if (ret->kind == LTY_POINTER && ret->is_reference) /* a member's `T& f()` */
+                node->lhs = lang_p_return_ref(p, e, ret, at); /* parse_functor.c */
             else
                 node->lhs = lang_p_convert(p, e, lang_qualified(p->ctx, ret, false), at);
         } else if (p->method && p->method->is_ctor) {

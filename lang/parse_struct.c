@@ -53,7 +53,8 @@ static bool same_signature(const LangMethod *a, const LangMethod *b, const LangV
 {
     if (a->is_ctor != b->is_ctor || a->is_const != b->is_const ||
         a->this_space != b->this_space || a->name_tok->len != b->name_tok->len ||
-        memcmp(a->name_tok->loc, b->name_tok->loc, (size_t)a->name_tok->len) != 0)
+        memcmp(a->name_tok->loc, b->name_tok->loc, (size_t)a->name_tok->len) != 0 ||
+        !a->op != !b->op || (a->op && strcmp(a->op, b->op) != 0))
         return false;
     const LangVar *x = declared(a), *y = params;
     for (; x && y; x = x->next, y = y->next)
@@ -93,7 +94,7 @@ static void method_qualifiers(LangParser *p, LangMethod *m)
  * method = declspec ident params ("const" | address-space)* ("{" ... "}" | ";")
  *        | ident params (":" mem-init ("," mem-init)*)? "{" ... "}"     (a constructor) */
 static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken *name,
-                        bool is_static, bool is_ctor)
+                        bool is_static, bool is_ctor, const char *op)
 {
     LangCtx *ctx = p->ctx;
     if (p->fn)
@@ -104,8 +105,10 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
     m->name_tok = name;
     m->is_static = is_static;
     m->is_ctor = is_ctor;
+    m->op = op;
     LangFunction *f = lang_alloc(ctx, sizeof *f);
-    f->name = lang_format(ctx, "%s::%.*s", cls->type->name, name->len, name->loc);
+    f->name = op ? lang_format(ctx, "%s::%s", cls->type->name, op)
+                 : lang_format(ctx, "%s::%.*s", cls->type->name, name->len, name->loc);
     f->tok = name;
     f->ret = is_ctor ? cls->type : ret;
     f->is_method = true;
@@ -147,6 +150,12 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
     } else if (!lang_p_consume(p, ";")) { /* else defined outside: lang_p_method_define */
         lang_error_at(ctx, p->tok, "expected '{' or ';' after the parameters of '%s'", f->name);
     }
+    if (cls->instance_out) { /* a member template's instance: its maker keeps it */
+        *cls->instance_out = m;
+        return;
+    }
+    if (op)
+        lang_p_check_member_operator(p, m);
     LangMethod **tail = &cls->methods;
     for (; *tail; tail = &(*tail)->next)
         if (same_signature(*tail, m, declared(m)))
@@ -158,6 +167,8 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
         cls->has_ctor = true;
         return;
     }
+    if (op)
+        return; /* found by the operator, not by a name */
     LangSym *sym = lang_p_lookup_in_scope(p, name);
     if (sym && sym->member)
         lang_error_soft(ctx, name, "'%.*s' is both a data member and a member function",
@@ -283,9 +294,10 @@ static void member_decl(LangParser *p, LangClass *cls, LangMember ***tail)
         lang_p_push_sym(p, name)->type = ty;
         return;
     }
-    if (lang_p_is(at, "template"))
-        lang_error_at(ctx, at, "member function templates are not supported yet (make the "
-                      "struct the template)");
+    if (lang_p_is(at, "template")) {
+        lang_p_member_template(p, cls); /* parse_functor.c */
+        return;
+    }
     if (lang_p_is(at, "friend") || lang_p_is(at, "virtual"))
         lang_error_at(ctx, at, "'%.*s' is not supported in a struct", at->len, at->loc);
     if (lang_p_is(at, "~"))
@@ -297,11 +309,12 @@ static void member_decl(LangParser *p, LangClass *cls, LangMember ***tail)
     if (cls->name_tok && at->len == cls->name_tok->len &&
         memcmp(at->loc, cls->name_tok->loc, (size_t)at->len) == 0 && lang_p_is(at->next, "(")) {
         lang_p_next(p);
-        method_decl(p, cls, NULL, at, false, true);
+        method_decl(p, cls, NULL, at, false, true, NULL);
         return;
     }
     if (lang_p_is(at, "operator"))
-        lang_error_at(ctx, at, "operators of a struct are not supported yet");
+        lang_error_at(ctx, at, "conversion operators (`operator %.*s()`) are not supported yet",
+                      at->next->len, at->next->loc);
     if (!lang_p_is_typename(p, at))
         lang_error_at(ctx, at, "unknown type name '%.*s'", at->len, at->loc);
     LangAddrSpace space = LAS_THREAD;
@@ -312,13 +325,17 @@ static void member_decl(LangParser *p, LangClass *cls, LangMember ***tail)
     do {
         LangToken *mname = NULL;
         LangType *mt = lang_p_declarator(p, base, space, has_space, &mname);
-        if (lang_p_is(p->tok, "operator") || (mname && lang_p_is(mname, "operator")))
-            lang_error_at(ctx, mname ? mname : p->tok, "operators of a struct are not "
-                          "supported yet");
+        if (mname && lang_p_is(mname, "operator")) { /* `T operator()(T x)`, `T& operator[]` */
+            const char *op = lang_p_member_operator_name(p); /* parse_functor.c */
+            if (!lang_p_is(p->tok, "("))
+                lang_error_at(ctx, p->tok, "expected '(' after '%s'", op);
+            method_decl(p, cls, mt, mname, is_static, false, op);
+            return;
+        }
         if (!mname)
             lang_error_at(ctx, p->tok, "expected a member name");
         if (lang_p_is(p->tok, "(")) {
-            method_decl(p, cls, mt, mname, is_static, false);
+            method_decl(p, cls, mt, mname, is_static, false, NULL);
             return;
         }
         if (is_static) {
@@ -812,3 +829,29 @@ void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
     p->prev = prev;
 }
 
+
+LangMethod *lang_p_member_instance_decl(LangParser *p, LangClass *cls)
+{
+    LangMethod *made = NULL, **outer = cls->instance_out;
+    LangMember *data = NULL, **tail = &data;
+    LangToken *at = p->tok;
+    cls->instance_out = &made;
+    member_decl(p, cls, &tail);
+    cls->instance_out = outer;
+    if (!made || data || made->is_ctor)
+        lang_error_at(p->ctx, at, "only member functions can be member templates here (not "
+                      "data members, constructors or nested structs)");
+    return made;
+}
+
+void lang_p_member_instance_body(LangParser *p, LangMethod *m)
+{
+    if (m->func->body || !m->body)
+        return;
+    LangParser saved = *p;
+    p->inst_depth++;
+    method_body(p, m);
+    lang_p_restore(p, &saved);
+    lang_p_add_function(p, m->func);
+    mark_escapes(m); /* what it calls was marked when made */
+}

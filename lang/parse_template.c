@@ -165,19 +165,17 @@ static void specialization(LangParser *p, LangToken *tmpl_tok)
     lang_p_expect_semi(p);
 }
 
-// template-def = "template" "<" param ("," param)* ">" function
-// param = ("typename" | "class") ident | integer-type ident
-void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
+// template-params = "<" param ("," param)* ">"
+// param = ("typename" | "class") ident ("=" default)? | integer-type ident ("=" default)?
+LangTemplate *lang_p_template_params(LangParser *p)
 {
     LangTemplate *t = lang_alloc(p->ctx, sizeof *t);
     t->params = lang_alloc(p->ctx, 8 * sizeof *t->params);
     t->param_types = lang_alloc(p->ctx, 8 * sizeof *t->param_types);
     t->defaults = lang_alloc(p->ctx, 8 * sizeof *t->defaults);
     lang_p_skip(p, "<");
-    if (lang_p_consume(p, ">")) {
-        specialization(p, tmpl_tok);
-        return;
-    }
+    if (lang_p_consume(p, ">"))
+        return NULL;
     do {
         LangToken *kw = p->tok;
         if (!lang_p_consume(p, "typename") && !lang_p_consume(p, "class")) {
@@ -212,6 +210,17 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
         }
     } while (lang_p_consume(p, ","));
     lang_p_skip(p, ">");
+    return t;
+}
+
+// template-def = template-params (function | struct-template)
+void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
+{
+    LangTemplate *t = lang_p_template_params(p);
+    if (!t) {
+        specialization(p, tmpl_tok);
+        return;
+    }
     t->start = p->tok;
     if (lang_p_is(p->tok, "struct") || lang_p_is(p->tok, "class")) {
         struct_template_def(p, t, tmpl_tok);
@@ -387,6 +396,29 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     inst->func->name = instance_name(p, t, args);
     lang_p_restore(p, &saved);
     return inst->func;
+}
+
+LangMethod *lang_p_member_instantiate(LangParser *p, LangTemplate *t,
+                                      const LangTemplateArgs *args, LangToken *at)
+{
+    for (LangInstance *i = t->instances; i; i = i->next)
+        if (same_args(t, &i->args, args))
+            return i->method;
+    LangInstance *inst = add_instance(p, t, args, at);
+    LangParser saved = *p;
+    p->inst_depth++;
+    p->scope = t->cls->scope; /* the struct's members, then its template's parameters */
+    bind_params(p, t, args, t->num_params);
+    p->tok = t->start;
+    p->fn = NULL;
+    p->method = NULL;
+    LangMethod *m = inst->method = lang_p_member_instance_decl(p, t->cls);
+    m->tmpl = t;
+    char *name = instance_name(p, t, args); /* "f<float>": the struct's name goes first */
+    m->func->name = lang_format(p->ctx, "%s::%s%s", t->cls->type->name,
+                                t->op ? t->op : "", t->op ? name + t->name_tok->len : name);
+    lang_p_restore(p, &saved);
+    return m;
 }
 
 void lang_p_restore(LangParser *p, const LangParser *saved)
