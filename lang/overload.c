@@ -212,7 +212,8 @@ static bool same_template(const LangTemplate *a, const LangTemplate *b)
 LangTemplate *lang_p_template_prior(LangParser *p, const LangTemplate *t)
 {
     LangSym *set[MAX_SET];
-    int n = set_of(p, t->name_tok->loc, t->name_tok->len, set);
+    int n = t->op ? set_of(p, t->op, (int)strlen(t->op), set)
+                  : set_of(p, t->name_tok->loc, t->name_tok->len, set);
     for (int i = 0; i < n; i++)
         if (set[i]->tmpl && same_template(set[i]->tmpl, t))
             return set[i]->tmpl;

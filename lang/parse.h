@@ -70,8 +70,8 @@ struct LangTemplate {
     bool is_kernel;        /* [[kernel]] or `kernel` on the template */
     struct LangInstance *instances;
     LangClass *cls;        /* a member function template's struct (parse_functor.c) */
-    const char *op;        /* a member operator template's name ("operator()"; name_tok is
-                            * then the `operator` token), or NULL */
+    const char *op;        /* an operator template's name ("operator+"; name_tok is then
+                            * the `operator` token), or NULL */
 };
 
 /* Template arguments: a type per type parameter, a value per value parameter (types[k] is

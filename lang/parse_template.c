@@ -17,7 +17,7 @@
  * name, overload.c), or the definition of a declared one. */
 static void register_template(LangParser *p, LangTemplate *t, LangToken *name, bool defined)
 {
-    LangSym *sym = lang_p_lookup(p, name);
+    LangSym *sym = t->op ? NULL : lang_p_lookup(p, name);
     LangTemplate *prior = NULL;
     if (sym && sym->tmpl && (sym->tmpl->is_struct || t->is_struct)) {
         if (sym->tmpl->is_struct != t->is_struct)
@@ -35,7 +35,12 @@ static void register_template(LangParser *p, LangTemplate *t, LangToken *name, b
         }
         return;
     }
-    lang_p_push_sym(p, name)->tmpl = t;
+    LangSym *added = lang_p_push_sym(p, name);
+    added->tmpl = t;
+    if (t->op) { /* found by its operator ("operator+"), as operator functions are */
+        added->name = t->op;
+        added->len = (int)strlen(t->op);
+    }
     t->next = p->templates;
     p->templates = t;
 }
@@ -85,7 +90,7 @@ static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const La
 /* "f<float, 4>": an instance's name in listings and messages */
 static char *instance_name(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args)
 {
-    char *name = lang_p_name(p, t->name_tok);
+    char *name = t->op && !t->cls ? (char *)t->op : lang_p_name(p, t->name_tok);
     for (int k = 0; k < t->num_params; k++)
         name = t->param_types[k]
                    ? lang_format(p->ctx, "%s%s%lld", name, k ? ", " : "<",
@@ -239,7 +244,15 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
                           "starting with 'struct' or 'class'");
         else if (lang_p_is(tok, "kernel"))
             t->is_kernel = true;
-        else if (!brackets && lang_p_is(tok, "(")) {
+        else if (!brackets && lang_p_is(tok, "operator")) { /* an operator template */
+            p->tok = tok->next;
+            t->op = lang_p_operator_name(p);
+            if (!lang_p_is(p->tok, "("))
+                lang_error_at(p->ctx, p->tok, "expected '(' after '%s'", t->op);
+            name = tok;
+            t->open = p->tok;
+            break;
+        } else if (!brackets && lang_p_is(tok, "(")) {
             name = p->prev;
             t->open = tok;
             break;

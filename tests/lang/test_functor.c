@@ -6,8 +6,8 @@
  * f<float>(v)`), static constants (`Max::init`); and the other member operators: operator[]
  * read (const) and written (through `thread float&`), compound assignment returning `*this`,
  * unary `-`, `!`, prefix and postfix `++`, comparisons, member and free operators chosen
- * together. Results are checked against C written here; what stays refused, and ambiguous
- * member/free operators, are errors naming file:line.
+ * together; and free operator templates. Results are checked against C written here; what
+ * stays refused, and ambiguous member/free operators, are errors naming file:line.
  */
 #include <math.h>
 
@@ -209,6 +209,49 @@ static void test_member_operators(void **state)
     h_free(&h);
 }
 
+/* ---- operator templates ------------------------------------------------------------------ */
+
+/* Free operator templates on a struct template's instances, deduced from the operands
+ * (`Vec<T> operator+(Vec<T>, Vec<T>)` for float and int); a plain operator beside a template
+ * that matches as well is chosen over it. */
+static const char *tmpl_src =
+    "template <typename T> struct Vec { T x, y; };\n"
+    "template <typename T> Vec<T> operator+(Vec<T> a, Vec<T> b) {\n"
+    "  return Vec<T>{a.x + b.x, a.y + b.y};\n"
+    "}\n"
+    "template <typename T> Vec<T> operator*(T s, Vec<T> a) { return Vec<T>{s * a.x, s * a.y}; }\n"
+    "Vec<int> operator*(int s, Vec<int> a) { return Vec<int>{s * a.x * 10, s * a.y * 10}; }\n"
+    "kernel void k(device float *o, device int *p, uint i [[thread_position_in_grid]]) {\n"
+    "  Vec<float> a{float(i), 1.0f}, b{2.0f, 3.0f};\n"
+    "  Vec<float> c = a + b;\n"
+    "  Vec<int> d = Vec<int>{int(i), 2} + Vec<int>{3, 4};\n"
+    "  Vec<float> e = 0.5f * c;\n"
+    "  Vec<int> f = 2 * d;\n"
+    "  o[i] = c.x + c.y * 100.0f + e.x * 1000.0f;\n"
+    "  p[i] = d.x + d.y * 100 + f.x * 10000;\n"
+    "}\n";
+
+static void test_operator_templates(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, tmpl_src, NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    int32_t *p = ch_buf(&h, 1, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        float cx = (float)i + 2.0f, cy = 4.0f;
+        CH_FEQ(o[i], cx + cy * 100.0f + (0.5f * cx) * 1000.0f, i);
+        int dx = i + 3, dy = 6;
+        CH_IEQ(p[i], dx + dy * 100 + (2 * dx * 10) * 10000, i);
+    }
+    h_free(&h);
+    ch_expect_error("template <typename T> struct Vec { T x; };\n"
+                    "template <typename T> Vec<T> operator&&(Vec<T> a, Vec<T> b) { return a; }\n"
+                    "kernel void k(device float *o) { o[0] = 1; }\n", NULL,
+                    "k.metal:2:38: error: overloading 'operator&&' is not supported");
+}
+
 /* A member operator and a free one that match equally well are ambiguous, as in C++ (the
  * member's object binds by reference, the free one's operand by value: neither is better);
  * a non-const member beats a free operator taking `thread const S&` (less const added). */
@@ -282,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_unary_functors),
         cmocka_unit_test(test_reduction_functors),
         cmocka_unit_test(test_member_operators),
+        cmocka_unit_test(test_operator_templates),
         cmocka_unit_test(test_member_and_free),
         cmocka_unit_test(test_refused),
     };
