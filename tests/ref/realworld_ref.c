@@ -184,6 +184,41 @@ static void binary_broadcast(void)
     }
 }
 
+/* functor_ops.metal: Add and Maximum through binary_vv; row_max_float's row maxima and
+ * each lane's sums of squares of its 4 columns (in the kernel's order: float products
+ * added one stride of 128 after another). */
+static void functor_ops(void)
+{
+    float a[300], b[300], c[300];
+    rand_f32(31, -4, 4, a, 300);
+    rand_f32(32, -4, 4, b, 300);
+    for (int i = 0; i < 300; i++)
+        c[i] = a[i] + b[i];
+    write_f32("functor_add.c.npy", c, 300);
+    rand_f32(33, -4, 4, a, 256);
+    rand_f32(34, -4, 4, b, 256);
+    for (int i = 0; i < 256; i++)
+        c[i] = a[i] > b[i] ? a[i] : b[i];
+    write_f32("functor_maximum.c.npy", c, 256);
+    static float in[4096], out[8], sq[1024];
+    rand_f32(35, -8, 8, in, 4096);
+    for (int row = 0; row < 8; row++) {
+        const float *x = in + row * 512;
+        out[row] = -INFINITY;
+        for (int i = 0; i < 512; i++)
+            out[row] = x[i] > out[row] ? x[i] : out[row];
+        for (int lane = 0; lane < 32; lane++)
+            for (int k = 0; k < 4; k++) {
+                float s = 0.0f;
+                for (int i = lane * 4; i < 512; i += 128)
+                    s += x[i + k] * x[i + k];
+                sq[row * 128 + lane * 4 + k] = s;
+            }
+    }
+    write_f32("functor_row_max.out.npy", out, 8);
+    write_f32("functor_row_max.sq.npy", sq, 1024);
+}
+
 static float gelu_f(float x)
 {
     float inner = 0.7978845608028654f * x * (1.0f + 0.044715f * x * x);
@@ -732,5 +767,6 @@ int main(int argc, char **argv)
     ml_kernels();
     bfloat_kernels();
     matrix_kernels();
+    functor_ops();
     return 0;
 }
