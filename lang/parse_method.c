@@ -344,7 +344,7 @@ LangNode *lang_p_member_name(LangParser *p, LangSym *sym, LangToken *tok)
                           cls->type->name, cls->type->name);
         return lang_p_member(p, obj, tok);
     }
-    if (!lang_p_is(p->tok, "("))
+    if (!lang_p_is(p->tok, "(") && !(lang_p_is(p->tok, "<") && cls->member_tmpls))
         lang_error_at(p->ctx, p->tok, "member function '%s::%.*s' must be called",
                       cls->type->name, tok->len, tok->loc);
     return call_method(p, cls, tok, obj);

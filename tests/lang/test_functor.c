@@ -143,6 +143,43 @@ static void test_reduction_functors(void **state)
     }
 }
 
+/* Member function templates in a struct template: called from a plain member function and
+ * from another member template without `this`, static ones as `S::f(x)` and `S::f<int>(x)`,
+ * and a functor given to a function template (`apply(sc, 1.0f)` calls `f(x)`). */
+static const char *nested_src =
+    "template <typename T> struct Acc {\n"
+    "  T sum = 0;\n"
+    "  template <typename U> void add(U x) { sum += T(x); }\n"
+    "  template <typename U> static U twice(U x) { return x * 2; }\n"
+    "  void add_both(T a, int b) { add(a); add(b); add_pair(a, a); }\n"
+    "  template <typename U> void add_pair(U a, U b) { add(a + b); }\n"
+    "  T operator()() const { return sum; }\n"
+    "};\n"
+    "struct Scale { float s; float operator()(float x) const { return s * x; } };\n"
+    "template <typename F> float apply(F f, float x) { return f(x); }\n"
+    "kernel void k(device float *o, uint i [[thread_position_in_grid]]) {\n"
+    "  Acc<float> a;\n"
+    "  a.add(1.5f);\n"
+    "  a.add(2);\n"
+    "  a.add_both(float(i), 3);\n"
+    "  Scale sc{3.0f};\n"
+    "  o[i] = a() + Acc<float>::twice(2.0f) + apply(sc, 1.0f) + Acc<int>::twice<int>(5);\n"
+    "}\n";
+
+static void test_member_templates(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, nested_src, NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        float sum = 1.5f + 2.0f + (float)i + 3.0f + ((float)i + (float)i);
+        CH_FEQ(o[i], sum + 4.0f + 3.0f + 10.0f, i);
+    }
+    h_free(&h);
+}
+
 /* ---- the other member operators ---------------------------------------------------------- */
 
 static const char *vec_src =
@@ -324,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_binary_functors),
         cmocka_unit_test(test_unary_functors),
         cmocka_unit_test(test_reduction_functors),
+        cmocka_unit_test(test_member_templates),
         cmocka_unit_test(test_member_operators),
         cmocka_unit_test(test_operator_templates),
         cmocka_unit_test(test_member_and_free),
