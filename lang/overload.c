@@ -288,6 +288,7 @@ static Ics ics_of(LangParser *p, const LangNode *a, const LangType *pt, const ch
         pt->space == LAS_THREAD && !lang_p_is_lvalue(a)) { /* a temporary: as by value */
         r = ics_of(p, a, lang_qualified(p->ctx, pt->base, false), why);
         r.binds_ref = true;
+        r.adds_const = !a->type->is_const; /* beside a member's object (rank_params) */
         return r;
     }
     if (pt->kind == LTY_POINTER && pt->is_reference) {
@@ -463,6 +464,13 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
     return best->tmpl ? lang_p_instantiate(p, best->tmpl, &best->targs, tok) : best->fn;
 }
 
+LangType *lang_p_const_ref(LangParser *p, const LangType *ref)
+{
+    LangType *t = lang_pointer_to(p->ctx, lang_qualified(p->ctx, ref->base, true), LAS_THREAD);
+    t->is_reference = true;
+    return t;
+}
+
 int lang_p_rank_params(LangParser *p, LangVar *const *params, LangTemplate *const *tmpls,
                        int ncand, LangNode **args, int n)
 {
@@ -473,8 +481,17 @@ int lang_p_rank_params(LangParser *p, LangVar *const *params, LangTemplate *cons
     for (int k = 0; k < ncand; k++) {
         cands[k].tmpl = tmpls ? tmpls[k] : NULL;
         int i = 0;
-        for (const LangVar *v = params[k]; v && i < n && !cands[k].why; v = v->next, i++)
-            cands[k].ics[i] = ics_of(p, args[i], v->type, &cands[k].why);
+        for (const LangVar *v = params[k]; v && i < n && !cands[k].why; v = v->next, i++) {
+            const LangType *pt = v->type;
+            bool object = i == 0 && v->name && strcmp(v->name, "this") == 0 &&
+                          pt->kind == LTY_POINTER && pt->is_reference &&
+                          !lang_p_is_lvalue(args[0]);
+            if (object) /* C++ binds a temporary object to a member's even when not const */
+                pt = lang_p_const_ref(p, pt);
+            cands[k].ics[i] = ics_of(p, args[i], pt, &cands[k].why);
+            if (object)
+                cands[k].ics[i].adds_const = v->type->base->is_const;
+        }
         viable += !cands[k].why;
     }
     if (!viable)

@@ -347,6 +347,8 @@ LangNode *lang_p_operator_call(LangParser *p, LangToken *tok, LangNode *lhs, Lan
  * than all the others (ambiguous). */
 int lang_p_rank_params(LangParser *p, LangVar *const *params, LangTemplate *const *tmpls,
                        int ncand, LangNode **args, int n); /* tmpls[k]: k is its instance */
+/* `thread const T&` for the reference ref (`thread T&`, any space): what a temporary binds */
+LangType *lang_p_const_ref(LangParser *p, const LangType *ref);
 /* Overloads get their signature as name ("act(half)"), for listings and findings. */
 void lang_p_name_overloads(LangParser *p);
 

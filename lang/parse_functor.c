@@ -270,12 +270,8 @@ static LangNode *resolve_mixed(LangParser *p, LangToken *tok, const char *name, 
         LangVar *self = lang_alloc(p->ctx, sizeof *self);
         *self = *m->this_var;
         self->next = lang_p_method_params(m);
-        if (lang_p_is_lvalue(lhs)) {
-            self->type = lang_pointer_to(p->ctx, m->this_var->type->base, space);
-            self->type->is_reference = true;
-        } else {
-            self->type = lang_qualified(p->ctx, lhs->type, false);
-        }
+        self->type = lang_pointer_to(p->ctx, m->this_var->type->base, space);
+        self->type->is_reference = true; /* a temporary binds too (lang_p_rank_params) */
         methods[ncand] = m;
         params[ncand++] = self;
     }

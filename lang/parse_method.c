@@ -117,7 +117,8 @@ static char *candidates(LangParser *p, LangClass *cls, const LangToken *name, co
 
 /* The implicit object parameter C++ ranks a member function's object against (C++14
  * [over.match.funcs]): a reference to the struct, const for a const member function, in
- * the object's space; a temporary or a static member function matches any object. */
+ * the object's space (a temporary binds to it even when it is not const: lang_p_rank_params
+ * knows the name "this"); a static member function matches any object. */
 static LangVar *object_param(LangParser *p, const LangMethod *m, const LangNode *obj,
                              LangAddrSpace space)
 {
@@ -125,7 +126,7 @@ static LangVar *object_param(LangParser *p, const LangMethod *m, const LangNode 
     v->name = "this";
     v->next = lang_p_method_params(m);
     LangType *st = m->cls->type;
-    if (m->is_static || !lang_p_is_lvalue(obj)) {
+    if (m->is_static) {
         v->type = lang_qualified(p->ctx, obj->type, false);
         return v;
     }

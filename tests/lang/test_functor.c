@@ -291,7 +291,8 @@ static void test_operator_templates(void **state)
 
 /* A member operator and a free one that match equally well are ambiguous, as in C++ (the
  * member's object binds by reference, the free one's operand by value: neither is better);
- * a non-const member beats a free operator taking `thread const S&` (less const added). */
+ * a non-const member beats a free operator taking `thread const S&` (less const added),
+ * also on a temporary, which C++ binds to a non-const member's object. */
 static void test_member_and_free(void **state)
 {
     (void)state;
@@ -309,12 +310,13 @@ static void test_member_and_free(void **state)
                 "S operator+(thread const S &a, S b) { return S{a.x - b.x}; }\n"
                 "kernel void k(device float *o, uint i [[thread_position_in_grid]]) {\n"
                 "  S a{float(i)}, b{2.0f};\n"
-                "  o[i] = (a + b).x + (b + a).x * 10.0f;\n"
+                "  o[i] = (a + b).x + (b + a).x * 10.0f + (S{1.0f} + b).x * 100.0f;\n"
                 "}\n", NULL);
     float *o = ch_buf(&h, 0, 32 * 4);
     ch_run(&h, 32, 32);
-    for (int i = 0; i < 32; i++) /* the member's sum, not the free operator's difference */
-        CH_FEQ(o[i], ((float)i + 2.0f) + (2.0f + (float)i) * 10.0f, i);
+    for (int i = 0; i < 32; i++) /* the member's sum, not the free operator's difference,
+                                  * for a temporary object too */
+        CH_FEQ(o[i], ((float)i + 2.0f) + (2.0f + (float)i) * 10.0f + 3.0f * 100.0f, i);
     h_free(&h);
 }
 
