@@ -107,6 +107,8 @@ struct LangMethod {
     const char *op;        /* a member operator: its name ("operator[]"); name_tok is then
                             * the `operator` token */
     LangTemplate *tmpl;    /* the member function template this is an instance of, or NULL */
+    bool in_body;          /* such an instance whose body is being parsed (a call of it
+                            * there is recursion, reported as such) */
 };
 
 /* What a user struct has beyond its data: member functions, and the scope its members,

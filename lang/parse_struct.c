@@ -846,11 +846,13 @@ LangMethod *lang_p_member_instance_decl(LangParser *p, LangClass *cls)
 
 void lang_p_member_instance_body(LangParser *p, LangMethod *m)
 {
-    if (m->func->body || !m->body)
+    if (m->func->body || !m->body || m->in_body)
         return;
     LangParser saved = *p;
     p->inst_depth++;
+    m->in_body = true;
     method_body(p, m);
+    m->in_body = false;
     lang_p_restore(p, &saved);
     lang_p_add_function(p, m->func);
     mark_escapes(m); /* what it calls was marked when made */

@@ -351,6 +351,10 @@ static void test_refused(void **state)
     ch_expect_error("struct S { float x; template <typename T> S(T v) : x(v) {} };\n"
                     "kernel void k(device float *o) { o[0] = 1; }\n", NULL,
                     "k.metal:1:43: error: constructor templates are not supported yet");
+    ch_expect_error("struct S { template <typename T> T f(T x) { return f(x); } };\n"
+                    "kernel void k(device float *o) { S s; o[0] = s.f(1.0f); }\n", NULL,
+                    "k.metal:1:52: error: recursive call to 'S::f<float>' (functions cannot be "
+                    "recursive in Metal)");
     ch_expect_error("float operator[](int i) { return 1.0f; }\n"
                     "kernel void k(device float *o) { o[0] = 1; }\n", NULL,
                     "k.metal:1:15: error: overloading 'operator[]' is not supported as a free "
