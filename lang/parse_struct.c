@@ -699,6 +699,11 @@ static void method_bodies(LangParser *p, LangClass *cls)
         changed = false;
         for (LangMethod *m = cls->methods; m; m = m->next)
             changed |= mark_escapes(m);
+        /* member template instances the bodies made: marked when made, maybe before the
+         * member functions they call were */
+        for (LangTemplate *t = cls->member_tmpls; t; t = t->next)
+            for (LangInstance *i = t->instances; i; i = i->next)
+                changed |= i->method && i->method->func->body && mark_escapes(i->method);
         if (cls->implicit_ctor)
             mark_escapes(cls->implicit_ctor);
     }

@@ -180,6 +180,31 @@ static void test_member_templates(void **state)
     h_free(&h);
 }
 
+/* A member template instance made while the struct's bodies are parsed (init calls set<float>)
+ * that calls a member function returning a reference into the object: the object must live
+ * in thread memory, decided with the struct's member functions, not before them. */
+static void test_instance_escapes(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, "struct S {\n"
+                "  float v[4];\n"
+                "  void init(int j, float x) { set(j, x); }\n"
+                "  template <typename T> void set(int i, T x) { at(i) = x; }\n"
+                "  thread float& at(int i) { return v[i]; }\n"
+                "};\n"
+                "kernel void k(device float *o, uint i [[thread_position_in_grid]]) {\n"
+                "  S s = {{0, 0, 0, 0}};\n"
+                "  s.init(int(i % 4), 5.0f);\n"
+                "  o[i] = s.v[0] + s.v[1] * 10 + s.v[2] * 100 + s.v[3] * 1000;\n"
+                "}\n", NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++)
+        CH_FEQ(o[i], 5.0f * powf(10.0f, (float)(i % 4)), i);
+    h_free(&h);
+}
+
 /* ---- the other member operators ---------------------------------------------------------- */
 
 static const char *vec_src =
@@ -368,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_unary_functors),
         cmocka_unit_test(test_reduction_functors),
         cmocka_unit_test(test_member_templates),
+        cmocka_unit_test(test_instance_escapes),
         cmocka_unit_test(test_member_operators),
         cmocka_unit_test(test_operator_templates),
         cmocka_unit_test(test_member_and_free),
