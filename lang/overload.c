@@ -103,9 +103,13 @@ static bool is_operator(const char *name)
 static void check_operator(LangParser *p, const LangFunction *f)
 {
     const char *op = f->name + 8;
+    bool incdec = strcmp(op, "++") == 0 || strcmp(op, "--") == 0;
     bool unary_ok = strcmp(op, "-") == 0 || strcmp(op, "~") == 0 || strcmp(op, "+") == 0 ||
-                    strcmp(op, "!") == 0;
+                    strcmp(op, "!") == 0 || incdec;
     bool binary_ok = strcmp(op, "~") != 0 && strcmp(op, "!") != 0;
+    if (incdec && f->num_params == 2 && f->params->next->type->kind != LTY_INT)
+        lang_error_soft(p->ctx, f->tok, "the second parameter of a postfix '%s' must be "
+                        "'int'", f->name);
     if (!((unary_ok && f->num_params == 1) || (binary_ok && f->num_params == 2)))
         lang_error_soft(p->ctx, f->tok, "overloaded '%s' must be a %s operator (it has %d "
                         "parameter%s)", f->name,
@@ -589,7 +593,7 @@ const char *lang_p_operator_name(LangParser *p)
 {
     static const char *const ops[] = {
         "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=",
-        "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "~",
+        "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "~", "!", "++", "--",
     };
     LangToken *op = p->tok;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -603,13 +607,11 @@ const char *lang_p_operator_name(LangParser *p)
     if (lang_p_is(op, "[") || lang_p_is(op, "[["))
         lang_error_at(p->ctx, op, "overloading 'operator[]' is not supported as a free "
                       "function (C++ makes it a member: declare it in the struct)");
-    if (lang_p_is(op, "++") || lang_p_is(op, "--") || lang_p_is(op, "!"))
-        lang_error_at(p->ctx, op, "overloading 'operator%.*s' is not supported as a free "
-                      "function yet (declare it in the struct)", op->len, op->loc);
     if (op->kind == LTK_PUNCT || lang_p_is_name(op))
         lang_error_at(p->ctx, op, "overloading 'operator%.*s' is not supported (binary "
                       "arithmetic, bitwise, shift and comparison operators, compound "
-                      "assignments, unary '-' and '~' are)", op->len, op->loc);
+                      "assignments, unary '-', '+', '!' and '~', '++' and '--' are)", op->len,
+                      op->loc);
     lang_error_at(p->ctx, op, "expected an operator after 'operator'");
 }
 

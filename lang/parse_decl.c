@@ -694,7 +694,10 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
         LangToken *name = NULL;
         LangType *ty = lang_p_declarator(p, base, space, has_space, &name);
         lang_p_attributes(p, NULL, &va);
-        if (!name && !f->is_method) /* a member function's declaration may omit them */
+        bool postfix = f->name && (strcmp(f->name, "operator++") == 0 ||
+                                   strcmp(f->name, "operator--") == 0); /* (thread C&, int) */
+        if (!name && !f->is_method && !postfix) /* a member function's declaration may omit
+                                                 * them */
             lang_error_at(p->ctx, p->tok, "expected a parameter name");
         if (ty->kind == LTY_ARRAY && !ty->matrix) /* arrays as parameters are pointers (C) */
             ty = lang_pointer_to(p->ctx, ty->base, has_space ? space : LAS_THREAD);

@@ -314,6 +314,34 @@ static void test_operator_templates(void **state)
                     "k.metal:2:38: error: overloading 'operator&&' is not supported");
 }
 
+/* Free `!`, unary `+`, prefix and postfix `++` and `--` on a struct, as free functions. */
+static void test_free_unary_operators(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, "struct C { int n; };\n"
+                "bool operator!(C a) { return a.n == 0; }\n"
+                "C operator+(C a) { return C{a.n * 3}; }\n"
+                "thread C &operator++(thread C &a) { a.n += 10; return a; }\n"
+                "C operator++(thread C &a, int) { C old = a; a.n += 100; return old; }\n"
+                "thread C &operator--(thread C &a) { a.n -= 1; return a; }\n"
+                "kernel void k(device int *o, uint i [[thread_position_in_grid]]) {\n"
+                "  C c{int(i % 3)};\n"
+                "  int z = !c ? 1000 : 0;\n"
+                "  C p = c++;\n"
+                "  ++c;\n"
+                "  --c;\n"
+                "  o[i] = z + (+p).n + c.n * 10000;\n"
+                "}\n", NULL);
+    int32_t *o = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        int n = i % 3;
+        CH_IEQ(o[i], (n == 0 ? 1000 : 0) + n * 3 + (n + 100 + 10 - 1) * 10000, i);
+    }
+    h_free(&h);
+}
+
 /* A member operator and a free one that match equally well are ambiguous, as in C++ (the
  * member's object binds by reference, the free one's operand by value: neither is better);
  * a non-const member beats a free operator taking `thread const S&` (less const added),
@@ -396,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_instance_escapes),
         cmocka_unit_test(test_member_operators),
         cmocka_unit_test(test_operator_templates),
+        cmocka_unit_test(test_free_unary_operators),
         cmocka_unit_test(test_member_and_free),
         cmocka_unit_test(test_refused),
     };

@@ -400,8 +400,8 @@ static void test_operator_errors(void **state)
                     "overloaded 'operator~' must be a unary operator (it has 2 parameters)");
     ch_expect_error(CPLX "float operator[](C a, int i) { return a.r; }\n" KERNEL(""), NULL,
                     "overloading 'operator[]' is not supported");
-    ch_expect_error(CPLX "C operator++(C a) { return a; }\n" KERNEL(""), NULL,
-                    "overloading 'operator++' is not supported");
+    ch_expect_error(CPLX "C operator++(thread C &a, float b) { return a; }\n" KERNEL(""), NULL,
+                    "the second parameter of a postfix 'operator++' must be 'int'");
     ch_expect_error(CPLX "C operator+(C a, C b) { return C{a.r + b.r}; }\n"
                     KERNEL("C a = {1.0f};\nC b = a + 2.0f;"), NULL,
                     "k.metal:5:9: error: no matching function for call to 'operator+' with "
