@@ -257,7 +257,7 @@ static bool member_prefix(LangParser *p, bool *is_static)
 }
 
 /* One declaration in a struct's body; data members are appended to *tail.
- * member = ("public" | "private" | "protected") ":" | "using" ident "=" typename ";"
+ * member = ";" | ("public" | "private" | "protected") ":" | "using" ident "=" typename ";"
  *        | "typedef" declspec declarator ";" | method
  *        | "static" declspec ident "=" initializer ";"
  *        | declspec (declarator ("=" initializer | "{" ... "}")? ("," ...)*)? ";" */
@@ -265,6 +265,8 @@ static void member_decl(LangParser *p, LangClass *cls, LangMember ***tail)
 {
     LangCtx *ctx = p->ctx;
     LangToken *at = p->tok;
+    if (lang_p_consume(p, ";"))
+        return; /* `void f() {};` as MLX writes: an empty declaration */
     if ((lang_p_is(at, "public") || lang_p_is(at, "private") || lang_p_is(at, "protected")) &&
         lang_p_is(at->next, ":")) {
         lang_p_next(p); /* access is not checked: every member is reachable */

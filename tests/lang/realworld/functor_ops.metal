@@ -2,13 +2,14 @@
 // a templated operator(), passed to the kernel templates as a type argument and instantiated
 // under host names. The reduction functor also carries its identity (`init`) and a member
 // function template that reduces across the SIMD-group; a small array type with operator[]
-// and operator+= holds each thread's partial results.
+// and operator+= holds each thread's partial results. Add's operator() ends in `};`, as
+// MLX's binary_ops.h has it.
 #include <metal_stdlib>
 using namespace metal;
 
 struct Add {
     template <typename T>
-    T operator()(T x, T y) { return x + y; }
+    T operator()(T x, T y) { return x + y; };
 };
 
 struct Maximum {
