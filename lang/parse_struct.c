@@ -686,6 +686,8 @@ static bool mark_escapes(LangMethod *m)
     return changed;
 }
 
+static void mark_class_escapes(LangClass *cls);
+
 /* Every member function body, parsed with the struct complete and the parser's state kept
  * for what follows the struct. */
 static void method_bodies(LangParser *p, LangClass *cls)
@@ -697,6 +699,13 @@ static void method_bodies(LangParser *p, LangClass *cls)
     if (cls->implicit_ctor)
         method_body(p, cls->implicit_ctor);
     lang_p_restore(p, &saved);
+    mark_class_escapes(cls);
+}
+
+/* The fixpoint over cls's member functions (again when a body defined after the struct is
+ * parsed: what calls it may now escape). */
+static void mark_class_escapes(LangClass *cls)
+{
     for (bool changed = true; changed;) {
         changed = false;
         for (LangMethod *m = cls->methods; m; m = m->next)
@@ -784,7 +793,8 @@ LangNode *lang_p_ctor_result(LangParser *p, LangToken *tok)
     return lang_p_var_node(p, p->method->this_var, tok);
 }
 
-// method-definition = declspec? ident "::" ident params qualifiers (mem-inits)? "{" ... "}"
+// method-definition = declspec? ident "::" (ident | "operator" op) params qualifiers
+//                     (mem-inits)? "{" ... "}"
 // (at the "::"; ret NULL for a constructor): the body of a member function the struct
 // declared, parsed now that the struct is complete.
 void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
@@ -796,6 +806,8 @@ void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
         lang_error_at(p->ctx, name, "expected a member function's name after '::'");
     lang_p_next(p);
     LangMethod want = {.cls = cls, .name_tok = name, .is_ctor = !ret};
+    if (ret && lang_p_is(name, "operator")) /* `float V::operator[](int i) const { ... }` */
+        want.op = lang_p_member_operator_name(p);
     if (!ret && !(cls->name_tok && lang_tok_equal(name, lang_p_name(p, cls->name_tok))))
         lang_error_at(p->ctx, name, "expected a return type before '%s::%.*s'", st->name,
                       name->len, name->loc);
@@ -812,8 +824,8 @@ void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
     while (m && !same_signature(m, &want, f.params))
         m = m->next;
     if (!m)
-        lang_error_at(p->ctx, name, "'%s' declares no member function '%.*s' with these "
-                      "parameters", st->name, name->len, name->loc);
+        lang_error_at(p->ctx, name, "'%s' declares no member function '%s' with these "
+                      "parameters", st->name, want.op ? want.op : lang_p_name(p, name));
     if (m->body || m->func->body)
         lang_error_at(p->ctx, name, "redefinition of '%s'", m->func->name);
     if (ret && !lang_same_type(ret, m->func->ret))
@@ -834,6 +846,7 @@ void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
     lang_p_restore(p, &saved);
     p->tok = tok;
     p->prev = prev;
+    mark_class_escapes(cls);
 }
 
 

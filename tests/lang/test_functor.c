@@ -314,6 +314,34 @@ static void test_operator_templates(void **state)
                     "k.metal:2:38: error: overloading 'operator&&' is not supported");
 }
 
+/* Member operators declared in the struct and defined after it. */
+static void test_operators_defined_outside(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, "struct V { float v[2]; float operator[](int i) const; V operator+(V o) const;\n"
+                "           thread float& operator[](int i); };\n"
+                "float V::operator[](int i) const { return v[i]; }\n"
+                "thread float& V::operator[](int i) { return v[i]; }\n"
+                "V V::operator+(V o) const { return V{{v[0] + o.v[0], v[1] + o.v[1]}}; }\n"
+                "kernel void k(device float *o, uint i [[thread_position_in_grid]]) {\n"
+                "  V a = {{float(i), 2}};\n"
+                "  a[1] += 0.5f;\n"
+                "  const V b = a + a;\n"
+                "  o[i] = b[0] + b[1] * 100.0f;\n"
+                "}\n", NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++)
+        CH_FEQ(o[i], ((float)i + (float)i) + (2.5f + 2.5f) * 100.0f, i);
+    h_free(&h);
+    ch_expect_error("struct V { float v[2]; float operator[](int i) const; };\n"
+                    "float V::operator()(int i) const { return v[i]; }\n"
+                    "kernel void k(device float *o) { o[0] = 1; }\n", NULL,
+                    "k.metal:2:10: error: 'V' declares no member function 'operator()' with "
+                    "these parameters");
+}
+
 /* Free `!`, unary `+`, prefix and postfix `++` and `--` on a struct, as free functions. */
 static void test_free_unary_operators(void **state)
 {
@@ -424,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_instance_escapes),
         cmocka_unit_test(test_member_operators),
         cmocka_unit_test(test_operator_templates),
+        cmocka_unit_test(test_operators_defined_outside),
         cmocka_unit_test(test_free_unary_operators),
         cmocka_unit_test(test_member_and_free),
         cmocka_unit_test(test_refused),
