@@ -263,15 +263,28 @@ static LangNode *resolve_mixed(LangParser *p, LangToken *tok, const char *name, 
     LangMethod **methods = lang_alloc(p->ctx, (size_t)(nset + 64) * sizeof *methods);
     LangAddrSpace space = lang_p_is_lvalue(lhs) ? lang_p_lvalue_space(lhs) : LAS_THREAD;
     bool is_const = lhs->type->is_const || space == LAS_CONSTANT;
-    for (LangMethod *m = cls->methods; m && ncand < 64; m = m->next) {
-        if (!m->op || strcmp(m->op, name) != 0 || m->func->num_params != n ||
-            m->this_space != space || (is_const && !m->is_const))
+    LangMethod *members[128]; /* plain member operators, then templates' instances */
+    int nmembers = 0;
+    for (LangMethod *m = cls->methods; m && nmembers < 64; m = m->next)
+        if (m->op && strcmp(m->op, name) == 0)
+            members[nmembers++] = m;
+    for (LangTemplate *t = cls->member_tmpls; t && nmembers < 128; t = t->next) {
+        const char *why = NULL;
+        LangMethod *m = lang_p_member_template_candidate(p, t, tok, name, NULL, &args[1],
+                                                         n - 1, &why);
+        if (m)
+            members[nmembers++] = m;
+    }
+    for (int k = 0; k < nmembers && ncand < 64; k++) {
+        LangMethod *m = members[k];
+        if (m->func->num_params != n || m->this_space != space || (is_const && !m->is_const))
             continue;
         LangVar *self = lang_alloc(p->ctx, sizeof *self);
         *self = *m->this_var;
         self->next = lang_p_method_params(m);
         self->type = lang_pointer_to(p->ctx, m->this_var->type->base, space);
         self->type->is_reference = true; /* a temporary binds too (lang_p_rank_params) */
+        tmpls[ncand] = m->tmpl;
         methods[ncand] = m;
         params[ncand++] = self;
     }
@@ -284,10 +297,10 @@ static LangNode *resolve_mixed(LangParser *p, LangToken *tok, const char *name, 
             if (!lang_p_deduce_args(p, set[k]->tmpl, types, n, &targs, &why))
                 continue;
             f = lang_p_instance_decl(p, set[k]->tmpl, &targs, tok);
-            tmpls[ncand] = set[k]->tmpl;
         }
         if (f->num_params != n)
             continue;
+        tmpls[ncand] = set[k]->tmpl;
         fns[ncand] = f;
         params[ncand++] = f->params;
     }
@@ -304,7 +317,9 @@ static LangNode *resolve_mixed(LangParser *p, LangToken *tok, const char *name, 
                       rhs ? lang_type_name(p->ctx, rhs->type) : "",
                       best == -2 ? lang_format(p->ctx, "the member and free operators %s match "
                                                "equally well", list)
-                                 : lang_format(p->ctx, "none of %s takes them", list));
+                                 : *list ? lang_format(p->ctx, "none of %s takes them", list)
+                                         : "no operator function or member operator takes "
+                                           "that many operands on this object");
     }
     if (methods[best])
         return lang_p_call_member(p, cls, tok, name, NULL, lhs, rhs ? &args[1] : NULL, n - 1);
@@ -334,10 +349,7 @@ LangNode *lang_p_member_operator_call(LangParser *p, LangToken *tok, const char 
         takes |= t->op && strcmp(t->op, name) == 0;
     if (!takes)
         return NULL;
-    bool templates = false;
-    for (LangTemplate *t = cls->member_tmpls; t; t = t->next)
-        templates |= t->op && strcmp(t->op, name) == 0;
-    if (nset && !templates)
+    if (nset)
         return resolve_mixed(p, tok, name, lhs, rhs, set, nset);
     return lang_p_call_member(p, cls, tok, name, NULL, lhs, rhs ? &rhs : NULL, n);
 }

@@ -401,6 +401,31 @@ static void test_member_and_free(void **state)
     h_free(&h);
 }
 
+/* A member operator template beside free operators: deduced from the right operand, it
+ * takes `a * 3`; for `a * b` it matches as well as the free operator(S, S), and the plain
+ * function wins over the template's instance. */
+static void test_member_template_and_free(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h, "struct S { float x;\n"
+                "  template <typename T> S operator*(T s) const { return S{x * float(s)}; }\n"
+                "};\n"
+                "S operator*(S a, S b) { return S{a.x * b.x + 1000.0f}; }\n"
+                "S operator*(float s, S a) { return S{a.x * s + 0.5f}; }\n"
+                "kernel void k(device float *o, uint i [[thread_position_in_grid]]) {\n"
+                "  S a{float(i)}, b{2.0f};\n"
+                "  o[i] = (a * 3).x + (a * b).x * 10.0f + (2.0f * a).x * 100.0f;\n"
+                "}\n", NULL);
+    float *o = ch_buf(&h, 0, 32 * 4);
+    ch_run(&h, 32, 32);
+    for (int i = 0; i < 32; i++) {
+        float x = (float)i;
+        CH_FEQ(o[i], x * 3.0f + (x * 2.0f + 1000.0f) * 10.0f + (x * 2.0f + 0.5f) * 100.0f, i);
+    }
+    h_free(&h);
+}
+
 /* What stays refused, and misuse, is an error at the line that says it. */
 static void test_refused(void **state)
 {
@@ -455,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_operators_defined_outside),
         cmocka_unit_test(test_free_unary_operators),
         cmocka_unit_test(test_member_and_free),
+        cmocka_unit_test(test_member_template_and_free),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
