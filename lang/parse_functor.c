@@ -9,12 +9,13 @@
  * A member operator is a member function named by its operator ("Add::operator()"), so
  * parse_method.c chooses among them as among member functions, by C++'s ranking with the
  * object as the first argument. An operator that a struct declares and a free operator
- * function of the same operator are candidates together (C++ [over.match.oper]): the member
- * takes the left operand as its object. A member function template keeps its tokens, as a
- * function template does; a call deduces its arguments (or is given them), declares the
- * instance in the struct's scope with them bound (parse_template.c, parse_struct.c) and
- * parses its body only when the call chooses it, as C++ instantiates a candidate's
- * declaration alone.
+ * function of the same operator are candidates together (C++ [over.match.oper]), member
+ * operator templates' instances among them: the member takes the left operand as its
+ * object, a reference a temporary binds to as well. A member function template keeps its
+ * tokens, as a function template does; a call deduces its arguments (or is given them),
+ * declares the instance in the struct's scope with them bound (parse_template.c,
+ * parse_struct.c) and parses its body only when the call chooses it, as C++ instantiates a
+ * candidate's declaration alone.
  *
  * A member function returning a reference (`thread T& operator[](int i)`) returns the
  * address of what its `return` names, and its call is that lvalue: `v[i] = x` writes into
@@ -38,17 +39,13 @@ const char *lang_p_member_operator_name(LangParser *p)
         lang_p_next(p);
         return lang_p_is(op, "(") ? "operator()" : "operator[]";
     }
-    if (lang_p_is(op, "++") || lang_p_is(op, "--") || lang_p_is(op, "!")) {
-        lang_p_next(p);
-        return lang_format(p->ctx, "operator%.*s", op->len, op->loc);
-    }
     if (lang_p_is(op, "=") || lang_p_is(op, "&&") || lang_p_is(op, "||") ||
         lang_p_is(op, "->") || lang_p_is(op, ","))
         lang_error_at(p->ctx, op, "overloading 'operator%.*s' is not supported (a struct may "
                       "declare operator(), operator[], the arithmetic, bitwise, shift and "
                       "comparison operators, compound assignments, unary '-', '+', '!', '~', "
                       "'++' and '--')", op->len, op->loc);
-    return lang_p_operator_name(p); /* the ones free functions may declare too */
+    return lang_p_operator_name(p); /* the ones free functions may declare too (overload.c) */
 }
 
 void lang_p_check_member_operator(LangParser *p, const LangMethod *m)
