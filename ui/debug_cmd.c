@@ -112,7 +112,7 @@ static void print_new_faults(FILE *out, const UiDbg *dbg)
 {
     const SimResult *r = &dbg->result;
     if (dbg->fault < r->num_faults)
-        ui_report_fault(out, &r->faults[dbg->fault]);
+        ui_report_fault(out, dbg->program, &r->faults[dbg->fault]);
     else
         fprintf(out, "(past the first %u faults, which alone are kept in detail)\n", r->num_faults);
     if (dbg->num_new > 1)
@@ -154,7 +154,7 @@ static void print_outcome(FILE *out, const UiDbg *dbg)
         return;
     }
     uint64_t budget = dbg->launch->sim.instruction_budget;
-    ui_report_faults(out, &dbg->result, budget ? budget : SIM_DEFAULT_INSTRUCTION_BUDGET);
+    ui_report_faults(out, dbg->program, &dbg->result, budget ? budget : SIM_DEFAULT_INSTRUCTION_BUDGET);
 }
 
 /* Says where the run stopped (and, at the end, how it went). */
