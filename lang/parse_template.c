@@ -650,8 +650,13 @@ void lang_p_explicit_instantiation(LangParser *p)
     bool decltype = lang_p_consume(p, "decltype");
     if (decltype)
         lang_p_skip(p, "(");
-    else
-        lang_p_typename(p); /* the return type of `template void f<float>(...)` */
+    else { /* the return type of `template void f<float>(...)`: a type, then the name */
+        LangAddrSpace space = LAS_THREAD;
+        bool has_space = false;
+        lang_p_declspec(p, &space, &has_space);
+        while (lang_p_consume(p, "*") || lang_p_consume(p, "&") || lang_p_consume(p, "const"))
+            ;
+    }
     LangToken *name = p->tok;
     LangTemplate *t = lang_p_find_template(p, name);
     if (!t)
