@@ -319,6 +319,9 @@ LangNode *lang_p_nullptr_binary(LangParser *p, LangNodeKind kind, LangNode *lhs,
                                 LangToken *tok);
 LangNode *lang_p_to_bool(LangParser *p, LangNode *node);
 LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval);
+/* numeric_limits<T>::member (parse_limits.c): its constant, or NULL when p->tok does not
+ * start one (or the kernel defines its own numeric_limits). */
+LangNode *lang_p_numeric_limits(LangParser *p);
 bool lang_p_is_lvalue(const LangNode *node);
 
 /* typing rules (type.c) */

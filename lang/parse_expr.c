@@ -775,6 +775,9 @@ static LangNode *primary(LangParser *p)
     LangNode *self = lang_p_this(p, tok); /* parse_method.c */
     if (self)
         return self;
+    LangNode *limit = lang_p_numeric_limits(p); /* parse_limits.c */
+    if (limit)
+        return limit;
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym && sym->member_of)
         return lang_p_member_name(p, sym, tok); /* a member inside a member function */
