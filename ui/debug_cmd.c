@@ -257,12 +257,17 @@ static bool cmd_break(UiDbgUi *ui, char **args, int nargs)
         return false;
     }
     UiDbg *dbg = ui->dbg;
+    uint32_t line = v;
     if (!(at_index ? ui_dbg_break_index(dbg, v, why, sizeof why)
-                   : ui_dbg_break_line(dbg, v, why, sizeof why))) {
+                   : ui_dbg_break_line(dbg, v, &line, why, sizeof why))) {
         say(ui, "%s", why);
         return false;
     }
-    say(ui, "breakpoint %u at %s %u", dbg->num_breaks, at_index ? "instruction" : "line", v);
+    if (line != v)
+        say(ui, "breakpoint %u at line %u (line %u has no instruction of its own: a comment, "
+            "a declaration, or code whose results nothing uses)", dbg->num_breaks, line, v);
+    else
+        say(ui, "breakpoint %u at %s %u", dbg->num_breaks, at_index ? "instruction" : "line", v);
     return true;
 }
 
