@@ -377,6 +377,8 @@ struct LangVar {
     bool address_taken;     /* &x used, or an array indexed by a non-constant that is no
                              * unrolled loop's counter (codegen_unroll.c decides): in memory */
     bool dyn_indexed;       /* an array indexed by a non-constant somewhere */
+    bool ref_in_memory;     /* a `thread` reference parameter whose function needs the
+                             * object it designates in memory (codegen_refs.c decides) */
     LangNode *decl_init;    /* a local's initializer as declared, or NULL */
     bool written;           /* assigned, incremented or its address taken after its
                              * declaration (so a local with a constant decl_init and not

@@ -128,7 +128,9 @@ LangNode *lang_p_pass_arg(LangParser *p, LangNode *a, LangType *pt, LangToken *a
     LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
     addr->lhs = a;
     addr->type = pt;
-    LangVar *v = lang_p_root_var(a);
+    /* an object bound to a thread reference may stay in registers: codegen_refs.c decides,
+     * once every callee's body is known, whether this one needs it in memory */
+    LangVar *v = pt->space == LAS_THREAD ? NULL : lang_p_root_var(a);
     if (v)
         v->address_taken = true;
     return addr;
