@@ -6,8 +6,10 @@
  * stays in registers: no ld_stack / st_stack, no .stack. When the helper needs an address
  * (`&a` kept in a pointer, pointer arithmetic, an index known only at run time, a pointer
  * parameter, a helper or member function that needs one, a local reference) the local
- * lives in thread memory as before. Every kernel, of either kind, runs and computes what
- * the same code written in C in this file computes.
+ * lives in thread memory as before, also when that helper is defined after its caller.
+ * Device and threadgroup references and temporaries bound to `thread const T&` work as
+ * before. Every kernel, of either kind, runs and computes what the same code written in C
+ * in this file computes.
  */
 #include "construct_harness.h"
 
@@ -208,6 +210,35 @@ static void test_constant_indexes(void **state)
     check(fold_src, false, fold_ref);
 }
 
+/* Device and threadgroup references are memory anyway, as before; a value given to a
+ * `thread const T&` is a temporary in registers, as before. */
+static const char *spaces_src =
+    "void tg_add(threadgroup float &t, float x) { t += x; }\n"
+    "void dev_add(device float &d, float x) { d += x; }\n"
+    "float twice(thread const float &x) { return x * 2.0f; }\n"
+    "kernel void k(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]], uint l [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup float t[32];\n"
+    "    t[l] = in[i];\n"
+    "    tg_add(t[l], 1.0f);\n"
+    "    out[4 * i] = twice(t[l] + 0.5f);\n"
+    "    out[4 * i + 1] = in[i];\n"
+    "    float v = in[i];\n"
+    "    dev_add(out[4 * i + 1], twice(v));\n"
+    "}\n";
+
+static void spaces_ref(const float *in, uint32_t i, float out[4])
+{
+    out[0] = (in[i] + 1.0f + 0.5f) * 2.0f;
+    out[1] = in[i] + in[i] * 2.0f;
+}
+
+static void test_other_spaces_and_temporaries(void **state)
+{
+    (void)state;
+    check(spaces_src, false, spaces_ref);
+}
+
 /* ---- llama.cpp's dequantize_q4_0 ------------------------------------------------------------ */
 
 /* As ggml-metal writes it: a float4x4 filled by a helper through `thread float4x4 &reg`,
@@ -283,7 +314,7 @@ static void test_dequantize_q4_0(void **state)
 /* ---- what goes to memory ---------------------------------------------------------------------- */
 
 /* Each helper needs the object at an address; the kernel around it is the same. */
-#define MEMORY_KERNEL(helpers)                                                \
+#define MEMORY_KERNEL(helpers, after)                                         \
     "struct Q { float v[4]; float first() const { thread const float *p = &v[0]; " \
     "return p[1]; } };\n"                                                      \
     helpers                                                                   \
@@ -293,29 +324,34 @@ static void test_dequantize_q4_0(void **state)
     "    f(s, q, int(i % 4), in[(i + 1) % 64]);\n"                            \
     "    out[4 * i] = s;\n"                                                   \
     "    for (int k = 1; k < 4; k++) out[4 * i + k] = q.v[k];\n"              \
-    "}\n"
+    "}\n" after
 
 static const char *const memory_srcs[] = {
     /* the address kept in a pointer */
     MEMORY_KERNEL("void f(thread float &a, thread Q &q, int k, float x) {\n"
-                  "    thread float *p = &a; *p += x; q.v[1] += x; }\n"),
+                  "    thread float *p = &a; *p += x; q.v[1] += x; }\n", ""),
     /* an array member decaying to a pointer, with pointer arithmetic */
     MEMORY_KERNEL("void f(thread float &a, thread Q &q, int k, float x) {\n"
-                  "    thread float *p = q.v; p[1] += x; *(p + 3) = a; a += x; }\n"),
+                  "    thread float *p = q.v; p[1] += x; *(p + 3) = a; a += x; }\n", ""),
     /* an index known only at run time */
     MEMORY_KERNEL("void f(thread float &a, thread Q &q, int k, float x) {\n"
-                  "    q.v[k] += x; a += q.v[k]; }\n"),
+                  "    q.v[k] += x; a += q.v[k]; }\n", ""),
     /* given to a pointer parameter */
     MEMORY_KERNEL("void g(thread float *p, float x) { *p += x; p[0] *= 2.0f; }\n"
                   "void f(thread float &a, thread Q &q, int k, float x) {\n"
-                  "    g(&a, x); g(&q.v[1], x); }\n"),
+                  "    g(&a, x); g(&q.v[1], x); }\n", ""),
     /* given on to a reference parameter that needs memory itself */
     MEMORY_KERNEL("void g(thread float &b, float x) { thread float *p = &b; *p += x; }\n"
                   "void f(thread float &a, thread Q &q, int k, float x) {\n"
-                  "    g(a, x); g(q.v[1], x); }\n"),
+                  "    g(a, x); g(q.v[1], x); }\n", ""),
+    /* the same, the helper defined after the kernel: found in a later round */
+    MEMORY_KERNEL("void g(thread float &b, float x);\n"
+                  "void f(thread float &a, thread Q &q, int k, float x) {\n"
+                  "    g(a, x); g(q.v[1], x); }\n",
+                  "void g(thread float &b, float x) { thread float *p = &b; *p += x; }\n"),
     /* a member function that takes an address inside its object */
     MEMORY_KERNEL("void f(thread float &a, thread Q &q, int k, float x) {\n"
-                  "    thread float &b = a; b += x; q.v[1] += q.first(); }\n"),
+                  "    thread float &b = a; b += x; q.v[1] += q.first(); }\n", ""),
 };
 
 /* What every memory_srcs kernel computes: s + x, and v[1] + x (v[1] doubled when through
@@ -331,7 +367,7 @@ static void memory_ref(const float *in, uint32_t i, float out[4])
     case 1: v[1] += x, v[3] = s, s += x; break;
     case 2: v[i % 4] += x, s += v[i % 4]; break;
     case 3: s = (s + x) * 2.0f, v[1] = (v[1] + x) * 2.0f; break;
-    case 4: s += x, v[1] += x; break;
+    case 4: case 5: s += x, v[1] += x; break;
     default: s += x, v[1] += v[1]; break;
     }
     out[0] = s, out[1] = v[1], out[2] = v[2], out[3] = v[3];
@@ -377,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_vector_and_struct_accumulators),
         cmocka_unit_test(test_chains_and_member_functions),
         cmocka_unit_test(test_constant_indexes),
+        cmocka_unit_test(test_other_spaces_and_temporaries),
         cmocka_unit_test(test_dequantize_q4_0),
         cmocka_unit_test(test_addresses_keep_memory),
         cmocka_unit_test(test_method_indexing_vectors),
