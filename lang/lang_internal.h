@@ -200,6 +200,19 @@ typedef struct LangTensor {
     int capacity;          /* COOP: elements a thread */
 } LangTensor;
 
+/* Textures (parse_texture.c): struct types whose members are __data (the texels: a pointer
+ * to the pixel format's storage type, `device uchar4 *` for rgba8unorm), __w, __h and __p
+ * (width, height and row pitch in texels, uints), bound like a tensor's. */
+typedef enum LangTexAccess { LTA_SAMPLE, LTA_READ, LTA_WRITE, LTA_READ_WRITE } LangTexAccess;
+
+typedef struct LangTexture {
+    int dims;              /* 1 or 2 */
+    LangType *sample;      /* T of texture2d<T>: float, half, int or uint */
+    LangTexAccess access;
+    LangTexFormat format;  /* a kernel argument's pixel format (the manifest's); NONE for a
+                            * texture type spelled elsewhere, whose texels are unknown */
+} LangTexture;
+
 struct LangType {
     LangTypeKind kind;
     int size, align;        /* bytes, C/MSL layout (3-vectors: size and align of 4) */
@@ -218,6 +231,7 @@ struct LangType {
     LangType **params;
     int num_params;
     LangTensor *tensor;     /* Metal 4 tensor types (structs): what they are */
+    LangTexture *texture;   /* texture types (structs): what they are */
     uint8_t vote;           /* LangVote: simd_vote and quad_vote (structs of their bits) */
     struct LangClass *cls;  /* a user struct's member functions and static members (parse.h;
                              * NULL for a plain struct); shared by its const copies */

@@ -171,6 +171,7 @@ typedef struct VarAttrs {
     LangNode *fc_cond;      /* function_constant(x): x as written (an index on a program-scope
                              * constant, a function constant's name on an argument) */
     LangToken *tok;
+    bool texture;           /* the index is [[texture(n)]]'s (attr is LATTR_BUFFER) */
 } VarAttrs;
 
 /* tokens */
@@ -388,6 +389,14 @@ LangNode *lang_p_tensor_elements(LangParser *p, LangNode *lhs); /* ct[...]: its 
 /* T(pointer, dextents<int, 2>(columns, rows)) or T(pointer, extents<int, W, H>()): a tensor
  * over memory the kernel has, at the "(" */
 LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok);
+
+/* textures (parse_texture.c) */
+bool lang_p_is_texture_name(const LangToken *tok);  /* texture1d or texture2d before "<" */
+LangType *lang_p_texture_type(LangParser *p);        /* at texture1d<...> or texture2d<...> */
+/* A kernel argument's texture type with its pixel format from the manifest (or the default) */
+LangType *lang_p_texture_param(LangParser *p, LangVar *v);
+/* a member function of a texture, at the "(" after its name */
+LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name);
 
 /* simd_vote and quad_vote (parse_vote.c) */
 LangType *lang_p_vote_type(LangParser *p, bool quad);

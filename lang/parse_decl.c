@@ -91,7 +91,9 @@ static const char *unsupported_type(const LangToken *tok)
     /* texture1d, texture2d_array, texturecube, texture_buffer; depth2d, depthcube */
     if ((STARTS("texture") && n > 7 && (isdigit((unsigned char)s[7]) || STARTS("texturecube") ||
                                         STARTS("texture_buffer"))))
-        return "textures are not supported yet";
+        return IS("texture1d") || IS("texture2d")
+                   ? "expected '<' and the texture's type: texture2d<float, access::read>"
+                   : "this texture type is not supported yet (texture1d and texture2d are)";
     if (STARTS("depth") && n > 5 && (isdigit((unsigned char)s[5]) || STARTS("depthcube")))
         return "depth textures are not supported yet";
     if (IS("sampler"))
@@ -149,6 +151,8 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     if (sym) /* a variable may be called tensor: 'tensor < 5' is then a compare */
         return (sym->type != NULL && !sym->is_enum_const) || (sym->tmpl && sym->tmpl->is_struct);
     if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
+        return true;
+    if (lang_p_is_texture_name(tok))
         return true;
     return builtin_type(p, tok) || unsupported_type(tok);
 }
@@ -246,6 +250,10 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
         if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) &&
             lang_p_is(tok->next, "<")) {
             ty = lang_p_tensor_type(p);
+            continue;
+        }
+        if (lang_p_is_texture_name(tok)) {
+            ty = lang_p_texture_type(p);
             continue;
         }
         if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
@@ -505,6 +513,9 @@ void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va)
             } else if (va && lang_p_is(tok, "buffer")) {
                 va->attr = LATTR_BUFFER, va->tok = tok;
                 va->index = attr_int_arg(p);
+            } else if (va && lang_p_is(tok, "texture")) {
+                va->attr = LATTR_BUFFER, va->tok = tok, va->texture = true;
+                va->index = attr_int_arg(p);
             } else if (va && lang_p_is(tok, "threadgroup")) {
                 va->attr = LATTR_THREADGROUP, va->tok = tok;
                 va->index = attr_int_arg(p);
@@ -536,6 +547,18 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
 {
     LangType *ty = v->type;
     bool ptr = ty->kind == LTY_POINTER;
+    if (ty->texture) { /* a texture: bound to a buffer with its size (codegen.c) */
+        if (va->attr != LATTR_NONE && !va->texture)
+            lang_error_soft(p->ctx, v->tok, "texture parameter '%s' takes [[texture(n)]] or no "
+                            "attribute", v->name);
+        v->type = lang_p_texture_param(p, v);
+        v->attr = LATTR_BUFFER;
+        v->attr_index = va->attr == LATTR_NONE ? -1 : va->index;
+        return;
+    }
+    if (va->texture)
+        lang_error_soft(p->ctx, v->tok, "[[texture(n)]] belongs to texture parameters; '%s' is "
+                        "a '%s'", v->name, lang_type_name(p->ctx, ty));
     if (ty->tensor) { /* a tensor: bound to a buffer with its extents (codegen.c) */
         if (ty->tensor->kind != LTN_HANDLE || ty->tensor->ext[0] != -1 ||
             ty->tensor->ext[1] != -1 || ty->members->type->space == LAS_THREADGROUP)
@@ -619,11 +642,12 @@ static void assign_indices(LangParser *p, LangFunction *f)
     for (LangVar *v = f->params; v; v = v->next)
         for (LangVar *o = f->params; o != v; o = o->next)
             if (v->attr_index >= 0 && !v->absent && !o->absent && o->attr == v->attr &&
-                o->attr_index == v->attr_index &&
+                o->attr_index == v->attr_index && !o->type->texture == !v->type->texture &&
                 (v->attr == LATTR_BUFFER || v->attr == LATTR_THREADGROUP))
                 lang_error_soft(p->ctx, v->tok, "'%s' and '%s' have the same %s index %d",
-                                o->name, v->name, v->attr == LATTR_BUFFER ? "buffer"
-                                                                           : "threadgroup",
+                                o->name, v->name, v->type->texture ? "texture"
+                                                  : v->attr == LATTR_BUFFER ? "buffer"
+                                                                            : "threadgroup",
                                 v->attr_index);
     for (LangVar *v = f->params; v; v = v->next) {
         if (v->attr_index >= 0 || v->absent ||
@@ -631,7 +655,8 @@ static void assign_indices(LangParser *p, LangFunction *f)
             continue;
         int next = 0;
         for (LangVar *o = f->params; o; o = o->next)
-            if (o != v && !o->absent && o->attr == v->attr && o->attr_index >= next)
+            if (o != v && !o->absent && o->attr == v->attr && o->attr_index >= next &&
+                !o->type->texture == !v->type->texture)
                 next = o->attr_index + 1;
         v->attr_index = next;
     }

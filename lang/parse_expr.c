@@ -555,10 +555,10 @@ static LangNode *postfix(LangParser *p)
                 lang_error_at(p->ctx, name, "expected a member name");
             lang_p_next(p);
             if (lang_p_is(p->tok, "(") && node->type->kind == LTY_STRUCT &&
-                !node->type->tensor && !node->type->vote)
+                !node->type->tensor && !node->type->vote && !node->type->texture)
                 node = lang_p_method_call(p, node, name); /* parse_method.c */
             else if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
-                     !node->type->tensor && !node->type->vote)
+                     !node->type->tensor && !node->type->vote && !node->type->texture)
                 lang_error_at(p->ctx, name, "member functions are not supported on '%s'",
                               lang_type_name(p->ctx, node->type));
             else

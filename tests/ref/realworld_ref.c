@@ -594,6 +594,16 @@ static void image_ops(void)
         out[4 * i + 3] = (uint8_t)in[4 * i + 3];
     }
     write_u8("grayscale.out.npy", out, 364);
+    /* texture_gray.metal: rgba8unorm textures, BT.601 luma, alpha kept */
+    rand_int(193, 0, 255, in, 364);
+    for (int i = 0; i < 91; i++) {
+        double g = (0.299 * in[4 * i] + 0.587 * in[4 * i + 1] + 0.114 * in[4 * i + 2]) / 255.0;
+        double q = nearbyint(g * 255.0);
+        for (int k = 0; k < 3; k++)
+            out[4 * i + k] = (uint8_t)(q > 255 ? 255 : q);
+        out[4 * i + 3] = (uint8_t)in[4 * i + 3];
+    }
+    write_u8("texture_gray.out.npy", out, 364);
     float src[91], dst[91];
     rand_f32(192, 0, 1, src, 91);
     for (int y = 0; y < 7; y++)
