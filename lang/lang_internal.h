@@ -213,6 +213,22 @@ typedef struct LangTexture {
                             * texture type spelled elsewhere, whose texels are unknown */
 } LangTexture;
 
+/* Samplers (parse_sampler.c): `constexpr sampler s(...)` makes a type of its own that holds
+ * the settings (a struct with no data the code uses), so sample() is lowered for them. */
+typedef enum LangAddress {
+    LADDR_CLAMP_TO_EDGE, LADDR_REPEAT, LADDR_MIRRORED_REPEAT, LADDR_CLAMP_TO_ZERO,
+    LADDR_CLAMP_TO_BORDER
+} LangAddress;
+
+typedef struct LangSampler {
+    bool generic;          /* `sampler` as spelled, before its constructor gives settings */
+    bool pixel;            /* coord::pixel (else normalized) */
+    bool linear;           /* mag_filter (or filter) linear: the filter at LOD 0 */
+    LangAddress address[2];/* s (x) and t (y) */
+    int border;            /* clamp_to_border's color: 0 transparent_black, 1 opaque_black,
+                            * 2 opaque_white */
+} LangSampler;
+
 struct LangType {
     LangTypeKind kind;
     int size, align;        /* bytes, C/MSL layout (3-vectors: size and align of 4) */
@@ -232,6 +248,7 @@ struct LangType {
     int num_params;
     LangTensor *tensor;     /* Metal 4 tensor types (structs): what they are */
     LangTexture *texture;   /* texture types (structs): what they are */
+    LangSampler *sampler;   /* sampler types (structs): their settings */
     uint8_t vote;           /* LangVote: simd_vote and quad_vote (structs of their bits) */
     struct LangClass *cls;  /* a user struct's member functions and static members (parse.h;
                              * NULL for a plain struct); shared by its const copies */

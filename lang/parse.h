@@ -397,6 +397,31 @@ LangType *lang_p_texture_type(LangParser *p);        /* at texture1d<...> or tex
 LangType *lang_p_texture_param(LangParser *p, LangVar *v);
 /* a member function of a texture, at the "(" after its name */
 LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name);
+/* A name a texture call's lowering text uses for a value the call was given. */
+typedef struct LangHole {
+    const char *name;
+    LangNode *value;
+    LangType *type;        /* what the value is converted to */
+} LangHole;
+/* Parses the MSL text (printf-style) as an expression where each hole's name stands for its
+ * value (a variable of the right type as it is, anything else evaluated once into a
+ * temporary first); its tokens have `at` as their origin. */
+LangNode *lang_p_texture_expand(LangParser *p, LangToken *at, LangHole *holes, int n,
+                                const char *fmt, ...) UTIL_PRINTF(5, 6);
+/* The text of texel `index` of texture __tx, converted to a 4-vector of T */
+void lang_p_texel_text(const LangTexFormatInfo *f, const char *T, const char *index, char *out,
+                       size_t size);
+/* tex's pixel format (an error at name if it has none: a helper's parameter) */
+const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *tex,
+                                               LangToken *name);
+/* "(" args ")" of a call of name, at most max of them; how many */
+int lang_p_texture_args(LangParser *p, LangNode **args, int max, LangToken *name);
+/* samplers (parse_sampler.c) */
+LangType *lang_p_sampler_type(LangParser *p);     /* at `sampler`: its generic type */
+/* sampler(args): a sampler type with the settings given, at the "(" */
+LangNode *lang_p_sampler_construct(LangParser *p, LangType *ty, LangToken *tok);
+/* t.sample(s, coord), at the "(" after `sample` */
+LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name);
 
 /* simd_vote and quad_vote (parse_vote.c) */
 LangType *lang_p_vote_type(LangParser *p, bool quad);

@@ -16,6 +16,8 @@ LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok)
 {
     if (ty->tensor)
         return lang_p_tensor_construct(p, ty, tok);
+    if (ty->sampler)
+        return lang_p_sampler_construct(p, ty, tok);
     LangNode *by_ctor = lang_p_class_construct(p, ty, tok); /* parse_method.c */
     if (by_ctor)
         return by_ctor;

@@ -96,8 +96,6 @@ static const char *unsupported_type(const LangToken *tok)
                    : "this texture type is not supported yet (texture1d and texture2d are)";
     if (STARTS("depth") && n > 5 && (isdigit((unsigned char)s[5]) || STARTS("depthcube")))
         return "depth textures are not supported yet";
-    if (IS("sampler"))
-        return "samplers are not supported yet";
     if (STARTS("simdgroup_bfloat"))
         return "bfloat simdgroup matrices are not supported yet (float and half are)";
     if (STARTS("simdgroup_") && n > 3 && s[n - 2] == 'x' && isdigit((unsigned char)s[n - 1]))
@@ -152,7 +150,7 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
         return (sym->type != NULL && !sym->is_enum_const) || (sym->tmpl && sym->tmpl->is_struct);
     if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
         return true;
-    if (lang_p_is_texture_name(tok))
+    if (lang_p_is_texture_name(tok) || lang_p_is(tok, "sampler"))
         return true;
     return builtin_type(p, tok) || unsupported_type(tok);
 }
@@ -254,6 +252,10 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
         }
         if (lang_p_is_texture_name(tok)) {
             ty = lang_p_texture_type(p);
+            continue;
+        }
+        if (lang_p_is(tok, "sampler")) {
+            ty = lang_p_sampler_type(p);
             continue;
         }
         if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
@@ -513,6 +515,9 @@ void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va)
             } else if (va && lang_p_is(tok, "buffer")) {
                 va->attr = LATTR_BUFFER, va->tok = tok;
                 va->index = attr_int_arg(p);
+            } else if (va && lang_p_is(tok, "sampler")) {
+                lang_error_at(p->ctx, tok, "samplers as kernel arguments are not supported yet: "
+                              "declare one in the kernel (constexpr sampler s(filter::linear);)");
             } else if (va && lang_p_is(tok, "texture")) {
                 va->attr = LATTR_BUFFER, va->tok = tok, va->texture = true;
                 va->index = attr_int_arg(p);
@@ -853,7 +858,7 @@ void lang_p_body_end(LangParser *p, LangFunction *f, long nodes_before)
 static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpace space,
                        bool has_space, VarAttrs *va)
 {
-    if (!has_space || space != LAS_CONSTANT)
+    if ((!has_space || space != LAS_CONSTANT) && !ty->sampler) /* constexpr sampler s(...) */
         lang_error_soft(p->ctx, name, "program-scope variable '%.*s' must be declared in the "
                         "constant address space", name->len, name->loc);
     if (ty->kind == LTY_VOID || ty->kind == LTY_ATOMIC || ty->kind == LTY_SGMATRIX)
@@ -872,6 +877,8 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
                             "a constant expression");
         else
             init = folded;
+    } else if (ty->sampler) { /* `(settings)` or none; the type holds them */
+        init = lang_p_sampler_construct(p, ty, name);
     } else if (!va->is_function_constant) {
         lang_error_soft(p->ctx, name, "program-scope constant '%.*s' needs an initializer",
                         name->len, name->loc);
@@ -886,6 +893,8 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
     if (va->is_function_constant && !lang_is_scalar(ty))
         lang_error_soft(p->ctx, name, "function constant '%.*s' must have a scalar type",
                         name->len, name->loc);
+    if (ty->sampler && init && init->type->sampler)
+        ty = init->type;
     LangVar *v = lang_p_new_var(p, name, lang_qualified(p->ctx, ty, true),
                                 va->is_function_constant ? LVAR_FUNCTION_CONSTANT
                                                          : LVAR_CONSTANT);
@@ -947,7 +956,7 @@ void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst)
         if (!name)
             lang_error_at(p->ctx, p->tok, "expected a name");
         const char *op_name = lang_p_is(name, "operator") ? lang_p_operator_name(p) : NULL;
-        if (lang_p_is(p->tok, "(")) {
+        if (lang_p_is(p->tok, "(") && !ty->sampler) {
             function(p, ty, name, fa, inst, op_name);
             return;
         }

@@ -163,13 +163,6 @@ LangType *lang_p_texture_param(LangParser *p, LangVar *v)
 
 /* ---- lowering by expansion ---------------------------------------------------------------- */
 
-/* A name the expansion text uses for a value the call was given. */
-typedef struct Hole {
-    const char *name;
-    LangNode *value;
-    LangType *type;        /* what the value is converted to */
-} Hole;
-
 static LangToken *name_token(LangParser *p, const char *name, LangToken *at)
 {
     LangToken *t = lang_alloc(p->ctx, sizeof *t);
@@ -182,18 +175,16 @@ static LangToken *name_token(LangParser *p, const char *name, LangToken *at)
     return t;
 }
 
-/* Parses the MSL text (printf-style) as an expression where each hole's name stands for its
- * value: a variable of the right type is used as it is, anything else is evaluated once into
- * a temporary first. */
-static LangNode *expand(LangParser *p, LangToken *at, Hole *holes, int n, const char *fmt, ...)
-    UTIL_PRINTF(5, 6);
-static LangNode *expand(LangParser *p, LangToken *at, Hole *holes, int n, const char *fmt, ...)
+LangNode *lang_p_texture_expand(LangParser *p, LangToken *at, LangHole *holes, int n,
+                                const char *fmt, ...)
 {
-    char buf[2048];
+    char buf[16384];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int len = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof buf)
+        lang_error_at(p->ctx, at, "internal error: a texture call's lowering is too long");
     LangFile *tmp = lang_alloc(p->ctx, sizeof *tmp);
     tmp->name = at->file ? at->file->name : "<texture>";
     tmp->contents = lang_strndup(p->ctx, buf, strlen(buf));
@@ -243,7 +234,7 @@ static LangNode *expand(LangParser *p, LangToken *at, Hole *holes, int n, const 
 
 /* ---- member functions --------------------------------------------------------------------- */
 
-static int call_args(LangParser *p, LangNode **args, int max, LangToken *name)
+int lang_p_texture_args(LangParser *p, LangNode **args, int max, LangToken *name)
 {
     lang_p_skip(p, "(");
     int n = 0;
@@ -275,7 +266,8 @@ static const char *texel_index(const LangTexture *t)
                           "all(__tc < uint2(__tx.__w, __tx.__h)))";
 }
 
-static const LangTexFormatInfo *format_of(LangParser *p, const LangNode *tex, LangToken *name)
+const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *tex,
+                                               LangToken *name)
 {
     const LangTexFormatInfo *f = lang_tex_format_info(tex->type->texture->format);
     if (!f)
@@ -286,7 +278,7 @@ static const LangTexFormatInfo *format_of(LangParser *p, const LangNode *tex, La
 }
 
 /* The coordinate argument, as a hole: uint2 (texture2d) or uint (texture1d). */
-static Hole coord_hole(LangParser *p, const LangTexture *t, LangNode *c, LangToken *name)
+static LangHole coord_hole(LangParser *p, const LangTexture *t, LangNode *c, LangToken *name)
 {
     LangType *want = t->dims == 1 ? lang_ty_uint : lang_vector_of(p->ctx, lang_ty_uint, 2, false);
     bool ok = t->dims == 1 ? lang_is_integer(c->type)
@@ -296,7 +288,7 @@ static Hole coord_hole(LangParser *p, const LangTexture *t, LangNode *c, LangTok
         lang_error_at(p->ctx, c->tok, "%.*s() takes the texel's coordinate as %s, not '%s'",
                       name->len, name->loc, t->dims == 1 ? "a uint" : "a uint2",
                       lang_type_name(p->ctx, c->type));
-    return (Hole){"__tc", c, want};
+    return (LangHole){"__tc", c, want};
 }
 
 /* A unorm format's largest stored value, as a float literal */
@@ -305,12 +297,31 @@ static void max_text(const LangTexFormatInfo *f, char *buf, size_t size)
     snprintf(buf, size, "%s", f->bytes / f->components == 1 ? "255.0f" : "65535.0f");
 }
 
+void lang_p_texel_text(const LangTexFormatInfo *f, const char *T, const char *index, char *out,
+                       size_t size)
+{
+    static const char *const floatn[] = {"", "float", "float2", "", "float4"};
+    char raw[2400], m[16], val[2500];
+    snprintf(raw, sizeof raw, "__tx.__data[%s]%s", index, f->bgra ? ".zyxw" : "");
+    max_text(f, m, sizeof m);
+    if (f->kind == LANG_TEXK_UNORM) /* MSL Table 31: float(c) / max */
+        snprintf(val, sizeof val, "%s(%s) / %s", floatn[f->components], raw, m);
+    else
+        snprintf(val, sizeof val, "%s", raw);
+    if (f->components == 4) /* missing components read as 0, and alpha as 1 */
+        snprintf(out, size, "%s4(%s)", T, val);
+    else if (f->components == 2)
+        snprintf(out, size, "%s4(%s2(%s), %s(0), %s(1))", T, T, val, T, T);
+    else
+        snprintf(out, size, "%s4(%s(%s), %s(0), %s(0), %s(1))", T, T, val, T, T, T);
+}
+
 // read = "read" "(" coord ("," lod)? ")"
 static LangNode *tex_read(LangParser *p, LangNode *tex, LangToken *name)
 {
     const LangTexture *t = tex->type->texture;
     LangNode *args[2];
-    int n = call_args(p, args, 2, name);
+    int n = lang_p_texture_args(p, args, 2, name);
     if (n == 0)
         lang_error_at(p->ctx, name, "read() takes the texel's coordinate");
     if (n == 2)
@@ -318,24 +329,11 @@ static LangNode *tex_read(LangParser *p, LangNode *tex, LangToken *name)
     if (t->access == LTA_WRITE)
         lang_error_at(p->ctx, name, "read() needs a texture with access::read, read_write or "
                       "sample; this one is '%s'", lang_type_name(p->ctx, tex->type));
-    const LangTexFormatInfo *f = format_of(p, tex, name);
-    Hole holes[2] = {{"__tx", tex, tex->type}, coord_hole(p, t, args[0], name)};
-    const char *T = t->sample->name;
-    static const char *const floatn[] = {"", "float", "float2", "", "float4"};
-    char raw[256], m[16], val[320], texel[400];
-    snprintf(raw, sizeof raw, "__tx.__data[%s]%s", texel_index(t), f->bgra ? ".zyxw" : "");
-    max_text(f, m, sizeof m);
-    if (f->kind == LANG_TEXK_UNORM) /* MSL Table 31: float(c) / max */
-        snprintf(val, sizeof val, "%s(%s) / %s", floatn[f->components], raw, m);
-    else
-        snprintf(val, sizeof val, "%s", raw);
-    if (f->components == 4) /* missing components read as 0, and alpha as 1 */
-        snprintf(texel, sizeof texel, "%s4(%s)", T, val);
-    else if (f->components == 2)
-        snprintf(texel, sizeof texel, "%s4(%s2(%s), %s(0), %s(1))", T, T, val, T, T);
-    else
-        snprintf(texel, sizeof texel, "%s4(%s(%s), %s(0), %s(0), %s(1))", T, T, val, T, T, T);
-    return expand(p, name, holes, 2, "%s", texel);
+    const LangTexFormatInfo *f = lang_p_texture_format(p, tex, name);
+    LangHole holes[2] = {{"__tx", tex, tex->type}, coord_hole(p, t, args[0], name)};
+    char texel[600];
+    lang_p_texel_text(f, t->sample->name, texel_index(t), texel, sizeof texel);
+    return lang_p_texture_expand(p, name, holes, 2, "%s", texel);
 }
 
 // write = "write" "(" color "," coord ("," lod)? ")"
@@ -343,7 +341,7 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
 {
     const LangTexture *t = tex->type->texture;
     LangNode *args[3];
-    int n = call_args(p, args, 3, name);
+    int n = lang_p_texture_args(p, args, 3, name);
     if (n < 2)
         lang_error_at(p->ctx, name, "write() takes the color and the texel's coordinate");
     if (n == 3)
@@ -351,12 +349,12 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
     if (t->access != LTA_WRITE && t->access != LTA_READ_WRITE)
         lang_error_at(p->ctx, name, "write() needs a texture with access::write or read_write; "
                       "this one is '%s'", lang_type_name(p->ctx, tex->type));
-    const LangTexFormatInfo *f = format_of(p, tex, name);
+    const LangTexFormatInfo *f = lang_p_texture_format(p, tex, name);
     LangType *t4 = lang_vector_of(p->ctx, t->sample, 4, false);
     if (args[0]->type->kind != LTY_VECTOR || args[0]->type->len != 4)
         lang_error_at(p->ctx, args[0]->tok, "write() takes a 4-component color ('%s'), not '%s'",
                       t4->name, lang_type_name(p->ctx, args[0]->type));
-    Hole holes[3] = {{"__tx", tex, tex->type}, coord_hole(p, t, args[1], name),
+    LangHole holes[3] = {{"__tx", tex, tex->type}, coord_hole(p, t, args[1], name),
                      {"__tv", lang_p_convert(p, args[0], t4, args[0]->tok), t4}};
     static const char *const part[] = {"", ".x", ".xy", "", ""};
     static const char *const floatn[] = {"", "float", "float2", "", "float4"};
@@ -369,17 +367,17 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
                  f->storage, fn, sw, m, fn, fn, m);
     else
         snprintf(value, sizeof value, "%s(__tv%s)", f->storage, sw);
-    return expand(p, name, holes, 3, "__tx.__data[%s] = %s%s", texel_index(t), value,
+    return lang_p_texture_expand(p, name, holes, 3, "__tx.__data[%s] = %s%s", texel_index(t), value,
                   f->bgra ? ".zyxw" : "");
 }
 
 static LangNode *texture_size(LangParser *p, LangNode *tex, LangToken *name, const char *member)
 {
     LangNode *args[1];
-    if (call_args(p, args, 1, name) == 1)
+    if (lang_p_texture_args(p, args, 1, name) == 1)
         lod_zero(p, args[0]);
-    Hole holes[1] = {{"__tx", tex, tex->type}};
-    return expand(p, name, holes, 1, "__tx.%s", member);
+    LangHole holes[1] = {{"__tx", tex, tex->type}};
+    return lang_p_texture_expand(p, name, holes, 1, "__tx.%s", member);
 }
 
 LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name)
@@ -401,21 +399,23 @@ LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name)
         return tex_read(p, lhs, name);
     if (lang_p_is(name, "write"))
         return tex_write(p, lhs, name);
+    if (lang_p_is(name, "sample"))
+        return lang_p_texture_sample(p, lhs, name);
     if (lang_p_is(name, "get_width"))
         return texture_size(p, lhs, name, "__w");
     if (lang_p_is(name, "get_height") && t->dims == 2)
         return texture_size(p, lhs, name, "__h");
     if (lang_p_is(name, "get_num_mip_levels")) {
         LangNode *args[1];
-        call_args(p, args, 0, name);
+        lang_p_texture_args(p, args, 0, name);
         return lang_p_num(p, name, lang_ty_uint, 1, 0);
     }
     if (lang_p_is(name, "fence")) { /* each thread sees its own writes: nothing to order */
         LangNode *args[1];
-        call_args(p, args, 0, name);
+        lang_p_texture_args(p, args, 0, name);
         return lang_p_num(p, name, lang_ty_int, 0, 0);
     }
     lang_error_at(p->ctx, name, "'%.*s' is not a member lockstep supports on '%s' (read, write, "
-                  "get_width%s, get_num_mip_levels and fence are)", name->len, name->loc,
+                  "sample, get_width%s, get_num_mip_levels and fence are)", name->len, name->loc,
                   lang_type_name(p->ctx, lhs->type), t->dims == 2 ? ", get_height" : "");
 }
