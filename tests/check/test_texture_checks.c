@@ -69,8 +69,9 @@ static void test_out_of_bounds(void **state)
     /* lockstep run reports them as faults and exits 1 */
     status = tex_lockstep(&d, "run", "oob.yaml", &out);
     assert_int_equal(status, 1);
-    expect_in(out, "error: out-of-bounds read of device buffer 'src' at byte offset 32 (4 bytes; "
-                   "valid 0..31) by thread (3,0,0)", "run");
+    expect_in(out, "bugs.metal:7:20: error: out-of-bounds read of device buffer 'src' at byte "
+                   "offset 32 (4 bytes; valid 0..31) by thread (3,0,0)", "run");
+    expect_in(out, "bugs.metal:8:9: error: out-of-bounds write of device buffer 'dst'", "run");
     free(out);
     tex_dir_remove(&d);
 }
