@@ -13,7 +13,8 @@
  * reads undefined and drops such writes) is sent one texel past the end of the texels, so
  * the bounds check reports it. Each lowering is written as MSL text and parsed in place,
  * as a macro expands: its tokens have the call as their origin, for debug info and
- * messages alike.
+ * messages alike. sample() is parse_sampler.c's, built from the same expansion and texel
+ * conversion (lang_p_texture_expand, lang_p_texel_text).
  */
 #include <stdarg.h>
 #include <stdio.h>
