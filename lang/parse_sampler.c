@@ -1,7 +1,8 @@
 /*
  * parse_sampler.c — samplers and texture sampling: `constexpr sampler s(coord::normalized,
- * address::clamp_to_edge, filter::linear);` and `t.sample(s, coord [, offset])` on a
- * texture2d or texture1d with access::sample.
+ * address::clamp_to_edge, filter::linear);`, `t.sample(s, coord [, offset])` on a
+ * texture2d or texture1d with access::sample, and `t.gather(s, coord [, offset
+ * [, component::c]])`, one component of the four texels linear filtering would weigh.
  *
  * A sampler's settings are compile-time values in MSL, so each constructor makes a type of
  * its own (LangType.sampler) and sample() is lowered here for the settings and the
@@ -181,9 +182,9 @@ static bool border_mode(LangAddress a)
     return a == LADDR_CLAMP_TO_ZERO || a == LADDR_CLAMP_TO_BORDER;
 }
 
-/* The texel at integer coordinates (ix, iy) as a float4, addressed by the sampler. */
-static void fetch(const LangSampler *s, const LangTexFormatInfo *f, int dims, const char *ix,
-                  const char *iy, char *out, size_t size)
+/* The texel at integer coordinates (ix, iy) as a 4-vector of T, addressed by the sampler. */
+static void fetch(const LangSampler *s, const LangTexFormatInfo *f, int dims, const char *T,
+                  const char *ix, const char *iy, char *out, size_t size)
 {
     char ax[1000], ay[1000], index[2100], texel[2700];
     address(s->address[0], ix, "int(__tx.__w)", ax, sizeof ax);
@@ -193,7 +194,7 @@ static void fetch(const LangSampler *s, const LangTexFormatInfo *f, int dims, co
     } else {
         snprintf(index, sizeof index, "uint(%s)", ax);
     }
-    lang_p_texel_text(f, "float", index, texel, sizeof texel);
+    lang_p_texel_text(f, T, index, texel, sizeof texel);
     char inside[300] = "";
     size_t len = 0;
     if (border_mode(s->address[0]))
@@ -210,25 +211,58 @@ static void fetch(const LangSampler *s, const LangTexFormatInfo *f, int dims, co
      * MTLSamplerAddressMode); clamp_to_border: the sampler's border color */
     bool zero = border_mode(s->address[0]) ? s->address[0] == LADDR_CLAMP_TO_ZERO
                                            : s->address[1] == LADDR_CLAMP_TO_ZERO;
-    const char *border = zero ? (f->components == 4 ? "float4(0.0f)" : "float4(0, 0, 0, 1)")
-                         : s->border == 0 ? "float4(0.0f)"
-                         : s->border == 1 ? "float4(0, 0, 0, 1)"
-                                          : "float4(1.0f)";
-    snprintf(out, size, "((%s) ? %s : %s)", inside, texel, border);
+    const char *border = zero ? (f->components == 4 ? "4(0)" : "4(0, 0, 0, 1)")
+                         : s->border == 0 ? "4(0)"
+                         : s->border == 1 ? "4(0, 0, 0, 1)"
+                                          : "4(1)";
+    snprintf(out, size, "((%s) ? %s : %s%s)", inside, texel, T, border);
+}
+
+/* gather's arguments: "(" sampler "," coord ("," offset ("," "component" "::" c)?)? ")";
+ * *component gets c's index (x 0 .. w 3) */
+static int gather_args(LangParser *p, LangNode **args, LangToken *name, int *component)
+{
+    static const char *const components[] = {"x", "y", "z", "w", NULL};
+    lang_p_skip(p, "(");
+    int n = 0;
+    *component = 0;
+    if (!lang_p_is(p->tok, ")"))
+        do {
+            lang_p_skip_namespaces(p);
+            if (n >= 2 && lang_p_is(p->tok, "component") && lang_p_is(p->tok->next, "::")) {
+                lang_p_next(p);
+                lang_p_next(p);
+                *component = setting(p, "component", components);
+                break;
+            }
+            if (n == 3)
+                lang_error_at(p->ctx, p->tok, "too many arguments to 'gather'");
+            args[n++] = lang_p_assign(p);
+        } while (lang_p_consume(p, ","));
+    lang_p_skip(p, ")");
+    (void)name;
+    return n;
 }
 
 // sample = "sample" "(" sampler "," coord ("," offset)? ")"
+// gather = "gather" "(" sampler "," coord ("," offset ("," component)?)? ")"
 LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name)
 {
     const LangTexture *t = tex->type->texture;
+    bool gather = lang_p_is(name, "gather");
     LangNode *args[3];
-    int n = lang_p_texture_args(p, args, 3, name);
+    int component = 0;
+    int n = gather ? gather_args(p, args, name, &component) : lang_p_texture_args(p, args, 3, name);
     if (n < 2)
-        lang_error_at(p->ctx, name, "sample() takes a sampler and the coordinate");
+        lang_error_at(p->ctx, name, "%s() takes a sampler and the coordinate",
+                      gather ? "gather" : "sample");
     if (t->access != LTA_SAMPLE)
-        lang_error_at(p->ctx, name, "sample() needs a texture with access::sample (the "
-                      "default); this one is '%s'", lang_type_name(p->ctx, tex->type));
-    if (t->sample->kind != LTY_FLOAT && t->sample->kind != LTY_HALF)
+        lang_error_at(p->ctx, name, "%s() needs a texture with access::sample (the "
+                      "default); this one is '%s'", gather ? "gather" : "sample",
+                      lang_type_name(p->ctx, tex->type));
+    if (gather && t->dims != 2)
+        lang_error_at(p->ctx, name, "gather() is a texture2d's (a texture1d has none)");
+    if (!gather && t->sample->kind != LTY_FLOAT && t->sample->kind != LTY_HALF)
         lang_error_at(p->ctx, name, "sample() reads textures of float or half, not '%s'",
                       lang_type_name(p->ctx, tex->type));
     const LangSampler *s = args[0]->type->sampler;
@@ -262,7 +296,7 @@ LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name)
                                           s->pixel ? "__tc" : "__tc * ", s->pixel ? "" : size,
                                           n == 3 ? (t->dims == 2 ? " + float2(__to)"
                                                                  : " + float(__to)") : "",
-                                          s->linear ? " - 0.5f" : "");
+                                          s->linear || gather ? " - 0.5f" : "");
     LangNode *pv, *fv, *seq[2];
     seq[0] = temp(p, name, "__tp", pos, ct, &pv);
     LangHole hf[1] = {{"__tp", pv, ct}};
@@ -275,19 +309,30 @@ LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name)
     const char *x = t->dims == 2 ? "int(__tf.x)" : "int(__tf)";
     const char *x1 = t->dims == 2 ? "(int(__tf.x) + 1)" : "(int(__tf) + 1)";
     const char *y = "int(__tf.y)", *y1 = "(int(__tf.y) + 1)";
-    fetch(s, f, t->dims, x, y, f00, sizeof f00);
+    fetch(s, f, t->dims, "float", x, y, f00, sizeof f00);
     LangNode *result;
-    if (!s->linear) {
+    if (gather) { /* the four texels bilinear filtering would take, counter-clockwise from the
+                   * lower left (MSL 6.12.13): (-,+), (+,+), (+,-), (-,-) */
+        static const char *const comp[] = {"x", "y", "z", "w"};
+        fetch(s, f, 2, T, x, y1, f01, sizeof f01);
+        fetch(s, f, 2, T, x1, y1, f11, sizeof f11);
+        fetch(s, f, 2, T, x1, y, f10, sizeof f10);
+        fetch(s, f, 2, T, x, y, f00, sizeof f00);
+        const char *c = comp[component];
+        snprintf(text, sizeof text, "%s4((%s).%s, (%s).%s, (%s).%s, (%s).%s)", T, f01, c, f11, c,
+                 f10, c, f00, c);
+        result = lang_p_texture_expand(p, name, hs, 3, "%s", text);
+    } else if (!s->linear) {
         result = lang_p_texture_expand(p, name, hs, 3, "%s4(%s)", T, f00);
     } else if (t->dims == 1) {
-        fetch(s, f, 1, x1, y, f10, sizeof f10);
+        fetch(s, f, 1, "float", x1, y, f10, sizeof f10);
         snprintf(text, sizeof text, "%s4((1.0f - (__tp - __tf)) * %s + (__tp - __tf) * %s)", T,
                  f00, f10);
         result = lang_p_texture_expand(p, name, hs, 3, "%s", text);
     } else {
-        fetch(s, f, 2, x1, y, f10, sizeof f10);
-        fetch(s, f, 2, x, y1, f01, sizeof f01);
-        fetch(s, f, 2, x1, y1, f11, sizeof f11);
+        fetch(s, f, 2, "float", x1, y, f10, sizeof f10);
+        fetch(s, f, 2, "float", x, y1, f01, sizeof f01);
+        fetch(s, f, 2, "float", x1, y1, f11, sizeof f11);
         snprintf(text, sizeof text,
                  "%s4((1.0f - (__tp.x - __tf.x)) * (1.0f - (__tp.y - __tf.y)) * %s + "
                  "(__tp.x - __tf.x) * (1.0f - (__tp.y - __tf.y)) * %s + "

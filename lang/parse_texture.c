@@ -400,7 +400,7 @@ LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name)
         return tex_read(p, lhs, name);
     if (lang_p_is(name, "write"))
         return tex_write(p, lhs, name);
-    if (lang_p_is(name, "sample"))
+    if (lang_p_is(name, "sample") || lang_p_is(name, "gather"))
         return lang_p_texture_sample(p, lhs, name);
     if (lang_p_is(name, "get_width"))
         return texture_size(p, lhs, name, "__w");
@@ -417,6 +417,6 @@ LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name)
         return lang_p_num(p, name, lang_ty_int, 0, 0);
     }
     lang_error_at(p->ctx, name, "'%.*s' is not a member lockstep supports on '%s' (read, write, "
-                  "sample, get_width%s, get_num_mip_levels and fence are)", name->len, name->loc,
+                  "sample, gather, get_width%s, get_num_mip_levels and fence are)", name->len, name->loc,
                   lang_type_name(p->ctx, lhs->type), t->dims == 2 ? ", get_height" : "");
 }

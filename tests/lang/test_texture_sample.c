@@ -7,8 +7,8 @@
  * coordinate less half a texel, weighted by the fraction; each texel coordinate addressed
  * per axis (clamp_to_edge, repeat, mirrored_repeat, clamp_to_zero's transparent or opaque
  * black, clamp_to_border's color). A bilinear resize, wrapping and mirrored lookups
- * outside [0, 1], a half texture, a texture1d with a program-scope sampler and the refused
- * forms.
+ * outside [0, 1], a half texture, a texture1d with a program-scope sampler, gather() and
+ * the refused forms.
  */
 #include "texture_harness.h"
 
@@ -276,9 +276,80 @@ static void test_half_and_1d(void **state)
     tex_dir_remove(&d);
 }
 
+/* gather: the four texels bilinear filtering would weigh, one component of each, in MSL's
+ * order (counter-clockwise from the lower left: (x0, y1), (x1, y1), (x1, y0), (x0, y0)) */
+static void ref_gather(const float *tex, int w, int h, const RefSampler *s, float u, float v,
+                       int ox, int oy, int comp, float out[4])
+{
+    float px = (s->pixel ? u : u * (float)w) + (float)ox - 0.5f;
+    float py = (s->pixel ? v : v * (float)h) + (float)oy - 0.5f;
+    int x0 = (int)floorf(px), y0 = (int)floorf(py);
+    const int xs[4] = {x0, x0 + 1, x0 + 1, x0}, ys[4] = {y0 + 1, y0 + 1, y0, y0};
+    for (int k = 0; k < 4; k++) {
+        float t[4];
+        ref_texel(tex, w, h, s, xs[k], ys[k], t);
+        out[k] = t[comp];
+    }
+}
+
+static void test_gather(void **state)
+{
+    (void)state;
+    enum { W = 5, H = 4, N = 12 };
+    uint8_t in[W * H * 4];
+    float tex[W * H * 4];
+    for (int k = 0; k < W * H * 4; k++) {
+        in[k] = (uint8_t)(test_rng_next(&rng) >> 56);
+        tex[k] = (float)in[k] / 255.0f;
+    }
+    TexDir d;
+    tex_dir_new(&d);
+    tex_put(&d, "in.bin", in, sizeof in);
+    tex_put_text(&d, "g.metal",
+                 "#include <metal_stdlib>\nusing namespace metal;\n"
+                 "kernel void g(texture2d<float> src [[texture(0)]],\n"
+                 "              device float4 *a [[buffer(0)]], device float4 *b [[buffer(1)]],\n"
+                 "              uint i [[thread_position_in_grid]]) {\n"
+                 "    constexpr sampler wrap(address::repeat);\n"
+                 "    constexpr sampler zero(address::clamp_to_zero, filter::linear);\n"
+                 "    float2 c = float2(float(i) * 0.23f - 0.4f, float(i) * 0.17f - 0.3f);\n"
+                 "    a[i] = src.gather(wrap, c);\n"
+                 "    b[i] = src.gather(zero, c, int2(1, -1), component::y);\n"
+                 "}\n");
+    tex_put_text(&d, "g.yaml",
+                 "kernel: g.metal\ngrid: [12]\nthreadgroup: [12]\nargs:\n"
+                 "  src: {type: texture2d, format: rgba8unorm, width: 5, height: 4, "
+                 "init: {file: in.bin}}\n"
+                 "  a: {type: float4, count: 12, dump: a.bin}\n"
+                 "  b: {type: float4, count: 12, dump: b.bin}\n");
+    tex_run_ok(&d, "g.yaml");
+    float a[N * 4], b[N * 4];
+    tex_get(&d, "a.bin", a, sizeof a);
+    tex_get(&d, "b.bin", b, sizeof b);
+    RefSampler wrap = {false, false, {REPEAT, REPEAT}, {0}};
+    RefSampler zero = {false, true, {ZERO, ZERO}, {0, 0, 0, 0}};
+    for (int i = 0; i < N; i++) {
+        float u = (float)i * 0.23f - 0.4f, v = (float)i * 0.17f - 0.3f, wa[4], wb[4];
+        ref_gather(tex, W, H, &wrap, u, v, 0, 0, 0, wa);
+        ref_gather(tex, W, H, &zero, u, v, 1, -1, 1, wb);
+        for (int k = 0; k < 4; k++) {
+            if (a[4 * i + k] != wa[k])
+                fail_msg("gather %d.%d: got %.9g, want %.9g", i, k, (double)a[4 * i + k],
+                         (double)wa[k]);
+            if (b[4 * i + k] != wb[k])
+                fail_msg("gather (clamp_to_zero, offset, y) %d.%d: got %.9g, want %.9g", i, k,
+                         (double)b[4 * i + k], (double)wb[k]);
+        }
+    }
+    tex_dir_remove(&d);
+}
+
 static const struct {
     const char *body, *where, *what;
 } bad[] = {
+    {"kernel void k(texture1d<float> t [[texture(0)]], device float4 *o [[buffer(0)]]) { "
+     "constexpr sampler s; o[0] = t.gather(s, 0.5f); }",
+     "e.metal:3:114: error: ", "gather() is a texture2d's"},
     {"kernel void k(texture2d<float, access::read> t [[texture(0)]], device float4 *o "
      "[[buffer(0)]]) { constexpr sampler s(filter::linear); o[0] = t.sample(s, float2(0)); }",
      "e.metal:3:144: error: ", "sample() needs a texture with access::sample"},
@@ -330,6 +401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sampling),
         cmocka_unit_test(test_half_and_1d),
+        cmocka_unit_test(test_gather),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
