@@ -418,6 +418,9 @@ struct LangVar {
     bool absent;            /* a kernel argument [[function_constant(c)]] with c false or
                              * undefined: not declared in the signature (MSL 4.9.1.2) */
     int id;                 /* unique per unit */
+    LangToken *default_arg; /* a parameter's default argument (`float s = 2.0f`): its first
+                             * token, parsed again at each call that leaves it out */
+    struct LangScope *default_scope; /* the names it sees: its function's, not the caller's */
 };
 
 struct LangFunction {

@@ -171,13 +171,30 @@ static int tparam_index(const LangTemplate *t, const LangToken *tok)
     return -1;
 }
 
-/* A parameter's name: an identifier that ends a parameter (before "," ")" or "[") and is no
- * template parameter. Names do not tell templates apart; the tokens of the types do. */
+/* A parameter's name: an identifier that ends a parameter (before "," ")" "[" or a
+ * default's "=") and is no template parameter. Names do not tell templates apart; the
+ * tokens of the types do. */
 static bool is_param_name(const LangTemplate *t, const LangToken *tok)
 {
     const LangToken *n = tok->next;
     return tok->kind == LTK_IDENT && tparam_index(t, tok) < 0 &&
-           (lang_p_is(n, ",") || lang_p_is(n, ")") || lang_p_is(n, "[") || lang_p_is(n, "[["));
+           (lang_p_is(n, ",") || lang_p_is(n, ")") || lang_p_is(n, "[") || lang_p_is(n, "[[") ||
+            lang_p_is(n, "="));
+}
+
+/* From the "=" of a default argument (tok) to the "," or ")" after it: defaults do not
+ * tell declarations apart. */
+static const LangToken *skip_default(const LangToken *tok)
+{
+    if (!lang_p_is(tok, "="))
+        return tok;
+    for (int depth = 0; tok->kind != LTK_EOF; tok = tok->next) {
+        if (depth == 0 && (lang_p_is(tok, ",") || lang_p_is(tok, ")")))
+            break;
+        depth += lang_p_is(tok, "(") || lang_p_is(tok, "[") || lang_p_is(tok, "{");
+        depth -= lang_p_is(tok, ")") || lang_p_is(tok, "]") || lang_p_is(tok, "}");
+    }
+    return tok;
 }
 
 /* Whether two templates of one name declare the same function: the same kinds of template
@@ -196,6 +213,10 @@ static bool same_template(const LangTemplate *a, const LangTemplate *b)
             x = x->next;
         while (is_param_name(b, y))
             y = y->next;
+        if (depth == 0) {
+            x = skip_default(x);
+            y = skip_default(y);
+        }
         if (x->kind == LTK_EOF || y->kind == LTK_EOF)
             return false;
         int kx = tparam_index(a, x), ky = tparam_index(b, y);
@@ -413,13 +434,17 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
                 continue;
             c->fn = lang_p_instance_decl(p, c->tmpl, &c->targs, tok);
         }
-        if (c->fn->num_params != n) {
-            c->why = lang_format(p->ctx, "it takes %d argument%s, not %d", c->fn->num_params,
-                                 c->fn->num_params == 1 ? "" : "s", n);
+        int required = lang_p_required_params(c->fn->params); /* the rest have defaults */
+        if (n > c->fn->num_params || n < required) {
+            c->why = required == c->fn->num_params
+                         ? lang_format(p->ctx, "it takes %d argument%s, not %d", required,
+                                       required == 1 ? "" : "s", n)
+                         : lang_format(p->ctx, "it takes %d to %d arguments, not %d", required,
+                                       c->fn->num_params, n);
             continue;
         }
         int i = 0;
-        for (const LangVar *v = c->fn->params; v && !c->why; v = v->next, i++) {
+        for (const LangVar *v = c->fn->params; v && i < n && !c->why; v = v->next, i++) {
             const char *why = NULL;
             c->ics[i] = ics_of(p, args[i], v->type, &why);
             if (why)

@@ -69,6 +69,10 @@ struct LangTemplate {
     int num_params;
     bool is_kernel;        /* [[kernel]] or `kernel` on the template */
     struct LangInstance *instances;
+    LangToken *decl_open;  /* a function template declared before its definition: the "(" of
+                            * the declaration's parameters, whose default arguments each
+                            * instance takes (parse_template.c) */
+    LangToken **decl_params; /* the declaration's names of the template parameters */
 };
 
 /* Template arguments: a type per type parameter, a value per value parameter (types[k] is
@@ -270,6 +274,18 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
 /* The instance for args if made, else its declaration alone (not kept). */
 LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                    LangToken *at);
+
+/* default arguments (parse_default.c) */
+/* At the "=" after parameter v (earlier: the parameters before it): its default, kept. */
+void lang_p_param_default(LangParser *p, LangVar *v, const LangVar *earlier);
+/* A declaration's parameters take the defaults an earlier declaration of the function gave
+ * (prior: its parameters, or NULL); then every parameter after a default needs one. */
+void lang_p_merge_defaults(LangParser *p, const LangVar *prior, LangVar *params);
+/* The parameters from params on before the first with a default: the arguments a call
+ * must give. */
+int lang_p_required_params(const LangVar *params);
+/* The argument a call that leaves param out passes: its default, parsed again. */
+LangNode *lang_p_default_arg(LangParser *p, LangVar *param);
 
 /* overloaded functions and operators (overload.c) */
 bool lang_p_is_overloaded(LangParser *p, const LangSym *sym);

@@ -705,9 +705,6 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
         lang_p_next(p);
     int n = 0;
     while (!lang_p_consume(p, ")")) {
-        if (n && lang_p_is(p->tok, "="))
-            lang_error_at(p->ctx, p->tok, "default arguments are not supported yet (give every "
-                          "argument, or add an overload with fewer parameters)");
         if (n && !lang_p_consume(p, ","))
             lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
         VarAttrs va = {0};
@@ -745,6 +742,8 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
             check_kernel_param(p, v, &va);
         else if (va.attr && !f->is_method)
             lang_error_soft(p->ctx, va.tok, "attribute only valid on kernel parameters");
+        if (lang_p_is(p->tok, "="))
+            lang_p_param_default(p, v, head.next); /* parse_default.c */
         cur = cur->next = v;
         n++;
     }
@@ -788,6 +787,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     if (f->is_kernel)
         assign_indices(p, f);
     LangFunction *prior = inst ? NULL : lang_p_overload_declare(p, f, lang_p_is(p->tok, "{"));
+    lang_p_merge_defaults(p, prior ? prior->params : NULL, f->params);
     if (prior) {
         prior->params = f->params; /* the definition's names */
         f = prior;

@@ -29,6 +29,10 @@ static void register_template(LangParser *p, LangTemplate *t, LangToken *name, b
     }
     if (prior) {
         if (defined) { /* a definition after a declaration */
+            if (!prior->is_struct && !prior->decl_open) { /* the declaration's defaults */
+                prior->decl_open = prior->open;
+                prior->decl_params = prior->params;
+            }
             prior->start = t->start;
             prior->open = t->open;
             prior->params = t->params; /* the names its body uses */
@@ -362,6 +366,29 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
     return args;
 }
 
+/* The default arguments a function template's declaration gave (`template <typename U> U
+ * mix(U a, U b = U(1));` before its definition) for f, t's instance for args: the
+ * declaration's parameters parsed with its own names of the template parameters bound. */
+static void declared_defaults(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                              LangFunction *f)
+{
+    if (!t->decl_open)
+        return;
+    LangParser saved = *p;
+    LangToken **names = t->params;
+    t->params = t->decl_params;
+    p->scope = p->global;
+    bind_params(p, t, args, t->num_params);
+    t->params = names;
+    lang_p_enter(p);
+    p->tok = t->decl_open;
+    p->fn = NULL;
+    LangFunction decl = {.is_method = true}; /* parameter names may be left out */
+    LangVar *params = lang_p_params(p, &decl);
+    lang_p_restore(p, &saved);
+    lang_p_merge_defaults(p, params, f->params);
+}
+
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
  * program scope with its parameters bound as typedefs (the parser's state is saved around
  * it, since calls instantiate in the middle of another function). */
@@ -386,6 +413,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
                       t->name_tok->loc);
     inst->func->name = instance_name(p, t, args);
     lang_p_restore(p, &saved);
+    declared_defaults(p, t, args, inst->func);
     return inst->func;
 }
 
@@ -431,6 +459,8 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
     FnAttrs fa = {0};
     lang_p_toplevel(p, &fa, &inst);
     lang_p_restore(p, &saved);
+    if (inst.func)
+        declared_defaults(p, t, args, inst.func);
     lang_errors_restore(p->ctx, errors);
     if (!inst.func)
         lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
