@@ -10,7 +10,8 @@
  * a promotion (bool, char, uchar, short, ushort to int; half to float is a conversion, as
  * C++ promotes only float to double) or a conversion (any other arithmetic one, a scalar to
  * a vector, packed to unpacked). The best function is no worse for every argument and better
- * for one, or else a function where the other is a template instance. Template candidates
+ * for one, or else a function where the other is a template instance, or else the more
+ * specialized of two template instances (parse_order.c). Template candidates
  * take part with their deduced arguments; only their declaration is parsed until one is
  * chosen, so a template body that would not compile for a call's types is no error.
  *
@@ -371,7 +372,7 @@ static int compare_ics(Ics a, Ics b)
     return 0;
 }
 
-static bool better(const Cand *a, const Cand *b, int n)
+static bool better(LangParser *p, const Cand *a, const Cand *b, int n)
 {
     bool some = false;
     for (int i = 0; i < n; i++) {
@@ -380,7 +381,10 @@ static bool better(const Cand *a, const Cand *b, int n)
             return false;
         some |= c < 0;
     }
-    return some || (!a->tmpl && b->tmpl);
+    if (some || (!a->tmpl && b->tmpl))
+        return true;
+    return a->tmpl && b->tmpl && /* the more specialized template (parse_order.c) */
+           lang_p_more_specialized(p, a->tmpl, a->fn, b->tmpl, b->fn, n);
 }
 
 /* "'act(float)' (line 3)", "'act<half>(half)' (template, line 7)" */
@@ -464,11 +468,11 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
     }
     Cand *best = NULL;
     for (int k = 0; k < nset; k++)
-        if (!cands[k].why && (!best || better(&cands[k], best, n)))
+        if (!cands[k].why && (!best || better(p, &cands[k], best, n)))
             best = &cands[k];
     bool unique = true;
     for (int k = 0; k < nset; k++)
-        if (!cands[k].why && &cands[k] != best && !better(best, &cands[k], n))
+        if (!cands[k].why && &cands[k] != best && !better(p, best, &cands[k], n))
             unique = false;
     if (!unique) { /* the candidates no other one beats */
         char *list = "";
@@ -476,7 +480,7 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
         for (int k = 0; k < nset; k++) {
             bool beaten = cands[k].why != NULL;
             for (int j = 0; j < nset && !beaten; j++)
-                beaten = j != k && !cands[j].why && better(&cands[j], &cands[k], n);
+                beaten = j != k && !cands[j].why && better(p, &cands[j], &cands[k], n);
             if (!beaten && listed++ < MAX_LISTED)
                 list = lang_format(p->ctx, "%s%s%s", list, listed > 1 ? ", " : "",
                                    describe(p, &cands[k], name));
@@ -503,10 +507,10 @@ int lang_p_rank_params(LangParser *p, LangVar *const *params, int ncand, LangNod
         return -1;
     int best = -1;
     for (int k = 0; k < ncand; k++)
-        if (!cands[k].why && (best < 0 || better(&cands[k], &cands[best], n)))
+        if (!cands[k].why && (best < 0 || better(p, &cands[k], &cands[best], n)))
             best = k;
     for (int k = 0; k < ncand; k++)
-        if (!cands[k].why && k != best && !better(&cands[best], &cands[k], n))
+        if (!cands[k].why && k != best && !better(p, &cands[best], &cands[k], n))
             return -2;
     return best;
 }

@@ -287,6 +287,11 @@ int lang_p_required_params(const LangVar *params);
 /* The argument a call that leaves param out passes: its default, parsed again. */
 LangNode *lang_p_default_arg(LangParser *p, LangVar *param);
 
+/* partial ordering of function templates (parse_order.c): whether a, whose candidate
+ * declaration for a call of n arguments is afn, is more specialized than b (bfn) */
+bool lang_p_more_specialized(LangParser *p, const LangTemplate *a, const LangFunction *afn,
+                             const LangTemplate *b, const LangFunction *bfn, int n);
+
 /* overloaded functions and operators (overload.c) */
 bool lang_p_is_overloaded(LangParser *p, const LangSym *sym);
 /* f just declared at program scope (name and parameters parsed; defining: its body follows):
