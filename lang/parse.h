@@ -33,6 +33,7 @@
 typedef struct LangTemplate LangTemplate;
 typedef struct LangClass LangClass;
 typedef struct LangMethod LangMethod;
+typedef struct LangPartial LangPartial;
 
 /* One name visible in a scope. */
 typedef struct LangSym {
@@ -73,6 +74,7 @@ struct LangTemplate {
                             * the declaration's parameters, whose default arguments each
                             * instance takes (parse_template.c) */
     LangToken **decl_params; /* the declaration's names of the template parameters */
+    LangPartial *partials; /* a struct template's partial specializations (parse_partial.c) */
 };
 
 /* Template arguments: a type per type parameter, a value per value parameter (types[k] is
@@ -286,6 +288,16 @@ void lang_p_merge_defaults(LangParser *p, const LangVar *prior, LangVar *params)
 int lang_p_required_params(const LangVar *params);
 /* The argument a call that leaves param out passes: its default, parsed again. */
 LangNode *lang_p_default_arg(LangParser *p, LangVar *param);
+
+/* partial specializations of struct templates (parse_partial.c) */
+/* `template <...> struct Name<pattern> { ... };` at the "<" after the name (spec: its
+ * template parameters) */
+void lang_p_partial_spec(LangParser *p, LangTemplate *spec, LangToken *tmpl_tok);
+/* The partial specialization of t an instance for args is made from (the most specialized
+ * that matches; an error when several match and none is), its parameters' values in *out;
+ * NULL when none matches. */
+LangTemplate *lang_p_find_partial(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                  LangToken *at, LangTemplateArgs *out);
 
 /* partial ordering of function templates (parse_order.c): whether a, whose candidate
  * declaration for a call of n arguments is afn, is more specialized than b (bfn) */

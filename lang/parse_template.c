@@ -7,7 +7,8 @@
  * (types as typedefs, values as typed constants); simple and exact for the MLX pattern
  * (explicit instantiation with [[host_name]], f<T, 4>(...) calls, and helper calls whose
  * types are deduced). A struct template's instance is a struct type (parse_struct.c parses
- * it, member functions and all), made the first time its arguments are named.
+ * it, member functions and all), made the first time its arguments are named, from the
+ * template or from its partial specialization for those arguments (parse_partial.c).
  */
 #include <string.h>
 
@@ -55,10 +56,10 @@ static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_
         lang_error_at(p->ctx, name, "expected the struct template's name");
     t->name_tok = name;
     lang_p_next(p);
-    if (lang_p_is(p->tok, "<"))
-        lang_error_at(p->ctx, p->tok, "partial specializations of struct templates are not "
-                      "supported yet (an explicit one, `template <> struct %.*s<float>`, is)",
-                      name->len, name->loc);
+    if (lang_p_is(p->tok, "<")) {
+        lang_p_partial_spec(p, t, tmpl_tok); /* parse_partial.c */
+        return;
+    }
     bool defined = lang_p_is(p->tok, "{");
     if (defined) {
         for (int depth = 0;;) { /* the body is parsed for each instance */
@@ -77,11 +78,26 @@ static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_
     register_template(p, t, name, defined);
 }
 
+/* Type arguments are one when their const is, at each level (`device const float*` and
+ * `device float*` make two instances, as in C++), which lang_same_type does not look at. */
+static bool same_type_arg(const LangType *a, const LangType *b)
+{
+    if (!lang_same_type(a, b))
+        return false;
+    for (; a && b; a = a->base, b = b->base) {
+        if (a->is_const != b->is_const)
+            return false;
+        if (a->kind != LTY_POINTER)
+            break;
+    }
+    return true;
+}
+
 static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const LangTemplateArgs *b)
 {
     for (int k = 0; k < t->num_params; k++)
         if (t->param_types[k] ? a->values[k] != b->values[k]
-                              : !lang_same_type(a->types[k], b->types[k]))
+                              : !same_type_arg(a->types[k], b->types[k]))
             return false;
     return true;
 }
@@ -734,16 +750,23 @@ LangType *lang_p_struct_instance(LangParser *p, LangTemplate *t, LangToken *at)
     LangTemplateArgs *args = lang_p_template_args(p, t);
     for (LangInstance *i = t->instances; i; i = i->next)
         if (same_args(t, &i->args, args))
-            return i->type;
-    if (!t->start || !lang_p_is(t->start->next->next, "{"))
+            return i->type; /* an explicit specialization is one already */
+    LangTemplateArgs bound;
+    LangTemplate *partial = lang_p_find_partial(p, t, args, at, &bound);
+    if (!partial && (!t->start || !lang_p_is(t->start->next->next, "{")))
         lang_error_at(p->ctx, at, "struct template '%.*s' is declared but not defined",
                       t->name_tok->len, t->name_tok->loc);
     LangType *ty = new_instance(p, t, args, at);
     LangParser saved = *p;
     p->inst_depth++;
     p->scope = p->global;
-    bind_params(p, t, args, t->num_params);
-    p->tok = t->start->next; /* after "struct" */
+    if (partial) { /* its body, at the "{", with its own parameters bound */
+        bind_params(p, partial, &bound, partial->num_params);
+        p->tok = partial->start;
+    } else {
+        bind_params(p, t, args, t->num_params);
+        p->tok = t->start->next; /* after "struct" */
+    }
     p->fn = NULL;
     p->method = NULL;
     lang_p_struct_decl(p, ty);
