@@ -89,6 +89,7 @@ typedef struct LangInstance {
     LangTemplateArgs args;
     LangFunction *func;
     bool decl_only;        /* parse the declaration only (overload.c's candidates) */
+    bool is_explicit;      /* an explicit specialization (`template <> struct V<float>`) */
     LangType *type;        /* a struct template's instance */
 } LangInstance;
 

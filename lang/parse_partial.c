@@ -238,6 +238,37 @@ static Pat *pat_type(LangParser *p, LangTemplate *spec)
     return pat;
 }
 
+static bool same_pat(const Pat *a, const Pat *b);
+static bool match(LangParser *p, const Pat *pattern, Pat *a, Pat **bound);
+static Pat *pat_of_args(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args,
+                        int j);
+
+/* What C++ makes ill-formed about a new partial specialization beside what t has: the same
+ * one twice, and one declared after an instance it matches was made from the template. */
+static void check_new_partial(LangParser *p, LangTemplate *t, const LangPartial *ps)
+{
+    for (const LangPartial *o = t->partials; o; o = o->next) {
+        bool same = o->spec->num_params == ps->spec->num_params;
+        for (int k = 0; same && k < ps->spec->num_params; k++)
+            same = !o->spec->param_types[k] == !ps->spec->param_types[k];
+        for (int j = 0; same && j < t->num_params; j++)
+            same = same_pat(o->args[j], ps->args[j]);
+        if (same)
+            lang_error_at(p->ctx, ps->spec->name_tok, "redefinition of the partial "
+                          "specialization '%s' (line %d)", ps->text, o->spec->name_tok->line);
+    }
+    for (const LangInstance *i = t->instances; i; i = i->next) {
+        Pat *bound[8] = {0};
+        bool matches = !i->is_explicit;
+        for (int j = 0; j < t->num_params && matches; j++)
+            matches = match(p, ps->args[j], pat_of_args(p, t, &i->args, j), bound);
+        if (matches)
+            lang_error_at(p->ctx, ps->spec->name_tok, "'%s' was made from the template before "
+                          "this partial specialization, which matches it (declare it before "
+                          "the first use)", i->type->name);
+    }
+}
+
 static bool uses_param(const Pat *pat, int k)
 {
     if (!pat)
@@ -313,6 +344,7 @@ void lang_p_partial_spec(LangParser *p, LangTemplate *spec, LangToken *tmpl_tok)
             break;
     }
     lang_p_expect_semi(p);
+    check_new_partial(p, t, ps);
     LangPartial **tail = &t->partials;
     while (*tail)
         tail = &(*tail)->next;
@@ -400,18 +432,23 @@ static bool at_least(LangParser *p, const LangTemplate *t, const LangPartial *a,
     return true;
 }
 
+/* Argument j of an instance of t, as a tree. */
+static Pat *pat_of_args(LangParser *p, const LangTemplate *t, const LangTemplateArgs *args,
+                        int j)
+{
+    if (!t->param_types[j])
+        return pat_of_type(p, args->types[j]);
+    Pat *v = new_pat(p, PAT_VALUE);
+    v->value = args->values[j];
+    return v;
+}
+
 LangTemplate *lang_p_find_partial(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                   LangToken *at, LangTemplateArgs *out)
 {
     Pat *given[8];
-    for (int j = 0; j < t->num_params; j++) {
-        if (t->param_types[j]) {
-            given[j] = new_pat(p, PAT_VALUE);
-            given[j]->value = args->values[j];
-        } else {
-            given[j] = pat_of_type(p, args->types[j]);
-        }
-    }
+    for (int j = 0; j < t->num_params; j++)
+        given[j] = pat_of_args(p, t, args, j);
     const LangPartial *found[MAX_PARTIALS];
     LangTemplateArgs values[MAX_PARTIALS];
     int n = 0;

@@ -171,6 +171,7 @@ static void specialization(LangParser *p, LangToken *tmpl_tok)
     if (!lang_p_is(p->tok, "{"))
         lang_error_at(p->ctx, p->tok, "expected '{' after the specialization's arguments");
     LangType *ty = new_instance(p, sym->tmpl, args, tmpl_tok);
+    sym->tmpl->instances->is_explicit = true; /* partial ones do not replace it */
     LangParser saved = *p;
     p->inst_depth++;
     p->scope = p->global;

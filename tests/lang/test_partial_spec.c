@@ -7,7 +7,8 @@
  * specialization winning over partial ones (`Vec<float, 2>`, which two partial ones
  * match), instances made inside a function template; and the errors: two partial
  * specializations neither more specialized, a parameter that cannot be deduced, a
- * pattern that specializes nothing, a default on a parameter. Each specialization returns
+ * pattern that specializes nothing, a default on a parameter, a partial specialization
+ * declared twice or after an instance it matches was made from the template. Each specialization returns
  * its own numbers, so the results say which was made; sums are checked against C.
  */
 #include "construct_harness.h"
@@ -149,6 +150,18 @@ static void test_partial_errors(void **state)
                     "template <typename T = int> struct W<device T*> { int w; };\n" KERNEL(""),
                     NULL, "k.metal:2:24: error: a partial specialization's template parameter "
                     "cannot have a default");
+    ch_expect_error("template <typename T, int N> struct V { int a; };\n"
+                    "template <typename T> struct V<T, 2> { int b; };\n"
+                    "template <typename U> struct V<U, 2> { int c; };\n" KERNEL(""), NULL,
+                    "k.metal:3:30: error: redefinition of the partial specialization "
+                    "'V<U, 2>' (line 2)");
+    /* made from the template before; an explicit specialization made before is no error */
+    ch_expect_error("template <typename T, int N> struct V { static constexpr int a = 1; };\n"
+                    "template <> struct V<float, 2> { int e; };\n"
+                    "constant int K = V<int, 2>::a;\n"
+                    "template <typename T> struct V<T, 2> { int b; };\n" KERNEL(""), NULL,
+                    "k.metal:4:30: error: 'V<int, 2>' was made from the template before this "
+                    "partial specialization, which matches it (declare it before the first use)");
     ch_expect_error("template <typename T> struct Q<T*> { int w; };\n" KERNEL(""),
                     NULL, "k.metal:1:30: error: 'Q' is not a struct template declared before");
 }
