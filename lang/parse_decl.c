@@ -284,10 +284,11 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             LangType *elem = type_arg(p);
             lang_p_skip(p, ",");
             LangToken *at = p->tok;
-            int64_t n = at->kind == LTK_NUM && !at->is_float ? (int64_t)at->ival : 0;
-            if (n < 2 || n > 4) /* a literal: an expression would take the '>' */
+            LangNode *len = lang_p_additive(p); /* a constant: `4`, a template's `N`, `N * 2`
+                                                 * (an additive-expression stops at '>') */
+            int64_t n = 0;
+            if (!lang_is_integer(len->type) || !lang_p_eval(p, len, &n) || n < 2 || n > 4)
                 lang_error_at(p->ctx, at, "vector length must be 2, 3 or 4");
-            lang_p_next(p);
             lang_p_skip(p, ">");
             if (!lang_is_scalar(elem))
                 lang_error_at(p->ctx, tok, "vec<T, N> needs a scalar element type");

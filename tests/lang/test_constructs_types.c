@@ -618,6 +618,16 @@ static void test_template_deduction(void **state)
                                       "id(o[i])"), NULL);
     CH_EXPECT(p, ch_count(p, ISA_OP_FADD32) == 1);
     isa_program_free(p);
+    /* vec<T, N>'s length is a constant expression: a template's N, N + 1; in 2 to 4 */
+    p = ch_compile(DEDUCE("template <typename T, int N> T last(vec<T, N + 1> v) { return v[N]; }",
+                          "last<float, 2>(float3(1.0f, 2.0f, o[i])) + float(vec<int, 1 + 1>(3).y)"),
+                   NULL);
+    isa_program_free(p);
+    ch_expect_error(DEDUCE("template <int N> float f(vec<float, N> v) { return v.x; }",
+                           "f<5>(float4(1.0f))"), NULL, "k.metal:1:37: error: vector length "
+                    "must be 2, 3 or 4");
+    ch_expect_error(DEDUCE("typedef vec<float, 2.0f> f2;", "1.0f"), NULL,
+                    "k.metal:1:20: error: vector length must be 2, 3 or 4");
 #undef DEDUCE
 }
 

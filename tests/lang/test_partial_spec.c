@@ -50,6 +50,7 @@ static const char *spec_src =
     "template <typename T, int N> struct Elem<vec<T, N> > {\n"
     "    static constexpr int n = N;\n"
     "    static T twice(T x) { return x + x; }\n"
+    "    static T ends(vec<T, N> x) { return x[0] + x[N - 1]; }\n"
     "};\n"
     "template <typename T> int pick() { return Vec<T, 2>::which; }\n"
     "kernel void k(device float *o [[buffer(0)]], device int *q [[buffer(1)]],\n"
@@ -63,7 +64,8 @@ static const char *spec_src =
     "    r[0] = a.sum();\n"
     "    r[1] = float(b.sum()) + float(c.sum()) * 1000.0f;\n"
     "    r[2] = d.sum();\n"
-    "    r[3] = float(Limits<device int*>::get(in + i)) + Elem<float4>::twice(x);\n"
+    "    r[3] = float(Limits<device int*>::get(in + i)) + Elem<float4>::twice(x)\n"
+    "           + Elem<float4>::ends(float4(x, 1, 2, 3)) * 10.0f;\n"
     "    device int *s = q + i * 12;\n"
     "    s[0] = Vec<float, 3>::which * 1000 + Vec<int, 2>::which * 100 + Vec<int, 3>::which * 10\n"
     "           + Vec<float, 2>::which;\n"
@@ -102,7 +104,7 @@ static void test_partial_specializations(void **state)
         CH_FEQ(r[0], sa, i);
         CH_FEQ(r[1], (float)(i - 3) + (float)(1 + 2 + i) * 1000.0f, i);
         CH_FEQ(r[2], x * 5.0f, i);
-        CH_FEQ(r[3], (float)(in[i] + 1) + (x + x), i);
+        CH_FEQ(r[3], (float)(in[i] + 1) + (x + x) + (x + 3.0f) * 10.0f, i);
         CH_IEQ(s[0], 1 * 1000 + 2 * 100 + 0 * 10 + 3, i);
         CH_IEQ(s[1], 0, i);
         CH_IEQ(s[2], 1, i);
