@@ -524,8 +524,9 @@ static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool
     *pointer = q != to && lang_p_is(q, "*");
     if (q != to && (lang_p_is(q, "*") || lang_p_is(q, "&")))
         q = q->next;
-    /* then only the name */
-    return q != to && q->kind == LTK_IDENT && q->next == to ? k : -1;
+    /* then only the name, and a default argument's "=" ... (parse_default.c) */
+    return q != to && q->kind == LTK_IDENT && (q->next == to || lang_p_is(q->next, "=")) ? k
+                                                                                      : -1;
 }
 
 /* A parameter declared with a struct template's instance (`thread const Vec<T, N> &v`,

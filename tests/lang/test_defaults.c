@@ -150,11 +150,12 @@ static const char *tmpl_src =
     "}\n"
     "template <typename U> U mixd(U a, U b = U(1), U t = U(0.5f));\n"
     "template <typename T> T mixd(T a, T b, T t) { return a + (b - a) * t; }\n"
+    "template <typename T> T addk(int a, T b = T(1)) { return T(a) + b; }\n"
     "float pick(float x) { return x; }\n"
     "float pick(float x, float y, float z = 100.0f) { return x + y + z; }\n"
     "float pick(int x, int y = 5) { return float(x * y); }\n"
     KERNEL("    float x = float(i) * 0.125f - 1.0f;\n"
-           "    device float *r = o + i * 10;\n"
+           "    device float *r = o + i * 11;\n"
            "    r[0] = clampv(x);\n"
            "    r[1] = clampv(x, -0.5f);\n"
            "    r[2] = clampv(x, -2.0f, 0.25f);\n"
@@ -164,7 +165,8 @@ static const char *tmpl_src =
            "    r[6] = pick(int(i));\n"
            "    r[7] = pick(x, 1.0f, 2.0f);\n"
            "    r[8] = mixd(x) + mixd(x, 3.0f, 0.25f);\n"
-           "    r[9] = float(mixd(int(i), 7));");
+           "    r[9] = float(mixd(int(i), 7));\n"
+           "    r[10] = addk(int(i), x) + addk<float>(2) * 10.0f;");
 
 static void test_template_and_overload_defaults(void **state)
 {
@@ -172,10 +174,10 @@ static void test_template_and_overload_defaults(void **state)
     enum { N = 32 };
     Harness h;
     ch_init(&h, tmpl_src, NULL);
-    float *o = ch_buf(&h, 0, N * 10 * 4);
+    float *o = ch_buf(&h, 0, N * 11 * 4);
     ch_run(&h, N, 32);
     for (int i = 0; i < N; i++) {
-        float x = (float)i * 0.125f - 1.0f, *r = o + i * 10;
+        float x = (float)i * 0.125f - 1.0f, *r = o + i * 11;
         float c0 = x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x;
         float c1 = x < -0.5f ? -0.5f : x > 1.0f ? 1.0f : x;
         float c2 = x < -2.0f ? -2.0f : x > 0.25f ? 0.25f : x;
@@ -196,6 +198,7 @@ static void test_template_and_overload_defaults(void **state)
         CH_FEQ(r[7], (x + 1.0f) + 2.0f, i);
         CH_FEQ(r[8], (x + (1.0f - x) * 0.5f) + (x + (3.0f - x) * 0.25f), i);
         CH_FEQ(r[9], (float)(i + (7 - i) * 0), i); /* int(0.5f) is 0 */
+        CH_FEQ(r[10], ((float)i + x) + (2.0f + 1.0f) * 10.0f, i); /* T from a defaulted one */
     }
     h_free(&h);
 }
