@@ -507,20 +507,22 @@ static int param_index(const LangTemplate *t, const LangToken *tok)
     return -1;
 }
 
-/* The type parameter one function parameter's tokens [from, to) name, and whether through
- * `*`; -1 when the parameter is no such form. */
-static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool *pointer)
+/* The type parameter one function parameter's tokens [from, to) name, whether through `*`,
+ * and whether const is written with it; -1 when the parameter is no such form. */
+static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool *pointer,
+                     bool *has_const)
 {
-    while (from != to && is_qualifier(from))
-        from = from->next;
+    *has_const = false;
+    for (; from != to && is_qualifier(from); from = from->next)
+        *has_const |= lang_p_is(from, "const");
     if (from == to)
         return -1;
     int k = param_index(t, from);
     if (k < 0 || t->param_types[k])
         return -1;
     LangToken *q = from->next;
-    while (q != to && is_qualifier(q))
-        q = q->next;
+    for (; q != to && is_qualifier(q); q = q->next)
+        *has_const |= lang_p_is(q, "const");
     *pointer = q != to && lang_p_is(q, "*");
     if (q != to && (lang_p_is(q, "*") || lang_p_is(q, "&")))
         q = q->next;
@@ -626,10 +628,10 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
         bool end = depth == 0 && lang_p_is(tok, ")");
         if (!(depth == 1 && lang_p_is(tok, ",")) && !end)
             continue;
-        bool pointer = false;
+        bool pointer = false, has_const = false;
         if (i < n && i < 16 && !deduce_from_instance(p, t, from, tok, arg_types[i], &args, why))
             return false;
-        int k = i < n && i < 16 ? deducible(t, from, tok, &pointer) : -1;
+        int k = i < n && i < 16 ? deducible(t, from, tok, &pointer, &has_const) : -1;
         if (k >= 0) {
             LangType *ty = arg_types[i];
             if (pointer && ty->kind != LTY_POINTER) {
@@ -639,7 +641,11 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
                 return false;
             }
             ty = pointer ? ty->base : ty;
-            ty = ty->kind == LTY_ARRAY && !ty->matrix ? NULL : lang_qualified(p->ctx, ty, false);
+            /* `device T *p` given a `device const float*` has T `const float`, as in C++
+             * (`device const T *p` has T `float`); a value's own const goes */
+            bool keep_const = pointer && ty->is_const && !has_const;
+            ty = ty->kind == LTY_ARRAY && !ty->matrix ? NULL
+                                                      : lang_qualified(p->ctx, ty, keep_const);
             if (ty && args.types[k] && !lang_same_type(args.types[k], ty)) {
                 *why = lang_format(p->ctx, "conflicting types for template parameter '%.*s' of "
                                    "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",

@@ -59,6 +59,48 @@ static void test_more_specialized_wins(void **state)
     h_free(&h);
 }
 
+/* A pointer to const: `device T *p` deduces T as `const float` (C++), so both h's take it
+ * and the more specialized `h(device const T*)` is called; `s(device T*)` beats `s(T)`
+ * while the function `s(device float*)` cannot take it. */
+static const char *const_src =
+    "template <typename T> T first(device T *p) { return p[0] + p[1]; }\n"
+    "template <typename T> float f(T x) { return 1.0f; }\n"
+    "template <typename T> float f(device T *p) { return 2.0f + float(p[0]); }\n"
+    "template <typename T> float h(device T *p) { return 100.0f; }\n"
+    "template <typename T> float h(device const T *p) { return 200.0f; }\n"
+    "template <typename T> float s(T a) { return 5.0f; }\n"
+    "template <typename T> float s(device T *a) { return 6.0f; }\n"
+    "float s(device float *a) { return 7.0f; }\n"
+    "kernel void k(device float *o [[buffer(0)]], device const float *c [[buffer(1)]],\n"
+    "              uint i [[thread_position_in_grid]]) {\n"
+    "    device float *r = o + i * 4;\n"
+    "    r[0] = first(c + i);\n"
+    "    r[1] = f(c + i);\n"
+    "    r[2] = h(c) + h(o) * 2.0f;\n"
+    "    r[3] = s(c) + s(o) * 10.0f;\n"
+    "}\n";
+
+static void test_pointer_to_const(void **state)
+{
+    (void)state;
+    enum { N = 32 };
+    Harness h;
+    ch_init(&h, const_src, NULL);
+    float *o = ch_buf(&h, 0, N * 4 * 4);
+    float *c = ch_buf(&h, 1, (N + 1) * 4);
+    for (int i = 0; i <= N; i++)
+        c[i] = (float)(i * 3) - 7.5f;
+    ch_run(&h, N, 32);
+    for (int i = 0; i < N; i++) {
+        float *r = o + i * 4;
+        CH_FEQ(r[0], c[i] + c[i + 1], i);
+        CH_FEQ(r[1], 2.0f + c[i], i);
+        CH_FEQ(r[2], 200.0f + 100.0f * 2.0f, i);
+        CH_FEQ(r[3], 6.0f + 7.0f * 10.0f, i);
+    }
+    h_free(&h);
+}
+
 #define KERNEL(body)                                                                       \
     "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n" \
     body "\n}\n"
@@ -91,6 +133,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_more_specialized_wins),
+        cmocka_unit_test(test_pointer_to_const),
         cmocka_unit_test(test_neither_more_specialized),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
