@@ -113,6 +113,10 @@ static void check_operator(LangParser *p, const LangFunction *f)
                         unary_ok && binary_ok ? "unary or binary" : unary_ok ? "unary"
                                                                               : "binary",
                         f->num_params, f->num_params == 1 ? "" : "s");
+    for (const LangVar *v = f->params; v; v = v->next)
+        if (v->default_arg)
+            lang_error_soft(p->ctx, v->default_arg, "an operator function cannot have default "
+                            "arguments");
     for (const LangVar *v = f->params; v; v = v->next) {
         const LangType *t = v->type;
         if (t->kind == LTY_POINTER && t->is_reference)

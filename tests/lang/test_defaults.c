@@ -3,11 +3,12 @@
  * constant, a program-scope constant, an expression calling another helper; given in a
  * declaration and used by the later definition; added by a redeclaration), of member
  * functions and constructors (in the struct, or declared there and defined after it; a
- * constructor whose every parameter has one is the default constructor), of function
+ * constructor whose every parameter has one is the default constructor; in a struct
+ * template, with its parameters), of function
  * templates (`T(0)` with the instance's T; a template parameter deduced from the arguments
  * given; defaults in a template's declaration, with its own names, used by its definition), overload resolution counting a candidate with defaults as viable for fewer
  * arguments (and ambiguous where another matches as well), and the errors for defaults C++
- * refuses. Results are compared with C computed here.
+ * refuses (on operator functions too). Results are compared with C computed here.
  */
 #include "construct_harness.h"
 
@@ -93,6 +94,11 @@ static const char *method_src =
     "    Box(float x, float y = 3.0f);\n"
     "};\n"
     "Box::Box(float x, float y) : v(x * y) {}\n"
+    "template <typename T, int N = 2> struct Scaled {\n"
+    "    T k;\n"
+    "    Scaled(T s = T(N)) : k(s) {}\n"
+    "    T apply(T x, T bias = T(N + 1)) const { return x * k + bias; }\n"
+    "};\n"
     KERNEL("    float x = float(i) + 1.0f;\n"
            "    device float *r = o + i * 10;\n"
            "    Acc a;\n"
@@ -110,7 +116,9 @@ static const char *method_src =
            "    r[6] = bx.v + Box(x, 0.5f).v;\n"
            "    Acc arr[2];\n"
            "    r[7] = arr[1].mean(9.0f);\n"
-           "    r[8] = c.kmul() + c.kmul(0.5f);");
+           "    r[8] = c.kmul() + c.kmul(0.5f);\n"
+           "    Scaled<float> sc;\n"
+           "    r[9] = sc.apply(x) + float(Scaled<int, 5>().apply(2, 1)) * 100.0f;");
 
 static void test_method_defaults(void **state)
 {
@@ -133,6 +141,7 @@ static void test_method_defaults(void **state)
         CH_FEQ(r[6], x * 3.0f + x * 0.5f, i);
         CH_FEQ(r[7], 9.0f, i);
         CH_FEQ(r[8], x * 4.0f + x * 0.5f, i);
+        CH_FEQ(r[9], (x * 2.0f + 3.0f) + (float)(2 * 5 + 1) * 100.0f, i);
     }
     h_free(&h);
 }
@@ -243,6 +252,10 @@ static void test_default_errors(void **state)
     /* a default is parsed where a call uses it: its error names the default's line */
     ch_expect_error("float f(float x, device float *p = 1.0f) { return x; }\n"
                     KERNEL("o[i] = f(1.0f);"), NULL, "k.metal:1:36: error:");
+    ch_expect_error("struct C { float r; };\n"
+                    "C operator-(C a, C b = C{1.0f}) { return C{a.r - b.r}; }\n" KERNEL(""),
+                    NULL, "k.metal:2:24: error: an operator function cannot have default "
+                    "arguments");
     /* two default constructors */
     ch_expect_error("struct S { float v; S() : v(0) {} S(float a = 1.0f) : v(a) {} };\n"
                     KERNEL("S s;\no[i] = s.v;"), NULL,
