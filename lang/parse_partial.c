@@ -50,6 +50,16 @@ struct LangPartial {
     const char *text;      /* "Pair<T, T>", for messages */
 };
 
+/* The line a partial specialization is written on: where the macro that made it was used,
+ * if one did. */
+static int line_of(const LangPartial *ps)
+{
+    const LangToken *tok = ps->spec->name_tok;
+    while (tok->origin)
+        tok = tok->origin;
+    return tok->line;
+}
+
 static Pat *new_pat(LangParser *p, PatKind kind)
 {
     Pat *pat = lang_alloc(p->ctx, sizeof *pat);
@@ -255,7 +265,7 @@ static void check_new_partial(LangParser *p, LangTemplate *t, const LangPartial 
             same = same_pat(o->args[j], ps->args[j]);
         if (same)
             lang_error_at(p->ctx, ps->spec->name_tok, "redefinition of the partial "
-                          "specialization '%s' (line %d)", ps->text, o->spec->name_tok->line);
+                          "specialization '%s' (line %d)", ps->text, line_of(o));
     }
     for (const LangInstance *i = t->instances; i; i = i->next) {
         Pat *bound[8] = {0};
@@ -308,8 +318,11 @@ void lang_p_partial_spec(LangParser *p, LangTemplate *spec, LangToken *tmpl_tok)
     } while (lang_p_consume(p, ","));
     LangToken *close = p->tok;
     lang_p_skip(p, ">");
-    ps->text = lang_format(p->ctx, "%.*s<%.*s>", name->len, name->loc,
-                           (int)(close->loc - open->next->loc), open->next->loc);
+    char *text = lang_format(p->ctx, "%.*s<", name->len, name->loc);
+    for (LangToken *q = open->next; q != close; q = q->next) /* its tokens, as spelled */
+        text = lang_format(p->ctx, "%s%s%.*s", text, q != open->next && q->has_space ? " " : "",
+                           q->len, q->loc);
+    ps->text = lang_format(p->ctx, "%s>", text);
     if (n < t->num_params)
         lang_error_at(p->ctx, open, "a partial specialization of '%.*s' gives all %d of its "
                       "template arguments (defaults are not taken here)", name->len, name->loc,
@@ -482,7 +495,7 @@ LangTemplate *lang_p_find_partial(LangParser *p, LangTemplate *t, const LangTemp
     char *list = "";
     for (int c = 0; c < n; c++)
         list = lang_format(p->ctx, "%s%s'%s' (line %d)", list, c ? ", " : "", found[c]->text,
-                           found[c]->spec->name_tok->line);
+                           line_of(found[c]));
     lang_error_at(p->ctx, at, "the partial specializations %s all match these template "
                   "arguments of '%.*s' and none is more specialized than the others", list,
                   t->name_tok->len, t->name_tok->loc);

@@ -135,6 +135,12 @@ static void test_partial_errors(void **state)
                     "k.metal:5:8: error: the partial specializations 'Pair<T, T>' (line 2), "
                     "'Pair<T, float>' (line 3) all match these template arguments of 'Pair' and "
                     "none is more specialized than the others");
+    /* made by a macro: named as spelled, at the lines of the macro's uses */
+    ch_expect_error("#define P2(A, B) template <typename T> struct Pair<A, B> { int w; };\n"
+                    "template <typename A, typename B> struct Pair { int w; };\n"
+                    "P2(T, T)\nP2(T, float)\n" KERNEL("Pair<float, float> q;"), NULL,
+                    "the partial specializations 'Pair<T, T>' (line 3), 'Pair<T, float>' "
+                    "(line 4) all match");
     ch_expect_error("template <typename A, typename B> struct Pair { int w; };\n"
                     "template <typename T, typename U> struct Pair<T, T> { int w; };\n" KERNEL(""),
                     NULL, "k.metal:2:32: error: template parameter 'U' is not used in the "
