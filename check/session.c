@@ -199,9 +199,9 @@ const char *check_site_name(const CheckSite *site, char *buf, size_t size)
     else if (site->symbol[0])
         snprintf(buf, size, "%s", site->symbol);
     else
-        snprintf(buf, size, "%s memory byte %llu",
+        snprintf(buf, size, "%s memory byte %lld", /* below byte 0: negative */
                  (unsigned)site->space < MEM_SPACE_COUNT ? mem_space_names[site->space] : "?",
-                 (unsigned long long)site->offset);
+                 (long long)site->offset);
     return buf;
 }
 

@@ -78,10 +78,11 @@ static bool directive_end(Asm *a, const char *name, const char *q, const char *e
 }
 
 /* How many uniforms an argument's binding fills: a threadgroup block's offset, a buffer's
- * 64-bit address, or a tensor's address, extents and pitch. */
+ * 64-bit address, or a tensor's address, extents and pitch (a texture's: width, height and
+ * pitch). */
 static uint32_t arg_uniforms(const IsaArg *arg)
 {
-    return arg->kind == ISA_ARG_THREADGROUP ? 1 : arg->tensor_rank ? 5 : 2;
+    return arg->kind == ISA_ARG_THREADGROUP ? 1 : arg->tensor_rank || arg->texture ? 5 : 2;
 }
 
 /* Who already takes a uniform of [lo, hi] (an argument or a constant data block: the
@@ -257,15 +258,22 @@ bool isa_asm_directive(Asm *a, const char *p, const char *end)
                                &upos))
             return false;
         const char *before = q;
-        if (next_field(&q, end, &s, &e)) { /* ", tensor": extents and pitch in u+2..u+4 */
-            if (!token_is(s, (size_t)(e - s), "tensor") || arg.kind == ISA_ARG_THREADGROUP)
-                return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), ".arg takes 'tensor' after "
-                               "the uniform of a device or constant argument, or nothing");
+        if (next_field(&q, end, &s, &e)) { /* ", tensor": extents and pitch in u+2..u+4;
+                                            * ", texture2d": width, height and pitch */
+            size_t len = (size_t)(e - s);
+            bool tensor = token_is(s, len, "tensor");
+            if ((!tensor && !token_is(s, len, "texture2d") && !token_is(s, len, "texture1d")) ||
+                arg.kind == ISA_ARG_THREADGROUP)
+                return isa_asm_fail(a, pos_at(a, s, len), ".arg takes 'tensor', 'texture2d' or "
+                               "'texture1d' after the uniform of a device or constant "
+                               "argument, or nothing");
             if (arg.uniform + 5u > 256u)
-                return isa_asm_fail(a, pos_at(a, s, (size_t)(e - s)), "a tensor argument takes "
-                               "five uniforms (address, extents, pitch): u%u..u%u is past u255",
+                return isa_asm_fail(a, pos_at(a, s, len), "a %s argument takes five uniforms "
+                               "(address, %s, pitch): u%u..u%u is past u255",
+                               tensor ? "tensor" : "texture", tensor ? "extents" : "width, height",
                                arg.uniform, arg.uniform + 4u);
-            arg.tensor_rank = 2;
+            arg.tensor_rank = tensor ? 2 : 0;
+            arg.texture = tensor ? 0 : s[7] == '2' ? 2 : 1;
         } else {
             q = before;
         }

@@ -347,6 +347,8 @@ char *isa_disassemble(const IsaProgram *p, bool with_source)
                  name_or(arg_kind_names, ISA_ARG_COUNT, arg->kind), arg->uniform);
         if (arg->tensor_rank)
             text_add(&t, ", tensor");
+        if (arg->texture)
+            text_add(&t, ", texture%ud", (unsigned)arg->texture);
         if (arg->type_name)
             text_add(&t, "    ; %s%s", arg->is_const ? "const " : "", arg->type_name);
         text_add(&t, "\n");

@@ -273,6 +273,9 @@ typedef struct IsaArg {
     bool is_const;        /* a `const` pointee: writes are a finding */
     uint8_t tensor_rank;  /* a tensor (rank 2): its extents in u+2, u+3 (columns, rows) and
                            * its row pitch in elements in u+4; 0: a plain buffer */
+    uint8_t texture;      /* a texture of 1 or 2 dimensions, its texels a buffer of
+                           * type_name: its width, height and row pitch in texels in u+2..u+4
+                           * (as a tensor's); 0: not a texture */
 } IsaArg;
 
 /* A uniform register with a value known when the program is built (.uniform directive). */

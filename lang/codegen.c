@@ -517,7 +517,8 @@ static bool visit_consts(LangNode *n, void *ud)
 }
 
 /* A tensor argument: a buffer whose address is in u, u+1, and its extents and row pitch in
- * u+2..u+4 (the leaves of the tensor struct, in member order). */
+ * u+2..u+4 (the leaves of the tensor struct, in member order). A texture is bound the same
+ * way: its texels, width, height and row pitch. */
 static void bind_tensor_param(LangCg *cg, LangVar *p, IsaArg *a, uint32_t *uniform)
 {
     LangType *ty = p->type, *data = ty->members->type;
@@ -528,7 +529,8 @@ static void bind_tensor_param(LangCg *cg, LangVar *p, IsaArg *a, uint32_t *unifo
     a->is_const = data->base->is_const || data->space == LAS_CONSTANT;
     a->kind = data->space == LAS_CONSTANT ? ISA_ARG_CONSTANT : ISA_ARG_DEVICE;
     a->uniform = (uint16_t)*uniform;
-    a->tensor_rank = 2;
+    a->tensor_rank = ty->texture ? 0 : 2;
+    a->texture = ty->texture ? (uint8_t)ty->texture->dims : 0;
     if (*uniform + 5 > 256)
         cg_error(cg, p->tok, "too many kernel arguments (uniforms u0..u255)");
     CgVal v = cg_val_new(cg, ty, 4);
@@ -557,7 +559,8 @@ static void bind_args(LangCg *cg, LangFunction *k)
     uint32_t top = 0;
     for (uint32_t i = 0; i < cg->ir->num_args; i++) {
         const IsaArg *a = &cg->ir->args[i];
-        uint32_t end = a->uniform + (a->kind == ISA_ARG_THREADGROUP ? 1u : a->tensor_rank ? 5u : 2u);
+        uint32_t end = a->uniform + (a->kind == ISA_ARG_THREADGROUP ? 1u
+                                     : a->tensor_rank || a->texture ? 5u : 2u);
         top = end > top ? end : top;
     }
     cg->next_uniform = top;
@@ -594,7 +597,7 @@ static void bind_args_in_order(LangCg *cg, LangFunction *k)
         if (p->absent)
             cg_error(cg, p->tok, "[[function_constant]] on this argument is supported on "
                                  "pointers and references only");
-        if (ty->tensor) {
+        if (ty->tensor || ty->texture) {
             bind_tensor_param(cg, p, &ir->args[ir->num_args++], &uniform);
             continue;
         }

@@ -212,6 +212,13 @@ bool cg_try_unroll(LangCg *cg, LangNode *n);
 /* Decides, for the whole unit, which arrays indexed by a non-constant stay in registers
  * (every such index a constant once unrolled) and marks the rest address_taken. */
 void cg_place_arrays(LangUnit *unit);
+/* codegen_refs.c: marks the `thread` reference parameters whose function needs the object
+ * in memory (ref_in_memory), and the variables bound to them (address_taken); true when it
+ * marked any. Run inside cg_place_arrays' fixpoint. */
+bool cg_place_refs(LangUnit *unit);
+/* The thread reference parameter, or member function's `this`, whose object an lvalue is
+ * part of (`a.v[k]` of `thread S &a`), or NULL. */
+LangVar *cg_ref_object(const LangNode *lvalue);
 /* An array index made constant by unrolling, folded with the current bindings. */
 bool cg_fold_index(LangCg *cg, LangNode *n, int64_t *out);
 

@@ -394,6 +394,12 @@ static CgLval *var_lval(LangCg *cg, LangNode *node)
         lv->addr = b->addr;
         return lv;
     }
+    if (b->kind == BIND_NONE && v->kind == LVAR_LOCAL && !v->address_taken) {
+        /* a temporary the parser made inside an expression (a texture call's coordinate,
+         * parse_texture.c) has no declaration: its first assignment binds it */
+        b->kind = BIND_REG;
+        b->regs = cg_val_fresh(cg, v->type).c;
+    }
     if (b->kind == BIND_REG) {
         CgLval *lv = new_lval(cg, LV_REG, v->type);
         lv->regs = b->regs;

@@ -341,15 +341,24 @@ static void place(Placement *pl, LangNode *n)
 {
     for (; n; n = n->next) {
         if (n->kind == LND_INDEX && n->lhs->type->kind == LTY_ARRAY) {
-            LangVar *var = indexed_array(n->lhs);
+            LangVar *var = indexed_array(n->lhs), *ref = cg_ref_object(n->lhs);
             int64_t k;
             int budget = MAX_STEPS;
             /* an index out of range even at one step (in code no lane may run, such as
-             * `if (k > 0) v[k - 1]`) keeps the array in memory, where it is checked */
-            if (var && var->dyn_indexed && !var->address_taken &&
+             * `if (k > 0) v[k - 1]`) keeps the array in memory, where it is checked; an
+             * array reached through a reference parameter puts the object it designates in
+             * memory, as its callers then see (codegen_refs.c); one through `this`, only
+             * if its elements are not scalars (codegen selects among scalars) */
+            if (ref && !ref->type->is_reference && cg_leaf_count(n->lhs->type->base) == 1)
+                ref = NULL;
+            if (((var && var->dyn_indexed && !var->address_taken) ||
+                 (ref && !ref->ref_in_memory)) &&
                 !(small_const(n->rhs, &k) && k < n->lhs->type->len) &&
                 !in_range_every_step(pl, n->rhs, n->lhs->type->len, 0, &budget)) {
-                var->address_taken = true;
+                if (var)
+                    var->address_taken = true;
+                if (ref)
+                    ref->ref_in_memory = true;
                 pl->changed = true;
             }
         }
@@ -378,6 +387,7 @@ void cg_place_arrays(LangUnit *unit)
             place(&pl, f->body);
             again |= pl.changed;
         }
+        again |= cg_place_refs(unit); /* which can stop loops unrolling, and back */
     }
 }
 

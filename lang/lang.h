@@ -7,6 +7,7 @@
 #define LOCKSTEP_LANG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../isa/isa.h"
@@ -21,10 +22,56 @@ typedef struct LangConstant {
     uint64_t magnitude; /* or magnitude, so a long or ulong takes every value; 0: number's */
 } LangConstant;
 
+/* Texture pixel formats (MTLPixelFormat names without the prefix): how a texel is stored
+ * and how read() and write() convert it (lang/texture_format.c). */
+typedef enum LangTexFormat {
+    LANG_TEX_NONE,
+    LANG_TEX_R8UNORM, LANG_TEX_RG8UNORM, LANG_TEX_RGBA8UNORM, LANG_TEX_BGRA8UNORM,
+    LANG_TEX_R16UNORM, LANG_TEX_RG16UNORM, LANG_TEX_RGBA16UNORM,
+    LANG_TEX_R16FLOAT, LANG_TEX_RG16FLOAT, LANG_TEX_RGBA16FLOAT,
+    LANG_TEX_R32FLOAT, LANG_TEX_RG32FLOAT, LANG_TEX_RGBA32FLOAT,
+    LANG_TEX_R8UINT, LANG_TEX_RGBA8UINT, LANG_TEX_R16UINT, LANG_TEX_RGBA16UINT,
+    LANG_TEX_R32UINT, LANG_TEX_RG32UINT, LANG_TEX_RGBA32UINT,
+    LANG_TEX_R8SINT, LANG_TEX_RGBA8SINT, LANG_TEX_R16SINT, LANG_TEX_RGBA16SINT,
+    LANG_TEX_R32SINT, LANG_TEX_RG32SINT, LANG_TEX_RGBA32SINT,
+    LANG_TEX_COUNT
+} LangTexFormat;
+
+typedef enum LangTexKind {
+    LANG_TEXK_UNORM, /* unsigned normalized: read as c / max, written rounded and clamped */
+    LANG_TEXK_FLOAT,
+    LANG_TEXK_UINT,
+    LANG_TEXK_SINT
+} LangTexKind;
+
+typedef struct LangTexFormatInfo {
+    const char *name;      /* "rgba8unorm" */
+    const char *storage;   /* a texel as a buffer element: "uchar4" */
+    uint8_t components;    /* 1, 2 or 4 */
+    uint8_t bytes;         /* per texel */
+    LangTexKind kind;
+    bool bgra;             /* stored blue, green, red, alpha */
+} LangTexFormatInfo;
+
+/* The format called `name`, or LANG_TEX_NONE. */
+LangTexFormat lang_tex_format_named(const char *name);
+const LangTexFormatInfo *lang_tex_format_info(LangTexFormat f); /* NULL for NONE */
+/* Every format's name, comma-separated, for messages (400 bytes hold them). */
+void lang_tex_format_list(char *buf, size_t size);
+
+/* A texture argument's pixel format, given by the argument's name (manifest `format:`). */
+typedef struct LangTextureFormat {
+    const char *name;
+    LangTexFormat format;
+} LangTextureFormat;
+
 typedef struct LangOptions {
     const char *entry;            /* kernel to compile; NULL: the file's only kernel */
     const LangConstant *constants;
     uint32_t num_constants;
+    const LangTextureFormat *textures; /* texture arguments' formats; others get their sample
+                                        * type's 4-component format (rgba32float for float) */
+    uint32_t num_textures;
     bool fast_math;               /* MSL's default is fast math on; lockstep's default: off */
 } LangOptions;
 

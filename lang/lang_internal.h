@@ -200,6 +200,35 @@ typedef struct LangTensor {
     int capacity;          /* COOP: elements a thread */
 } LangTensor;
 
+/* Textures (parse_texture.c): struct types whose members are __data (the texels: a pointer
+ * to the pixel format's storage type, `device uchar4 *` for rgba8unorm), __w, __h and __p
+ * (width, height and row pitch in texels, uints), bound like a tensor's. */
+typedef enum LangTexAccess { LTA_SAMPLE, LTA_READ, LTA_WRITE, LTA_READ_WRITE } LangTexAccess;
+
+typedef struct LangTexture {
+    int dims;              /* 1 or 2 */
+    LangType *sample;      /* T of texture2d<T>: float, half, int or uint */
+    LangTexAccess access;
+    LangTexFormat format;  /* a kernel argument's pixel format (the manifest's); NONE for a
+                            * texture type spelled elsewhere, whose texels are unknown */
+} LangTexture;
+
+/* Samplers (parse_sampler.c): `constexpr sampler s(...)` makes a type of its own that holds
+ * the settings (a struct with no data the code uses), so sample() is lowered for them. */
+typedef enum LangAddress {
+    LADDR_CLAMP_TO_EDGE, LADDR_REPEAT, LADDR_MIRRORED_REPEAT, LADDR_CLAMP_TO_ZERO,
+    LADDR_CLAMP_TO_BORDER
+} LangAddress;
+
+typedef struct LangSampler {
+    bool generic;          /* `sampler` as spelled, before its constructor gives settings */
+    bool pixel;            /* coord::pixel (else normalized) */
+    bool linear;           /* mag_filter (or filter) linear: the filter at LOD 0 */
+    LangAddress address[2];/* s (x) and t (y) */
+    int border;            /* clamp_to_border's color: 0 transparent_black, 1 opaque_black,
+                            * 2 opaque_white */
+} LangSampler;
+
 struct LangType {
     LangTypeKind kind;
     int size, align;        /* bytes, C/MSL layout (3-vectors: size and align of 4) */
@@ -218,6 +247,8 @@ struct LangType {
     LangType **params;
     int num_params;
     LangTensor *tensor;     /* Metal 4 tensor types (structs): what they are */
+    LangTexture *texture;   /* texture types (structs): what they are */
+    LangSampler *sampler;   /* sampler types (structs): their settings */
     uint8_t vote;           /* LangVote: simd_vote and quad_vote (structs of their bits) */
     struct LangClass *cls;  /* a user struct's member functions and static members (parse.h;
                              * NULL for a plain struct); shared by its const copies */
@@ -377,6 +408,8 @@ struct LangVar {
     bool address_taken;     /* &x used, or an array indexed by a non-constant that is no
                              * unrolled loop's counter (codegen_unroll.c decides): in memory */
     bool dyn_indexed;       /* an array indexed by a non-constant somewhere */
+    bool ref_in_memory;     /* a `thread` reference parameter whose function needs the
+                             * object it designates in memory (codegen_refs.c decides) */
     LangNode *decl_init;    /* a local's initializer as declared, or NULL */
     bool written;           /* assigned, incremented or its address taken after its
                              * declaration (so a local with a constant decl_init and not
@@ -385,6 +418,9 @@ struct LangVar {
     bool absent;            /* a kernel argument [[function_constant(c)]] with c false or
                              * undefined: not declared in the signature (MSL 4.9.1.2) */
     int id;                 /* unique per unit */
+    LangToken *default_arg; /* a parameter's default argument (`float s = 2.0f`): its first
+                             * token, parsed again at each call that leaves it out */
+    struct LangScope *default_scope; /* the names it sees: its function's, not the caller's */
 };
 
 struct LangFunction {

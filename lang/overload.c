@@ -10,7 +10,8 @@
  * a promotion (bool, char, uchar, short, ushort to int; half to float is a conversion, as
  * C++ promotes only float to double) or a conversion (any other arithmetic one, a scalar to
  * a vector, packed to unpacked). The best function is no worse for every argument and better
- * for one, or else a function where the other is a template instance. Template candidates
+ * for one, or else a function where the other is a template instance, or else the more
+ * specialized of two template instances (parse_order.c). Template candidates
  * take part with their deduced arguments; only their declaration is parsed until one is
  * chosen, so a template body that would not compile for a call's types is no error.
  *
@@ -116,6 +117,10 @@ static void check_operator(LangParser *p, const LangFunction *f)
                         unary_ok && binary_ok ? "unary or binary" : unary_ok ? "unary"
                                                                               : "binary",
                         f->num_params, f->num_params == 1 ? "" : "s");
+    for (const LangVar *v = f->params; v; v = v->next)
+        if (v->default_arg)
+            lang_error_soft(p->ctx, v->default_arg, "an operator function cannot have default "
+                            "arguments");
     for (const LangVar *v = f->params; v; v = v->next) {
         const LangType *t = v->type;
         if (t->kind == LTY_POINTER && t->is_reference)
@@ -175,13 +180,30 @@ static int tparam_index(const LangTemplate *t, const LangToken *tok)
     return -1;
 }
 
-/* A parameter's name: an identifier that ends a parameter (before "," ")" or "[") and is no
- * template parameter. Names do not tell templates apart; the tokens of the types do. */
+/* A parameter's name: an identifier that ends a parameter (before "," ")" "[" or a
+ * default's "=") and is no template parameter. Names do not tell templates apart; the
+ * tokens of the types do. */
 static bool is_param_name(const LangTemplate *t, const LangToken *tok)
 {
     const LangToken *n = tok->next;
     return tok->kind == LTK_IDENT && tparam_index(t, tok) < 0 &&
-           (lang_p_is(n, ",") || lang_p_is(n, ")") || lang_p_is(n, "[") || lang_p_is(n, "[["));
+           (lang_p_is(n, ",") || lang_p_is(n, ")") || lang_p_is(n, "[") || lang_p_is(n, "[[") ||
+            lang_p_is(n, "="));
+}
+
+/* From the "=" of a default argument (tok) to the "," or ")" after it: defaults do not
+ * tell declarations apart. */
+static const LangToken *skip_default(const LangToken *tok)
+{
+    if (!lang_p_is(tok, "="))
+        return tok;
+    for (int depth = 0; tok->kind != LTK_EOF; tok = tok->next) {
+        if (depth == 0 && (lang_p_is(tok, ",") || lang_p_is(tok, ")")))
+            break;
+        depth += lang_p_is(tok, "(") || lang_p_is(tok, "[") || lang_p_is(tok, "{");
+        depth -= lang_p_is(tok, ")") || lang_p_is(tok, "]") || lang_p_is(tok, "}");
+    }
+    return tok;
 }
 
 /* Whether two templates of one name declare the same function: the same kinds of template
@@ -200,6 +222,10 @@ static bool same_template(const LangTemplate *a, const LangTemplate *b)
             x = x->next;
         while (is_param_name(b, y))
             y = y->next;
+        if (depth == 0) {
+            x = skip_default(x);
+            y = skip_default(y);
+        }
         if (x->kind == LTK_EOF || y->kind == LTK_EOF)
             return false;
         int kx = tparam_index(a, x), ky = tparam_index(b, y);
@@ -356,7 +382,7 @@ static int compare_ics(Ics a, Ics b)
     return 0;
 }
 
-static bool better(const Cand *a, const Cand *b, int n)
+static bool better(LangParser *p, const Cand *a, const Cand *b, int n)
 {
     bool some = false;
     for (int i = 0; i < n; i++) {
@@ -365,7 +391,10 @@ static bool better(const Cand *a, const Cand *b, int n)
             return false;
         some |= c < 0;
     }
-    return some || (!a->tmpl && b->tmpl);
+    if (some || (!a->tmpl && b->tmpl))
+        return true;
+    return a->tmpl && b->tmpl && /* the more specialized template (parse_order.c) */
+           lang_p_more_specialized(p, a->tmpl, a->fn, b->tmpl, b->fn, n);
 }
 
 /* "'act(float)' (line 3)", "'act<half>(half)' (template, line 7)" */
@@ -419,13 +448,17 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
                 continue;
             c->fn = lang_p_instance_decl(p, c->tmpl, &c->targs, tok);
         }
-        if (c->fn->num_params != n) {
-            c->why = lang_format(p->ctx, "it takes %d argument%s, not %d", c->fn->num_params,
-                                 c->fn->num_params == 1 ? "" : "s", n);
+        int required = lang_p_required_params(c->fn->params); /* the rest have defaults */
+        if (n > c->fn->num_params || n < required) {
+            c->why = required == c->fn->num_params
+                         ? lang_format(p->ctx, "it takes %d argument%s, not %d", required,
+                                       required == 1 ? "" : "s", n)
+                         : lang_format(p->ctx, "it takes %d to %d arguments, not %d", required,
+                                       c->fn->num_params, n);
             continue;
         }
         int i = 0;
-        for (const LangVar *v = c->fn->params; v && !c->why; v = v->next, i++) {
+        for (const LangVar *v = c->fn->params; v && i < n && !c->why; v = v->next, i++) {
             const char *why = NULL;
             c->ics[i] = ics_of(p, args[i], v->type, &why);
             if (why)
@@ -445,11 +478,11 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
     }
     Cand *best = NULL;
     for (int k = 0; k < nset; k++)
-        if (!cands[k].why && (!best || better(&cands[k], best, n)))
+        if (!cands[k].why && (!best || better(p, &cands[k], best, n)))
             best = &cands[k];
     bool unique = true;
     for (int k = 0; k < nset; k++)
-        if (!cands[k].why && &cands[k] != best && !better(best, &cands[k], n))
+        if (!cands[k].why && &cands[k] != best && !better(p, best, &cands[k], n))
             unique = false;
     if (!unique) { /* the candidates no other one beats */
         char *list = "";
@@ -457,7 +490,7 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
         for (int k = 0; k < nset; k++) {
             bool beaten = cands[k].why != NULL;
             for (int j = 0; j < nset && !beaten; j++)
-                beaten = j != k && !cands[j].why && better(&cands[j], &cands[k], n);
+                beaten = j != k && !cands[j].why && better(p, &cands[j], &cands[k], n);
             if (!beaten && listed++ < MAX_LISTED)
                 list = lang_format(p->ctx, "%s%s%s", list, listed > 1 ? ", " : "",
                                    describe(p, &cands[k], name));
@@ -502,10 +535,10 @@ int lang_p_rank_params(LangParser *p, LangVar *const *params, LangTemplate *cons
         return -1;
     int best = -1;
     for (int k = 0; k < ncand; k++)
-        if (!cands[k].why && (best < 0 || better(&cands[k], &cands[best], n)))
+        if (!cands[k].why && (best < 0 || better(p, &cands[k], &cands[best], n)))
             best = k;
     for (int k = 0; k < ncand; k++)
-        if (!cands[k].why && k != best && !better(&cands[best], &cands[k], n))
+        if (!cands[k].why && k != best && !better(p, &cands[best], &cands[k], n))
             return -2;
     return best;
 }

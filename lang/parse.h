@@ -33,6 +33,7 @@
 typedef struct LangTemplate LangTemplate;
 typedef struct LangClass LangClass;
 typedef struct LangMethod LangMethod;
+typedef struct LangPartial LangPartial;
 
 /* One name visible in a scope. */
 typedef struct LangSym {
@@ -69,6 +70,11 @@ struct LangTemplate {
     int num_params;
     bool is_kernel;        /* [[kernel]] or `kernel` on the template */
     struct LangInstance *instances;
+    LangToken *decl_open;  /* a function template declared before its definition: the "(" of
+                            * the declaration's parameters, whose default arguments each
+                            * instance takes (parse_template.c) */
+    LangToken **decl_params; /* the declaration's names of the template parameters */
+    LangPartial *partials; /* a struct template's partial specializations (parse_partial.c) */
     LangClass *cls;        /* a member function template's struct (parse_functor.c) */
     const char *op;        /* an operator template's name ("operator+"; name_tok is then
                             * the `operator` token), or NULL */
@@ -86,6 +92,7 @@ typedef struct LangInstance {
     LangTemplateArgs args;
     LangFunction *func;
     bool decl_only;        /* parse the declaration only (overload.c's candidates) */
+    bool is_explicit;      /* an explicit specialization (`template <> struct V<float>`) */
     LangType *type;        /* a struct template's instance */
     LangMethod *method;    /* a member function template's instance */
 } LangInstance;
@@ -183,6 +190,7 @@ typedef struct VarAttrs {
     LangNode *fc_cond;      /* function_constant(x): x as written (an index on a program-scope
                              * constant, a function constant's name on an argument) */
     LangToken *tok;
+    bool texture;           /* the index is [[texture(n)]]'s (attr is LATTR_BUFFER) */
 } VarAttrs;
 
 /* tokens */
@@ -326,6 +334,33 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
 LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
                                    LangToken *at);
 
+/* default arguments (parse_default.c) */
+/* At the "=" after parameter v (earlier: the parameters before it): its default, kept. */
+void lang_p_param_default(LangParser *p, LangVar *v, const LangVar *earlier);
+/* A declaration's parameters take the defaults an earlier declaration of the function gave
+ * (prior: its parameters, or NULL); then every parameter after a default needs one. */
+void lang_p_merge_defaults(LangParser *p, const LangVar *prior, LangVar *params);
+/* The parameters from params on before the first with a default: the arguments a call
+ * must give. */
+int lang_p_required_params(const LangVar *params);
+/* The argument a call that leaves param out passes: its default, parsed again. */
+LangNode *lang_p_default_arg(LangParser *p, LangVar *param);
+
+/* partial specializations of struct templates (parse_partial.c) */
+/* `template <...> struct Name<pattern> { ... };` at the "<" after the name (spec: its
+ * template parameters) */
+void lang_p_partial_spec(LangParser *p, LangTemplate *spec, LangToken *tmpl_tok);
+/* The partial specialization of t an instance for args is made from (the most specialized
+ * that matches; an error when several match and none is), its parameters' values in *out;
+ * NULL when none matches. */
+LangTemplate *lang_p_find_partial(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                                  LangToken *at, LangTemplateArgs *out);
+
+/* partial ordering of function templates (parse_order.c): whether a, whose candidate
+ * declaration for a call of n arguments is afn, is more specialized than b (bfn) */
+bool lang_p_more_specialized(LangParser *p, const LangTemplate *a, const LangFunction *afn,
+                             const LangTemplate *b, const LangFunction *bfn, int n);
+
 /* overloaded functions and operators (overload.c) */
 bool lang_p_is_overloaded(LangParser *p, const LangSym *sym);
 /* f just declared at program scope (name and parameters parsed; defining: its body follows):
@@ -378,6 +413,9 @@ LangNode *lang_p_nullptr_binary(LangParser *p, LangNodeKind kind, LangNode *lhs,
                                 LangToken *tok);
 LangNode *lang_p_to_bool(LangParser *p, LangNode *node);
 LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival, double fval);
+/* numeric_limits<T>::member (parse_limits.c): its constant, or NULL when p->tok does not
+ * start one (or the kernel defines its own numeric_limits). */
+LangNode *lang_p_numeric_limits(LangParser *p);
 bool lang_p_is_lvalue(const LangNode *node);
 
 /* typing rules (type.c) */
@@ -444,6 +482,39 @@ LangNode *lang_p_tensor_elements(LangParser *p, LangNode *lhs); /* ct[...]: its 
 /* T(pointer, dextents<int, 2>(columns, rows)) or T(pointer, extents<int, W, H>()): a tensor
  * over memory the kernel has, at the "(" */
 LangNode *lang_p_tensor_construct(LangParser *p, LangType *ty, LangToken *tok);
+
+/* textures (parse_texture.c) */
+bool lang_p_is_texture_name(const LangToken *tok);  /* texture1d or texture2d before "<" */
+LangType *lang_p_texture_type(LangParser *p);        /* at texture1d<...> or texture2d<...> */
+/* A kernel argument's texture type with its pixel format from the manifest (or the default) */
+LangType *lang_p_texture_param(LangParser *p, LangVar *v);
+/* a member function of a texture, at the "(" after its name */
+LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name);
+/* A name a texture call's lowering text uses for a value the call was given. */
+typedef struct LangHole {
+    const char *name;
+    LangNode *value;
+    LangType *type;        /* what the value is converted to */
+} LangHole;
+/* Parses the MSL text (printf-style) as an expression where each hole's name stands for its
+ * value (a variable of the right type as it is, anything else evaluated once into a
+ * temporary first); its tokens have `at` as their origin. */
+LangNode *lang_p_texture_expand(LangParser *p, LangToken *at, LangHole *holes, int n,
+                                const char *fmt, ...) UTIL_PRINTF(5, 6);
+/* The text of texel `index` of texture __tx, converted to a 4-vector of T */
+void lang_p_texel_text(const LangTexFormatInfo *f, const char *T, const char *index, char *out,
+                       size_t size);
+/* tex's pixel format (an error at name if it has none: a helper's parameter) */
+const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *tex,
+                                               LangToken *name);
+/* "(" args ")" of a call of name, at most max of them; how many */
+int lang_p_texture_args(LangParser *p, LangNode **args, int max, LangToken *name);
+/* samplers (parse_sampler.c) */
+LangType *lang_p_sampler_type(LangParser *p);     /* at `sampler`: its generic type */
+/* sampler(args): a sampler type with the settings given, at the "(" */
+LangNode *lang_p_sampler_construct(LangParser *p, LangType *ty, LangToken *tok);
+/* t.sample(s, coord), at the "(" after `sample` */
+LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name);
 
 /* simd_vote and quad_vote (parse_vote.c) */
 LangType *lang_p_vote_type(LangParser *p, bool quad);

@@ -52,6 +52,8 @@ LangNode *lang_p_member(LangParser *p, LangNode *lhs, LangToken *name)
         return lang_p_matrix_member(p, lhs, name);
     if (ty->tensor)
         return lang_p_tensor_member(p, lhs, name);
+    if (ty->texture)
+        return lang_p_texture_member(p, lhs, name);
     if (ty->vote)
         return lang_p_vote_member(p, lhs, name);
     if (ty->kind != LTY_STRUCT)

@@ -3,7 +3,8 @@
  * functional cast (`float4(a, b)`, `Acc(x)` through parse_method.c, a struct's members in
  * order, vector components, tensors, matrices and vote types handed to their files), and a
  * function call's arguments passed to its parameters (conversions, references bound to
- * lvalues, a value bound to a `thread const T&` held in a temporary), with the call graph
+ * lvalues, a value bound to a `thread const T&` held in a temporary, defaults for the
+ * arguments left out), with the call graph
  * edge the inliner and the recursion check use. Which function a call means is decided
  * before: by name lookup (parse_expr.c), overload resolution (overload.c) or member
  * function choice (parse_method.c).
@@ -16,6 +17,8 @@ LangNode *lang_p_construct(LangParser *p, LangType *ty, LangToken *tok)
 {
     if (ty->tensor)
         return lang_p_tensor_construct(p, ty, tok);
+    if (ty->sampler)
+        return lang_p_sampler_construct(p, ty, tok);
     LangNode *by_ctor = lang_p_class_construct(p, ty, tok); /* parse_method.c */
     if (by_ctor)
         return by_ctor;
@@ -128,7 +131,9 @@ LangNode *lang_p_pass_arg(LangParser *p, LangNode *a, LangType *pt, LangToken *a
     LangNode *addr = lang_p_new_node(p, LND_ADDR, at);
     addr->lhs = a;
     addr->type = pt;
-    LangVar *v = lang_p_root_var(a);
+    /* an object bound to a thread reference may stay in registers: codegen_refs.c decides,
+     * once every callee's body is known, whether this one needs it in memory */
+    LangVar *v = pt->space == LAS_THREAD ? NULL : lang_p_root_var(a);
     if (v)
         v->address_taken = true;
     return addr;
@@ -168,6 +173,9 @@ LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode *
         cur = cur->next = lang_p_pass_arg(p, a, param->type, at);
         param = param->next;
     }
+    for (; param && param->default_arg; param = param->next, n++) /* parse_default.c */
+        cur = cur->next = lang_p_pass_arg(p, lang_p_default_arg(p, param), param->type,
+                                          param->default_arg);
     if (n != f->num_params)
         lang_error_soft(p->ctx, tok, "too %s arguments to function call, expected %d, have %d",
                         n < f->num_params ? "few" : "many", f->num_params, n);

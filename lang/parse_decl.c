@@ -91,11 +91,11 @@ static const char *unsupported_type(const LangToken *tok)
     /* texture1d, texture2d_array, texturecube, texture_buffer; depth2d, depthcube */
     if ((STARTS("texture") && n > 7 && (isdigit((unsigned char)s[7]) || STARTS("texturecube") ||
                                         STARTS("texture_buffer"))))
-        return "textures are not supported yet";
+        return IS("texture1d") || IS("texture2d")
+                   ? "expected '<' and the texture's type: texture2d<float, access::read>"
+                   : "this texture type is not supported yet (texture1d and texture2d are)";
     if (STARTS("depth") && n > 5 && (isdigit((unsigned char)s[5]) || STARTS("depthcube")))
         return "depth textures are not supported yet";
-    if (IS("sampler"))
-        return "samplers are not supported yet";
     if (STARTS("simdgroup_bfloat"))
         return "bfloat simdgroup matrices are not supported yet (float and half are)";
     if (STARTS("simdgroup_") && n > 3 && s[n - 2] == 'x' && isdigit((unsigned char)s[n - 1]))
@@ -149,6 +149,8 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     if (sym) /* a variable may be called tensor: 'tensor < 5' is then a compare */
         return (sym->type != NULL && !sym->is_enum_const) || (sym->tmpl && sym->tmpl->is_struct);
     if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) && lang_p_is(tok->next, "<"))
+        return true;
+    if (lang_p_is_texture_name(tok) || lang_p_is(tok, "sampler"))
         return true;
     return builtin_type(p, tok) || unsupported_type(tok);
 }
@@ -248,6 +250,14 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             ty = lang_p_tensor_type(p);
             continue;
         }
+        if (lang_p_is_texture_name(tok)) {
+            ty = lang_p_texture_type(p);
+            continue;
+        }
+        if (lang_p_is(tok, "sampler")) {
+            ty = lang_p_sampler_type(p);
+            continue;
+        }
         if (lang_p_consume(p, "struct") || lang_p_consume(p, "class")) {
             ty = lang_p_struct_decl(p, NULL);
             continue;
@@ -274,10 +284,11 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             LangType *elem = type_arg(p);
             lang_p_skip(p, ",");
             LangToken *at = p->tok;
-            int64_t n = at->kind == LTK_NUM && !at->is_float ? (int64_t)at->ival : 0;
-            if (n < 2 || n > 4) /* a literal: an expression would take the '>' */
+            LangNode *len = lang_p_additive(p); /* a constant: `4`, a template's `N`, `N * 2`
+                                                 * (an additive-expression stops at '>') */
+            int64_t n = 0;
+            if (!lang_is_integer(len->type) || !lang_p_eval(p, len, &n) || n < 2 || n > 4)
                 lang_error_at(p->ctx, at, "vector length must be 2, 3 or 4");
-            lang_p_next(p);
             lang_p_skip(p, ">");
             if (!lang_is_scalar(elem))
                 lang_error_at(p->ctx, tok, "vec<T, N> needs a scalar element type");
@@ -505,6 +516,12 @@ void lang_p_attributes(LangParser *p, FnAttrs *fa, VarAttrs *va)
             } else if (va && lang_p_is(tok, "buffer")) {
                 va->attr = LATTR_BUFFER, va->tok = tok;
                 va->index = attr_int_arg(p);
+            } else if (va && lang_p_is(tok, "sampler")) {
+                lang_error_at(p->ctx, tok, "samplers as kernel arguments are not supported yet: "
+                              "declare one in the kernel (constexpr sampler s(filter::linear);)");
+            } else if (va && lang_p_is(tok, "texture")) {
+                va->attr = LATTR_BUFFER, va->tok = tok, va->texture = true;
+                va->index = attr_int_arg(p);
             } else if (va && lang_p_is(tok, "threadgroup")) {
                 va->attr = LATTR_THREADGROUP, va->tok = tok;
                 va->index = attr_int_arg(p);
@@ -536,6 +553,18 @@ static void check_kernel_param(LangParser *p, LangVar *v, VarAttrs *va)
 {
     LangType *ty = v->type;
     bool ptr = ty->kind == LTY_POINTER;
+    if (ty->texture) { /* a texture: bound to a buffer with its size (codegen.c) */
+        if (va->attr != LATTR_NONE && !va->texture)
+            lang_error_soft(p->ctx, v->tok, "texture parameter '%s' takes [[texture(n)]] or no "
+                            "attribute", v->name);
+        v->type = lang_p_texture_param(p, v);
+        v->attr = LATTR_BUFFER;
+        v->attr_index = va->attr == LATTR_NONE ? -1 : va->index;
+        return;
+    }
+    if (va->texture)
+        lang_error_soft(p->ctx, v->tok, "[[texture(n)]] belongs to texture parameters; '%s' is "
+                        "a '%s'", v->name, lang_type_name(p->ctx, ty));
     if (ty->tensor) { /* a tensor: bound to a buffer with its extents (codegen.c) */
         if (ty->tensor->kind != LTN_HANDLE || ty->tensor->ext[0] != -1 ||
             ty->tensor->ext[1] != -1 || ty->members->type->space == LAS_THREADGROUP)
@@ -619,11 +648,12 @@ static void assign_indices(LangParser *p, LangFunction *f)
     for (LangVar *v = f->params; v; v = v->next)
         for (LangVar *o = f->params; o != v; o = o->next)
             if (v->attr_index >= 0 && !v->absent && !o->absent && o->attr == v->attr &&
-                o->attr_index == v->attr_index &&
+                o->attr_index == v->attr_index && !o->type->texture == !v->type->texture &&
                 (v->attr == LATTR_BUFFER || v->attr == LATTR_THREADGROUP))
                 lang_error_soft(p->ctx, v->tok, "'%s' and '%s' have the same %s index %d",
-                                o->name, v->name, v->attr == LATTR_BUFFER ? "buffer"
-                                                                           : "threadgroup",
+                                o->name, v->name, v->type->texture ? "texture"
+                                                  : v->attr == LATTR_BUFFER ? "buffer"
+                                                                            : "threadgroup",
                                 v->attr_index);
     for (LangVar *v = f->params; v; v = v->next) {
         if (v->attr_index >= 0 || v->absent ||
@@ -631,7 +661,8 @@ static void assign_indices(LangParser *p, LangFunction *f)
             continue;
         int next = 0;
         for (LangVar *o = f->params; o; o = o->next)
-            if (o != v && !o->absent && o->attr == v->attr && o->attr_index >= next)
+            if (o != v && !o->absent && o->attr == v->attr && o->attr_index >= next &&
+                !o->type->texture == !v->type->texture)
                 next = o->attr_index + 1;
         v->attr_index = next;
     }
@@ -675,9 +706,6 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
         lang_p_next(p);
     int n = 0;
     while (!lang_p_consume(p, ")")) {
-        if (n && lang_p_is(p->tok, "="))
-            lang_error_at(p->ctx, p->tok, "default arguments are not supported yet (give every "
-                          "argument, or add an overload with fewer parameters)");
         if (n && !lang_p_consume(p, ","))
             lang_error_at(p->ctx, p->tok, "expected ',' or ')'");
         VarAttrs va = {0};
@@ -718,6 +746,8 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
             check_kernel_param(p, v, &va);
         else if (va.attr && !f->is_method)
             lang_error_soft(p->ctx, va.tok, "attribute only valid on kernel parameters");
+        if (lang_p_is(p->tok, "="))
+            lang_p_param_default(p, v, head.next); /* parse_default.c */
         cur = cur->next = v;
         n++;
     }
@@ -761,6 +791,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
     if (f->is_kernel)
         assign_indices(p, f);
     LangFunction *prior = inst ? NULL : lang_p_overload_declare(p, f, lang_p_is(p->tok, "{"));
+    lang_p_merge_defaults(p, prior ? prior->params : NULL, f->params);
     if (prior) {
         prior->params = f->params; /* the definition's names */
         f = prior;
@@ -831,7 +862,7 @@ void lang_p_body_end(LangParser *p, LangFunction *f, long nodes_before)
 static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpace space,
                        bool has_space, VarAttrs *va)
 {
-    if (!has_space || space != LAS_CONSTANT)
+    if ((!has_space || space != LAS_CONSTANT) && !ty->sampler) /* constexpr sampler s(...) */
         lang_error_soft(p->ctx, name, "program-scope variable '%.*s' must be declared in the "
                         "constant address space", name->len, name->loc);
     if (ty->kind == LTY_VOID || ty->kind == LTY_ATOMIC || ty->kind == LTY_SGMATRIX)
@@ -850,6 +881,8 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
                             "a constant expression");
         else
             init = folded;
+    } else if (ty->sampler) { /* `(settings)` or none; the type holds them */
+        init = lang_p_sampler_construct(p, ty, name);
     } else if (!va->is_function_constant) {
         lang_error_soft(p->ctx, name, "program-scope constant '%.*s' needs an initializer",
                         name->len, name->loc);
@@ -864,6 +897,8 @@ static void global_var(LangParser *p, LangType *ty, LangToken *name, LangAddrSpa
     if (va->is_function_constant && !lang_is_scalar(ty))
         lang_error_soft(p->ctx, name, "function constant '%.*s' must have a scalar type",
                         name->len, name->loc);
+    if (ty->sampler && init && init->type->sampler)
+        ty = init->type;
     LangVar *v = lang_p_new_var(p, name, lang_qualified(p->ctx, ty, true),
                                 va->is_function_constant ? LVAR_FUNCTION_CONSTANT
                                                          : LVAR_CONSTANT);
@@ -925,7 +960,7 @@ void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst)
         if (!name)
             lang_error_at(p->ctx, p->tok, "expected a name");
         const char *op_name = lang_p_is(name, "operator") ? lang_p_operator_name(p) : NULL;
-        if (lang_p_is(p->tok, "(")) {
+        if (lang_p_is(p->tok, "(") && !ty->sampler) {
             function(p, ty, name, fa, inst, op_name);
             return;
         }

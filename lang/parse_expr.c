@@ -576,10 +576,10 @@ static LangNode *postfix(LangParser *p)
                 node->type->kind == LTY_STRUCT && node->type->cls && node->type->cls->member_tmpls)
                 node = lang_p_method_call(p, node, name); /* a member function template's */
             else if (lang_p_is(p->tok, "(") && node->type->kind == LTY_STRUCT &&
-                !node->type->tensor && !node->type->vote)
+                     !node->type->tensor && !node->type->vote && !node->type->texture)
                 node = lang_p_method_call(p, node, name); /* parse_method.c */
             else if (lang_p_is(p->tok, "(") && node->type->kind != LTY_SGMATRIX &&
-                     !node->type->tensor && !node->type->vote)
+                     !node->type->tensor && !node->type->vote && !node->type->texture)
                 lang_error_at(p->ctx, name, "member functions are not supported on '%s'",
                               lang_type_name(p->ctx, node->type));
             else
@@ -796,6 +796,9 @@ static LangNode *primary(LangParser *p)
     LangNode *self = lang_p_this(p, tok); /* parse_method.c */
     if (self)
         return self;
+    LangNode *limit = lang_p_numeric_limits(p); /* parse_limits.c */
+    if (limit)
+        return limit;
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym && sym->member_of)
         return lang_p_member_name(p, sym, tok); /* a member inside a member function */

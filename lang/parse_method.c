@@ -3,7 +3,8 @@
  * declares them): `obj.f(...)`, `ptr->f(...)`, `S::f(...)`, members a member function
  * names without `this`, `this` itself, `T(...)`, `T{...}` and `T x;` of a struct with
  * constructors. Which member function a call means is decided here and only here, apart
- * from the lookup of free functions: by the arguments' count, then the object's address
+ * from the lookup of free functions: by the arguments' count (a default argument lets a
+ * call leave its parameter out), then the object's address
  * space and const-ness, then C++'s ranking of the arguments' conversions to each
  * candidate's parameters, which free functions use too (overload.c, lang_p_rank_params).
  *
@@ -168,7 +169,7 @@ static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, const 
     }
     for (int k = 0; k < nall; k++) {
         LangMethod *m = all[k];
-        if (declared_params(m) != n)
+        if (declared_params(m) < n || lang_p_required_params(first_param(m)) > n)
             continue;
         counted++;
         bool has_this = !m->is_static && !ctor;
@@ -263,10 +264,13 @@ static LangNode *make_call(LangParser *p, LangMethod *m, LangNode *obj, LangNode
         cur = cur->next = c;
     }
     int i = 0;
-    for (LangVar *v = first_param(m); v && i < n; v = v->next, i++) {
+    LangVar *v = first_param(m);
+    for (; v && i < n; v = v->next, i++) {
         args[i]->next = NULL;
         cur = cur->next = lang_p_pass_arg(p, args[i], v->type, args[i]->tok);
     }
+    for (; v && v->default_arg; v = v->next) /* the arguments left out (parse_default.c) */
+        cur = cur->next = lang_p_pass_arg(p, lang_p_default_arg(p, v), v->type, v->default_arg);
     node->args = head.next;
     node->num_args = f->num_params;
     return node;
@@ -428,8 +432,8 @@ LangNode *lang_p_default_init(LangParser *p, LangType *ty, LangToken *tok)
     if (!cls->has_ctor)
         return NULL;
     for (LangMethod *m = cls->methods; m; m = m->next)
-        if (m->is_ctor && declared_params(m) == 0)
-            return make_call(p, m, NULL, NULL, 0, tok);
+        if (m->is_ctor && lang_p_required_params(first_param(m)) == 0) /* S() or S(int = 0) */
+            return make_call(p, choose(p, cls, tok, NULL, NULL, NULL, 0, NULL, true), NULL, NULL, 0, tok);
     lang_error_at(p->ctx, tok, "'%s' has no default constructor: give the arguments of one "
                   "of its constructors (%s)", ty->name, candidates(p, cls, tok, NULL, true));
 }

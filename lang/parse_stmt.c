@@ -344,12 +344,16 @@ LangNode *lang_p_local_decl(LangParser *p)
                                                                            0), vt, name, true);
         } else if (lang_p_is(p->tok, "(") && !is_tg) { /* `T x(args)`: as `T x = T(args)` */
             init = lang_p_construct(p, ty, name);
+        } else if (ty->sampler && !is_tg) { /* `constexpr sampler s;`: the defaults */
+            init = lang_p_sampler_construct(p, ty, name);
         } else if (!is_tg && (init = lang_p_default_init(p, ty, name)) != NULL) {
             /* `T x;` of a struct with a default constructor (or of an array of them) */
         } else if (ty->is_const && !is_tg) {
             lang_error_soft(p->ctx, name, "const variable '%.*s' needs an initializer",
                             name->len, name->loc);
         }
+        if (ty->sampler && init && init->type->sampler) /* its settings are its type's */
+            ty = lang_qualified(p->ctx, init->type, ty->is_const);
         LangVar *v = lang_p_new_var(p, name, ty, is_tg ? LVAR_THREADGROUP : LVAR_LOCAL);
         v->space = is_tg ? LAS_THREADGROUP : LAS_THREAD;
         if (ty->is_const && init)

@@ -116,6 +116,7 @@ static void method_decl(LangParser *p, LangClass *cls, LangType *ret, LangToken 
     lang_p_enter(p);
     m->params = p->scope;
     f->params = lang_p_params(p, f);
+    lang_p_merge_defaults(p, NULL, f->params);
     method_qualifiers(p, m);
     lang_p_leave(p);
     if (!is_static && !is_ctor) { /* this: the first parameter */
@@ -831,6 +832,7 @@ void lang_p_method_define(LangParser *p, LangType *st, LangType *ret)
     if (ret && !lang_same_type(ret, m->func->ret))
         lang_error_at(p->ctx, name, "'%s' is declared to return '%s'", m->func->name,
                       lang_type_name(p->ctx, m->func->ret));
+    lang_p_merge_defaults(p, declared(m), f.params); /* defaults the struct gave */
     if (m->this_var && !m->is_ctor)
         m->this_var->next = f.params; /* the definition's parameter names */
     else

@@ -7,7 +7,8 @@
  * (types as typedefs, values as typed constants); simple and exact for the MLX pattern
  * (explicit instantiation with [[host_name]], f<T, 4>(...) calls, and helper calls whose
  * types are deduced). A struct template's instance is a struct type (parse_struct.c parses
- * it, member functions and all), made the first time its arguments are named.
+ * it, member functions and all), made the first time its arguments are named, from the
+ * template or from its partial specialization for those arguments (parse_partial.c).
  */
 #include <string.h>
 
@@ -29,6 +30,10 @@ static void register_template(LangParser *p, LangTemplate *t, LangToken *name, b
     }
     if (prior) {
         if (defined) { /* a definition after a declaration */
+            if (!prior->is_struct && !prior->decl_open) { /* the declaration's defaults */
+                prior->decl_open = prior->open;
+                prior->decl_params = prior->params;
+            }
             prior->start = t->start;
             prior->open = t->open;
             prior->params = t->params; /* the names its body uses */
@@ -56,10 +61,10 @@ static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_
         lang_error_at(p->ctx, name, "expected the struct template's name");
     t->name_tok = name;
     lang_p_next(p);
-    if (lang_p_is(p->tok, "<"))
-        lang_error_at(p->ctx, p->tok, "partial specializations of struct templates are not "
-                      "supported yet (an explicit one, `template <> struct %.*s<float>`, is)",
-                      name->len, name->loc);
+    if (lang_p_is(p->tok, "<")) {
+        lang_p_partial_spec(p, t, tmpl_tok); /* parse_partial.c */
+        return;
+    }
     bool defined = lang_p_is(p->tok, "{");
     if (defined) {
         for (int depth = 0;;) { /* the body is parsed for each instance */
@@ -78,11 +83,26 @@ static void struct_template_def(LangParser *p, LangTemplate *t, LangToken *tmpl_
     register_template(p, t, name, defined);
 }
 
+/* Type arguments are one when their const is, at each level (`device const float*` and
+ * `device float*` make two instances, as in C++), which lang_same_type does not look at. */
+static bool same_type_arg(const LangType *a, const LangType *b)
+{
+    if (!lang_same_type(a, b))
+        return false;
+    for (; a && b; a = a->base, b = b->base) {
+        if (a->is_const != b->is_const)
+            return false;
+        if (a->kind != LTY_POINTER)
+            break;
+    }
+    return true;
+}
+
 static bool same_args(const LangTemplate *t, const LangTemplateArgs *a, const LangTemplateArgs *b)
 {
     for (int k = 0; k < t->num_params; k++)
         if (t->param_types[k] ? a->values[k] != b->values[k]
-                              : !lang_same_type(a->types[k], b->types[k]))
+                              : !same_type_arg(a->types[k], b->types[k]))
             return false;
     return true;
 }
@@ -156,6 +176,7 @@ static void specialization(LangParser *p, LangToken *tmpl_tok)
     if (!lang_p_is(p->tok, "{"))
         lang_error_at(p->ctx, p->tok, "expected '{' after the specialization's arguments");
     LangType *ty = new_instance(p, sym->tmpl, args, tmpl_tok);
+    sym->tmpl->instances->is_explicit = true; /* partial ones do not replace it */
     LangParser saved = *p;
     p->inst_depth++;
     p->scope = p->global;
@@ -384,6 +405,29 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
     return args;
 }
 
+/* The default arguments a function template's declaration gave (`template <typename U> U
+ * mix(U a, U b = U(1));` before its definition) for f, t's instance for args: the
+ * declaration's parameters parsed with its own names of the template parameters bound. */
+static void declared_defaults(LangParser *p, LangTemplate *t, const LangTemplateArgs *args,
+                              LangFunction *f)
+{
+    if (!t->decl_open)
+        return;
+    LangParser saved = *p;
+    LangToken **names = t->params;
+    t->params = t->decl_params;
+    p->scope = p->global;
+    bind_params(p, t, args, t->num_params);
+    t->params = names;
+    lang_p_enter(p);
+    p->tok = t->decl_open;
+    p->fn = NULL;
+    LangFunction decl = {.is_method = true}; /* parameter names may be left out */
+    LangVar *params = lang_p_params(p, &decl);
+    lang_p_restore(p, &saved);
+    lang_p_merge_defaults(p, params, f->params);
+}
+
 /* The instance of t for args: found, or made by parsing the template's tokens again in the
  * program scope with its parameters bound as typedefs (the parser's state is saved around
  * it, since calls instantiate in the middle of another function). */
@@ -408,6 +452,7 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
                       t->name_tok->loc);
     inst->func->name = instance_name(p, t, args);
     lang_p_restore(p, &saved);
+    declared_defaults(p, t, args, inst->func);
     return inst->func;
 }
 
@@ -476,6 +521,8 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
     FnAttrs fa = {0};
     lang_p_toplevel(p, &fa, &inst);
     lang_p_restore(p, &saved);
+    if (inst.func)
+        declared_defaults(p, t, args, inst.func);
     lang_errors_restore(p->ctx, errors);
     if (!inst.func)
         lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
@@ -505,25 +552,28 @@ static int param_index(const LangTemplate *t, const LangToken *tok)
     return -1;
 }
 
-/* The type parameter one function parameter's tokens [from, to) name, and whether through
- * `*`; -1 when the parameter is no such form. */
-static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool *pointer)
+/* The type parameter one function parameter's tokens [from, to) name, whether through `*`,
+ * and whether const is written with it; -1 when the parameter is no such form. */
+static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool *pointer,
+                     bool *has_const)
 {
-    while (from != to && is_qualifier(from))
-        from = from->next;
+    *has_const = false;
+    for (; from != to && is_qualifier(from); from = from->next)
+        *has_const |= lang_p_is(from, "const");
     if (from == to)
         return -1;
     int k = param_index(t, from);
     if (k < 0 || t->param_types[k])
         return -1;
     LangToken *q = from->next;
-    while (q != to && is_qualifier(q))
-        q = q->next;
+    for (; q != to && is_qualifier(q); q = q->next)
+        *has_const |= lang_p_is(q, "const");
     *pointer = q != to && lang_p_is(q, "*");
     if (q != to && (lang_p_is(q, "*") || lang_p_is(q, "&")))
         q = q->next;
-    /* then only the name */
-    return q != to && q->kind == LTK_IDENT && q->next == to ? k : -1;
+    /* then only the name, and a default argument's "=" ... (parse_default.c) */
+    return q != to && q->kind == LTK_IDENT && (q->next == to || lang_p_is(q->next, "=")) ? k
+                                                                                      : -1;
 }
 
 /* A parameter declared with a struct template's instance (`thread const Vec<T, N> &v`,
@@ -623,10 +673,10 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
         bool end = depth == 0 && lang_p_is(tok, ")");
         if (!(depth == 1 && lang_p_is(tok, ",")) && !end)
             continue;
-        bool pointer = false;
+        bool pointer = false, has_const = false;
         if (i < n && i < 16 && !deduce_from_instance(p, t, from, tok, arg_types[i], &args, why))
             return false;
-        int k = i < n && i < 16 ? deducible(t, from, tok, &pointer) : -1;
+        int k = i < n && i < 16 ? deducible(t, from, tok, &pointer, &has_const) : -1;
         if (k >= 0) {
             LangType *ty = arg_types[i];
             if (pointer && ty->kind != LTY_POINTER) {
@@ -636,7 +686,11 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
                 return false;
             }
             ty = pointer ? ty->base : ty;
-            ty = ty->kind == LTY_ARRAY && !ty->matrix ? NULL : lang_qualified(p->ctx, ty, false);
+            /* `device T *p` given a `device const float*` has T `const float`, as in C++
+             * (`device const T *p` has T `float`); a value's own const goes */
+            bool keep_const = pointer && ty->is_const && !has_const;
+            ty = ty->kind == LTY_ARRAY && !ty->matrix ? NULL
+                                                      : lang_qualified(p->ctx, ty, keep_const);
             if (ty && args.types[k] && !lang_same_type(args.types[k], ty)) {
                 *why = lang_format(p->ctx, "conflicting types for template parameter '%.*s' of "
                                    "'%.*s': '%s' and '%s'; give it explicitly (%.*s<%s>(...))",
@@ -695,8 +749,13 @@ void lang_p_explicit_instantiation(LangParser *p)
     bool decltype = lang_p_consume(p, "decltype");
     if (decltype)
         lang_p_skip(p, "(");
-    else
-        lang_p_typename(p); /* the return type of `template void f<float>(...)` */
+    else { /* the return type of `template void f<float>(...)`: a type, then the name */
+        LangAddrSpace space = LAS_THREAD;
+        bool has_space = false;
+        lang_p_declspec(p, &space, &has_space);
+        while (lang_p_consume(p, "*") || lang_p_consume(p, "&") || lang_p_consume(p, "const"))
+            ;
+    }
     LangToken *name = p->tok;
     LangTemplate *t = lang_p_find_template(p, name);
     if (!t)
@@ -744,16 +803,23 @@ LangType *lang_p_struct_instance(LangParser *p, LangTemplate *t, LangToken *at)
     LangTemplateArgs *args = lang_p_template_args(p, t);
     for (LangInstance *i = t->instances; i; i = i->next)
         if (same_args(t, &i->args, args))
-            return i->type;
-    if (!t->start || !lang_p_is(t->start->next->next, "{"))
+            return i->type; /* an explicit specialization is one already */
+    LangTemplateArgs bound;
+    LangTemplate *partial = lang_p_find_partial(p, t, args, at, &bound);
+    if (!partial && (!t->start || !lang_p_is(t->start->next->next, "{")))
         lang_error_at(p->ctx, at, "struct template '%.*s' is declared but not defined",
                       t->name_tok->len, t->name_tok->loc);
     LangType *ty = new_instance(p, t, args, at);
     LangParser saved = *p;
     p->inst_depth++;
     p->scope = p->global;
-    bind_params(p, t, args, t->num_params);
-    p->tok = t->start->next; /* after "struct" */
+    if (partial) { /* its body, at the "{", with its own parameters bound */
+        bind_params(p, partial, &bound, partial->num_params);
+        p->tok = partial->start;
+    } else {
+        bind_params(p, t, args, t->num_params);
+        p->tok = t->start->next; /* after "struct" */
+    }
     p->fn = NULL;
     p->method = NULL;
     lang_p_struct_decl(p, ty);

@@ -183,6 +183,18 @@ bool lang_same_type(const LangType *a, const LangType *b)
     case LTY_STRUCT:
         if (a->tensor || b->tensor)
             return same_tensor(a, b);
+        if (a->sampler || b->sampler) /* `sampler` takes any settings; else they must agree */
+            return a->sampler && b->sampler &&
+                   (a->sampler->generic || b->sampler->generic ||
+                    (a->sampler->pixel == b->sampler->pixel &&
+                     a->sampler->linear == b->sampler->linear &&
+                     a->sampler->address[0] == b->sampler->address[0] &&
+                     a->sampler->address[1] == b->sampler->address[1] &&
+                     a->sampler->border == b->sampler->border));
+        if (a->texture || b->texture) /* the format is the argument's, not the type's */
+            return a->texture && b->texture && a->texture->dims == b->texture->dims &&
+                   a->texture->access == b->texture->access &&
+                   lang_same_type(a->texture->sample, b->texture->sample);
         /* const copies share the member list */
         return a->members == b->members && a->size == b->size && a->cls == b->cls;
     case LTY_FUNC:

@@ -299,7 +299,7 @@ static bool bind_arguments(SimDispatch *d, UtilError *err)
         uint64_t addr = mem_buffer_address(b->buffer);
         d->uniforms[a->uniform & 255] = (uint32_t)addr;
         d->uniforms[(a->uniform + 1) & 255] = (uint32_t)(addr >> 32);
-        for (uint32_t k = 0; a->tensor_rank && k < 3; k++)
+        for (uint32_t k = 0; (a->tensor_rank || a->texture) && k < 3; k++)
             d->uniforms[(a->uniform + 2 + k) & 255] = b->tensor[k];
     }
     free(tg_offsets);

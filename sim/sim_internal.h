@@ -133,15 +133,19 @@ static inline const SimTgBlock *sim_tg_overrun(const SimDispatch *d, uint32_t ba
                                                uint64_t offset, uint32_t bytes, bool pointer)
 {
     const SimTgBlock *home = sim_tg_home(d, base);
-    if (home && offset >= home->offset && offset + bytes <= (uint64_t)home->offset + home->size)
+    /* [offset, offset + bytes) inside [lo, hi), without the sum wrapping: a negative index
+     * wraps offset to just below 2^64, where offset + bytes would wrap back into range */
+#define SIM_TG_INSIDE(lo, hi) (offset >= (lo) && offset < (hi) && (hi) - offset >= bytes)
+    if (home && SIM_TG_INSIDE(home->offset, (uint64_t)home->offset + home->size))
         return NULL;
     const SimTgBlock *before =
         pointer && base && (home ? base == home->offset : base == d->tg_mem_bytes)
             ? sim_tg_home(d, base - 1) : NULL;
     if (before && before->offset + before->size != base)
         before = NULL;
-    if (before && offset >= before->offset && offset + bytes <= base)
+    if (before && SIM_TG_INSIDE(before->offset, (uint64_t)base))
         return NULL;
+#undef SIM_TG_INSIDE
     return home ? home : before;
 }
 

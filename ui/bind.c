@@ -450,6 +450,24 @@ static bool bind_tensor(Binder *b, const UiArgSpec *s, UiBoundArg *a, MemDevice 
     return true;
 }
 
+/* A texture: its texels are a buffer of its format's storage type, width x height of them
+ * (the manifest made the spec so), and the kernel reads its width, height and row pitch. */
+static bool bind_texture(Binder *b, const UiArgSpec *s, UiBoundArg *a, MemDevice *dev,
+                         SimArgBinding *out)
+{
+    const IsaArg *param = a->param;
+    if (s->texture != param->texture)
+        return ui_yaml_fail(b->doc, s->type_node, b->err, "expected type: texture%dd: argument "
+                            "'%s' is a texture%dd", param->texture, s->name, param->texture);
+    if (!bind_buffer(b, s, a, dev))
+        return false;
+    out->buffer = (uint32_t)a->buffer;
+    out->tensor[0] = s->width;
+    out->tensor[1] = s->height;
+    out->tensor[2] = s->width;
+    return true;
+}
+
 /* ---- the whole launch ---------------------------------------------------------------------- */
 
 static void param_list(const IsaProgram *p, char *buf, size_t size)
@@ -535,6 +553,10 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
                                 err, "expected a setting for %s argument '%s' under args: "
                                 "(the kernel's arguments: %s)", kind_name(param->kind),
                                 param->name, names);
+        if (param->texture && !a->spec->texture)
+            return ui_yaml_fail(m->doc, a->spec->key, err, "expected type: texture%dd with "
+                                "format:, width:%s for texture argument '%s'", param->texture,
+                                param->texture == 2 ? ", height:" : "", param->name);
         if (!resolve_type(&b, a->spec, param, a))
             return false;
         if (param->kind == ISA_ARG_THREADGROUP) {
@@ -545,6 +567,13 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
             if (!bind_struct(&b, a->spec, a, &layouts[i], out->device))
                 return false;
             out->bindings[i].buffer = (uint32_t)a->buffer;
+        } else if (param->texture) {
+            if (!bind_texture(&b, a->spec, a, out->device, &out->bindings[i]))
+                return false;
+        } else if (a->spec->texture) {
+            return ui_yaml_fail(m->doc, a->spec->type_node, err, "type: texture%dd belongs to "
+                                "texture arguments; '%s' is a %s buffer", a->spec->texture,
+                                param->name, kind_name(param->kind));
         } else if (param->tensor_rank) {
             if (!bind_tensor(&b, a->spec, a, out->device, &out->bindings[i]))
                 return false;

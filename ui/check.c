@@ -83,20 +83,6 @@ static void sources_free(Sources *s)
     free(s->tried);
 }
 
-/* The source location of pc, or NULL when the program has none for it. */
-static const IsaSourceLoc *loc_of(const IsaProgram *p, uint32_t pc)
-{
-    int64_t i = isa_program_index_of_pc(p, pc);
-    if (i < 0 || !p->locs || p->locs[i].line == 0 || p->locs[i].file >= p->num_files)
-        return NULL;
-    return &p->locs[i];
-}
-
-static const char *file_name(const IsaProgram *p, uint32_t file)
-{
-    return file < p->num_files && p->files[file] ? p->files[file] : "?";
-}
-
 /* Line `line` (1-based) of a program file, without its newline; *len receives its length. */
 static const char *source_line(Sources *s, uint32_t file, uint32_t line, size_t *len)
 {
@@ -122,20 +108,6 @@ static const char *source_line(Sources *s, uint32_t file, uint32_t line, size_t 
     return p;
 }
 
-/* "file:line:col" of pc, or "file: pc 0x40" when there is no debug info for it. */
-static const char *where_text(const IsaProgram *p, const char *fallback_file, uint32_t pc,
-                              char *buf, size_t size)
-{
-    const IsaSourceLoc *l = loc_of(p, pc);
-    if (!l)
-        snprintf(buf, size, "%s: pc 0x%x", p->num_files ? file_name(p, 0) : fallback_file, pc);
-    else if (l->col)
-        snprintf(buf, size, "%s:%u:%u", file_name(p, l->file), l->line, l->col);
-    else
-        snprintf(buf, size, "%s:%u", file_name(p, l->file), l->line);
-    return buf;
-}
-
 /* "    27 |     scratch[lid] = in[gid];" and a caret under column col, followed by `note`. */
 static void print_line(FILE *out, Sources *s, const IsaSourceLoc *l, const char *note)
 {
@@ -155,7 +127,7 @@ static void print_line(FILE *out, Sources *s, const IsaSourceLoc *l, const char 
 /* pc's source line, and for code inlined from a helper each call it came through. */
 static void print_source(FILE *out, Sources *s, uint32_t pc)
 {
-    const IsaSourceLoc *l = loc_of(s->program, pc);
+    const IsaSourceLoc *l = ui_source_loc(s->program, pc);
     if (!l)
         return;
     print_line(out, s, l, "");
@@ -174,7 +146,7 @@ static void print_source(FILE *out, Sources *s, uint32_t pc)
 /* " (in stage, called at line 16)" for inlined code at pc, else "". */
 static const char *call_text(const IsaProgram *p, uint32_t pc, char *buf, size_t size)
 {
-    const IsaSourceLoc *l = loc_of(p, pc);
+    const IsaSourceLoc *l = ui_source_loc(p, pc);
     buf[0] = '\0';
     return l ? isa_call_text(p, l, buf, size) : buf;
 }
@@ -218,7 +190,7 @@ static void print_site(FILE *out, Sources *src, const char *fallback_file, const
                        CheckKind kind, const CheckSite *site)
 {
     char where[600], name[160], call[256], part[80];
-    where_text(src->program, fallback_file, site->pc, where, sizeof where);
+    ui_where_text(src->program, fallback_file, site->pc, where, sizeof where);
     call_text(src->program, site->pc, call, sizeof call);
     if (is_memory_kind(kind))
         fprintf(out, "  %s %s of %s at %s%s\n", label,
@@ -241,7 +213,7 @@ static void print_finding(FILE *out, Sources *src, const char *fallback_file,
     const CheckSite *primary = f->second.valid ? &f->second : &f->first;
     char where[600];
     if (primary->valid)
-        where_text(src->program, fallback_file, primary->pc, where, sizeof where);
+        ui_where_text(src->program, fallback_file, primary->pc, where, sizeof where);
     else
         snprintf(where, sizeof where, "%s", fallback_file);
     fprintf(out, "%s: %s: %s\n", where, severity_name(f->severity), f->message);
@@ -321,7 +293,7 @@ void ui_check_print_profile(FILE *out, const IsaProgram *p, const char *kernel_f
             const CheckBranchProfile *b = &prof->branches[worst];
             fprintf(out, "%-11s costliest branch %s: diverged %" PRIu64 " of %" PRIu64
                          " executions, %.1f%% of lane-slots lost\n", "",
-                    where_text(p, kernel_file, b->pc, where, sizeof where), b->diverged,
+                    ui_where_text(p, kernel_file, b->pc, where, sizeof where), b->diverged,
                     b->executions, slots ? 100.0 * (double)b->lanes_idle / (double)slots : 0.0);
         }
         return;
@@ -333,7 +305,7 @@ void ui_check_print_profile(FILE *out, const IsaProgram *p, const char *kernel_f
     for (uint32_t i = 0; i < sites; i++) {
         const CheckBranchProfile *b = &prof->branches[i];
         fprintf(out, "  %-40s %12" PRIu64 " %12" PRIu64 " %15.1f%%\n",
-                where_text(p, kernel_file, b->pc, where, sizeof where), b->executions,
+                ui_where_text(p, kernel_file, b->pc, where, sizeof where), b->executions,
                 b->diverged, slots ? 100.0 * (double)b->lanes_idle / (double)slots : 0.0);
     }
 }
@@ -349,13 +321,13 @@ static void json_dims(FILE *out, const uint32_t d[3])
  * lists the helper calls inlined code came through, innermost first). */
 static void json_location(FILE *out, Sources *src, uint32_t pc)
 {
-    const IsaSourceLoc *l = loc_of(src->program, pc);
+    const IsaSourceLoc *l = ui_source_loc(src->program, pc);
     if (!l) {
         fputs("\"file\":null,\"line\":null,\"col\":null,\"source\":null,\"calls\":[]", out);
         return;
     }
     fputs("\"file\":", out);
-    util_json_string(out, file_name(src->program, l->file));
+    util_json_string(out, ui_source_file(src->program, l->file));
     fprintf(out, ",\"line\":%u,\"col\":%u,\"source\":", l->line, l->col);
     size_t len;
     const char *text = source_line(src, l->file, l->line, &len);
@@ -372,7 +344,7 @@ static void json_location(FILE *out, Sources *src, uint32_t pc)
         fputs(depth ? ",{\"function\":" : "{\"function\":", out);
         util_json_string(out, c->func);
         fputs(",\"file\":", out);
-        util_json_string(out, file_name(src->program, c->loc.file));
+        util_json_string(out, ui_source_file(src->program, c->loc.file));
         fprintf(out, ",\"line\":%u,\"col\":%u}", c->loc.line, c->loc.col);
         at = &c->loc;
     }

@@ -217,8 +217,9 @@ void ui_dbg_interrupt(UiDbg *dbg);
 /* Stops the run where it is (unfinished runs are cancelled) and frees what it holds. */
 void ui_dbg_end(UiDbg *dbg);
 
-/* Breakpoints: false with a reason in why when there is no code at the line or index. */
-bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, char *why, size_t size);
+/* Breakpoints: false with a reason in why when there is no code at the line or index. A
+ * line without code puts the breakpoint on the next line with some: *placed says which. */
+bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, uint32_t *placed, char *why, size_t size);
 bool ui_dbg_break_index(UiDbg *dbg, uint32_t index, char *why, size_t size);
 /* A watchpoint on one element (`out[5]`, `scratch[3]`): false with a reason in why. */
 bool ui_dbg_watch(UiDbg *dbg, const char *what, char *why, size_t size);

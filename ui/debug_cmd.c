@@ -112,7 +112,7 @@ static void print_new_faults(FILE *out, const UiDbg *dbg)
 {
     const SimResult *r = &dbg->result;
     if (dbg->fault < r->num_faults)
-        ui_report_fault(out, &r->faults[dbg->fault]);
+        ui_report_fault(out, dbg->program, &r->faults[dbg->fault]);
     else
         fprintf(out, "(past the first %u faults, which alone are kept in detail)\n", r->num_faults);
     if (dbg->num_new > 1)
@@ -154,7 +154,7 @@ static void print_outcome(FILE *out, const UiDbg *dbg)
         return;
     }
     uint64_t budget = dbg->launch->sim.instruction_budget;
-    ui_report_faults(out, &dbg->result, budget ? budget : SIM_DEFAULT_INSTRUCTION_BUDGET);
+    ui_report_faults(out, dbg->program, &dbg->result, budget ? budget : SIM_DEFAULT_INSTRUCTION_BUDGET);
 }
 
 /* Says where the run stopped (and, at the end, how it went). */
@@ -257,12 +257,17 @@ static bool cmd_break(UiDbgUi *ui, char **args, int nargs)
         return false;
     }
     UiDbg *dbg = ui->dbg;
+    uint32_t line = v;
     if (!(at_index ? ui_dbg_break_index(dbg, v, why, sizeof why)
-                   : ui_dbg_break_line(dbg, v, why, sizeof why))) {
+                   : ui_dbg_break_line(dbg, v, &line, why, sizeof why))) {
         say(ui, "%s", why);
         return false;
     }
-    say(ui, "breakpoint %u at %s %u", dbg->num_breaks, at_index ? "instruction" : "line", v);
+    if (line != v)
+        say(ui, "breakpoint %u at line %u (line %u has no instruction of its own: a comment, "
+            "a declaration, or code whose results nothing uses)", dbg->num_breaks, line, v);
+    else
+        say(ui, "breakpoint %u at %s %u", dbg->num_breaks, at_index ? "instruction" : "line", v);
     return true;
 }
 

@@ -437,12 +437,21 @@ static bool add_break(UiDbg *dbg, const UiDbgBreak *bp, char *why, size_t size)
     return true;
 }
 
-bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, char *why, size_t size)
+bool ui_dbg_break_line(UiDbg *dbg, uint32_t line, uint32_t *placed, char *why, size_t size)
 {
-    for (uint32_t i = 0; i < dbg->program->count; i++)
-        if (ui_dbg_line_of(dbg->program, i) == line && line)
-            return add_break(dbg, &(UiDbgBreak){.kind = UI_DBG_BREAK_LINE, .line = line}, why, size);
-    snprintf(why, size, "no instruction comes from line %u of %s", line,
+    /* a line without code of its own (a comment, a declaration, a blank line, code whose
+     * results nothing uses) takes the breakpoint to the next line that has some, as a
+     * debugger does */
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < dbg->program->count && line; i++) {
+        const uint32_t l = ui_dbg_line_of(dbg->program, i);
+        if (l >= line && (!next || l < next))
+            next = l;
+    }
+    *placed = next;
+    if (next)
+        return add_break(dbg, &(UiDbgBreak){.kind = UI_DBG_BREAK_LINE, .line = next}, why, size);
+    snprintf(why, size, "no instruction comes from line %u of %s or any line after it", line,
              dbg->program->num_files ? dbg->program->files[0] : "the kernel");
     return false;
 }

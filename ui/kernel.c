@@ -91,9 +91,19 @@ IsaProgram *ui_load_kernel(const UiManifest *m, LangTypeLayout **layouts, UtilEr
         uint32_t num_constants;
         if (!read_constants(m, &constants, &num_constants, err))
             return NULL;
+        /* a texture's pixel format decides the code its read() and write() compile to */
+        LangTextureFormat *textures = util_calloc(m->num_args ? m->num_args : 1,
+                                                  sizeof *textures);
+        uint32_t num_textures = 0;
+        for (uint32_t i = 0; i < m->num_args; i++)
+            if (m->args[i].texture)
+                textures[num_textures++] = (LangTextureFormat){m->args[i].name,
+                                                               m->args[i].format};
         LangOptions opts = {.entry = m->entry, .constants = constants,
-                            .num_constants = num_constants};
+                            .num_constants = num_constants, .textures = textures,
+                            .num_textures = num_textures};
         p = compile_metal(m->kernel_path, &opts, layouts, err);
+        free(textures);
         free(constants);
         /* which kernel to run is the manifest's business: point at its entry: (or kernel:) */
         const char *entry_error =

@@ -267,12 +267,53 @@ static bool parse_extents(Parser *p, const UiYamlNode *n, UiArgSpec *a)
     return true;
 }
 
+/* type: texture2d (or texture1d) with format: F, width: W, height: H. The texels are then
+ * a buffer of the format's storage type (docs/manifest.md, "Textures"). */
+static bool parse_texture(Parser *p, const UiYamlNode *n, UiArgSpec *a, const UiYamlNode *type)
+{
+    a->texture = strcmp(type->text, "texture1d") == 0 ? 1 : 2;
+    const UiYamlNode *bad = ui_yaml_get(n, "count") ? ui_yaml_get(n, "count")
+                            : ui_yaml_get(n, "bytes") ? ui_yaml_get(n, "bytes")
+                            : ui_yaml_get(n, "extents");
+    if (bad)
+        return fail(p, ui_yaml_key_of(n, bad), "a texture's size is its width: and height:, "
+                                              "not count:, bytes: or extents:");
+    char list[400];
+    lang_tex_format_list(list, sizeof list);
+    const UiYamlNode *f = ui_yaml_get(n, "format");
+    if (!f)
+        return fail(p, type, "expected format: for texture arg '%s', one of %s", a->name, list);
+    a->format_node = f;
+    if (f->kind != UI_YAML_SCALAR || !(a->format = lang_tex_format_named(f->text)))
+        return fail(p, f, "expected a pixel format: one of %s", list);
+    uint64_t w, h = 1;
+    const UiYamlNode *wn = ui_yaml_get(n, "width"), *hn = ui_yaml_get(n, "height");
+    if (!wn)
+        return fail(p, type, "expected width: for texture arg '%s'", a->name);
+    if (!ui_yaml_uint(p->doc, wn, "width: a number of texels", 1, 16384, &w, p->err))
+        return false;
+    if (a->texture == 1 && hn)
+        return fail(p, ui_yaml_key_of(n, hn), "a texture1d has a width: only");
+    if (a->texture == 2 && !hn)
+        return fail(p, type, "expected height: for texture arg '%s'", a->name);
+    if (hn && !ui_yaml_uint(p->doc, hn, "height: a number of texels", 1, 16384, &h, p->err))
+        return false;
+    a->width = (uint32_t)w;
+    a->height = (uint32_t)h;
+    a->has_type = ui_elem_type_parse(lang_tex_format_info(a->format)->storage, &a->type);
+    a->has_count = true;
+    a->count = w * h;
+    a->count_node = wn;
+    return true;
+}
+
 /* arg = "{" [type: T] [count: N] [value: V] [bytes: B] [init: I] [expect: E] [dump: D]
- *           [extents: [C, R]] [row_pitch: P] "}" */
+ *           [extents: [C, R]] [row_pitch: P] [format: F width: W height: H] "}" */
 static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiArgSpec *a)
 {
     static const char *const keys[] = {"type", "count", "value", "bytes", "init", "expect",
-                                       "dump", "extents", "row_pitch", NULL};
+                                       "dump", "extents", "row_pitch", "format", "width",
+                                       "height", NULL};
     a->name = util_strdup(key->text);
     a->key = key;
     a->map = n;
@@ -290,11 +331,22 @@ static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiA
     if ((v = ui_yaml_get(n, "type"))) {
         a->type_node = v;
         a->has_type = true;
-        if (v->kind != UI_YAML_SCALAR || !ui_elem_type_parse(v->text, &a->type))
+        if (v->kind == UI_YAML_SCALAR &&
+            (strcmp(v->text, "texture2d") == 0 || strcmp(v->text, "texture1d") == 0)) {
+            if (!parse_texture(p, n, a, v))
+                return false;
+        } else if (v->kind != UI_YAML_SCALAR || !ui_elem_type_parse(v->text, &a->type)) {
             return fail(p, v, "expected an element type: float half int uint short ushort char "
-                              "uchar long ulong bool, or a 2-, 3- or 4-vector of one (float4)");
+                              "uchar long ulong bool, or a 2-, 3- or 4-vector of one (float4), "
+                              "or texture2d or texture1d");
+        }
     }
-    if ((v = ui_yaml_get(n, "count"))) {
+    static const char *const texture_keys[] = {"format", "width", "height"};
+    for (int k = 0; k < 3 && !a->texture; k++)
+        if ((v = ui_yaml_get(n, texture_keys[k])))
+            return fail(p, ui_yaml_key_of(n, v), "%s: belongs to a texture argument (type: "
+                        "texture2d or texture1d)", texture_keys[k]);
+    if (!a->texture && (v = ui_yaml_get(n, "count"))) {
         a->count_node = v;
         a->has_count = true;
         if (!ui_yaml_uint(p->doc, v, "a count: a positive number of elements", 1, UINT64_MAX,

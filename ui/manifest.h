@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lang/lang.h"
 #include "../sim/sim.h"
 #include "../util/util.h"
 #include "data.h"
@@ -80,6 +81,13 @@ typedef struct UiArgSpec {
     const UiYamlNode *extents_node;
     uint32_t row_pitch;        /* 0: not given (the columns) */
     const UiYamlNode *row_pitch_node;
+    /* a texture argument (`type: texture2d` or `texture1d`): its pixel format and size in
+     * texels; `type` and `count` then describe its texels as a buffer (rgba8unorm: uchar4,
+     * width x height of them) */
+    uint8_t texture;           /* 0: not a texture; else its dimensions, 1 or 2 */
+    LangTexFormat format;
+    const UiYamlNode *format_node;
+    uint32_t width, height;
 } UiArgSpec;
 
 typedef struct UiManifest {

@@ -71,13 +71,61 @@ void ui_report_run(FILE *out, const SimResult *r)
             r->instructions, r->lane_instructions, 100.0 * sim_result_simd_efficiency(r));
 }
 
-static const char *space_text(const SimFault *f, char *buf, size_t size)
+/* ---- where in the source ------------------------------------------------------------------ */
+
+const IsaSourceLoc *ui_source_loc(const IsaProgram *p, uint32_t pc)
+{
+    int64_t i = isa_program_index_of_pc(p, pc);
+    if (i < 0 || !p->locs || p->locs[i].line == 0 || p->locs[i].file >= p->num_files)
+        return NULL;
+    return &p->locs[i];
+}
+
+const char *ui_source_file(const IsaProgram *p, uint32_t file)
+{
+    return file < p->num_files && p->files[file] ? p->files[file] : "?";
+}
+
+const char *ui_where_text(const IsaProgram *p, const char *fallback_file, uint32_t pc,
+                          char *buf, size_t size)
+{
+    const IsaSourceLoc *l = ui_source_loc(p, pc);
+    if (!l)
+        snprintf(buf, size, "%s: pc 0x%x", p->num_files ? ui_source_file(p, 0) : fallback_file,
+                 pc);
+    else if (l->col)
+        snprintf(buf, size, "%s:%u:%u", ui_source_file(p, l->file), l->line, l->col);
+    else
+        snprintf(buf, size, "%s:%u", ui_source_file(p, l->file), l->line);
+    return buf;
+}
+
+/* ---- faults ----------------------------------------------------------------------------- */
+
+/* Whether `name` is one of the program's own constant arrays (bound as its constant data)
+ * rather than a kernel argument. */
+static bool is_program_constant(const IsaProgram *p, const char *name)
+{
+    for (uint32_t i = 0; p && name && i < p->num_args; i++)
+        if (p->args[i].name && strcmp(p->args[i].name, name) == 0)
+            return false;
+    for (uint32_t i = 0; p && name && i < p->num_symbols; i++)
+        if (p->symbols[i].space == ISA_SYM_CONSTANT && p->symbols[i].name &&
+            strcmp(p->symbols[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static const char *space_text(const IsaProgram *p, const SimFault *f, char *buf, size_t size)
 {
     switch (f->space) {
     case MEM_SPACE_DEVICE:
     case MEM_SPACE_CONSTANT:
-        snprintf(buf, size, "%s buffer '%s'", mem_space_names[f->space],
-                 f->buffer ? f->buffer : "?");
+        if (f->space == MEM_SPACE_CONSTANT && is_program_constant(p, f->buffer))
+            snprintf(buf, size, "constant array '%s'", f->buffer);
+        else
+            snprintf(buf, size, "%s buffer '%s'", mem_space_names[f->space],
+                     f->buffer ? f->buffer : "?");
         break;
     case MEM_SPACE_THREADGROUP:
         if (f->buffer) /* an array (or argument block) an index ran past */
@@ -100,14 +148,30 @@ static void print_who(FILE *out, const SimFault *f)
             t->threadgroup[2], t->simdgroup, t->lane, f->pc);
 }
 
-bool ui_report_fault(FILE *out, const SimFault *f)
+/* "k.metal:6:17: " (and, for code inlined from a helper, the call it came through after the
+ * message), or nothing when the program has no source location for the fault's pc. */
+static void print_where(FILE *out, const IsaProgram *p, const SimFault *f)
+{
+    char where[600];
+    if (p && ui_source_loc(p, f->pc))
+        fprintf(out, "%s: ", ui_where_text(p, "?", f->pc, where, sizeof where));
+}
+
+/* The fault's diagnostic; `more` of the access's later lanes (up to lane `last`) are counted
+ * after it, before the note of the call its code came through. */
+static bool report_fault(FILE *out, const IsaProgram *p, const SimFault *f, uint32_t more,
+                         uint32_t last)
 {
     char where[200];
     const char *rw = f->is_write ? "write" : "read";
+    if (f->kind != SIM_FAULT_OUT_OF_BOUNDS && f->kind != SIM_FAULT_NO_BUFFER &&
+        f->kind != SIM_FAULT_CONSTANT_WRITE)
+        return false; /* the budget is reported once, by ui_report_faults */
+    print_where(out, p, f);
     switch (f->kind) {
     case SIM_FAULT_OUT_OF_BOUNDS:
         fprintf(out, "error: out-of-bounds %s of %s at byte offset %" PRId64 " (%u bytes; ",
-                rw, space_text(f, where, sizeof where), (int64_t)f->offset, f->bytes);
+                rw, space_text(p, f, where, sizeof where), (int64_t)f->offset, f->bytes);
         if (f->valid_bytes)
             fprintf(out, "valid 0..%" PRIu64 ")", f->valid_bytes - 1);
         else
@@ -117,22 +181,52 @@ bool ui_report_fault(FILE *out, const SimFault *f)
         fprintf(out, "error: %s of %u bytes at device address 0x%" PRIx64
                      ", which belongs to no buffer,", rw, f->bytes, f->offset);
         break;
-    case SIM_FAULT_CONSTANT_WRITE:
-        fprintf(out, "error: write to read-only %s at byte offset %" PRIu64 " (%u bytes)",
-                space_text(f, where, sizeof where), f->offset, f->bytes);
-        break;
     default:
-        return false; /* the budget is reported once, by ui_report_faults */
+        fprintf(out, "error: write to read-only %s at byte offset %" PRIu64 " (%u bytes)",
+                space_text(p, f, where, sizeof where), f->offset, f->bytes);
+        break;
     }
     print_who(out, f);
+    if (more)
+        fprintf(out, "  (and %u more lane%s of the same access, up to lane %u)\n", more,
+                more == 1 ? "" : "s", last);
+    if (p) {
+        const IsaSourceLoc *l = ui_source_loc(p, f->pc);
+        char call[256];
+        /* " (in stage, called at line 16)" -> "note: in stage, called at line 16" */
+        size_t len = l ? strlen(isa_call_text(p, l, call, sizeof call)) : 0;
+        if (len > 3)
+            fprintf(out, "  note: %.*s\n", (int)(len - 3), call + 2);
+    }
     return true;
 }
 
-uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget)
+bool ui_report_fault(FILE *out, const IsaProgram *p, const SimFault *f)
+{
+    return report_fault(out, p, f, 0, 0);
+}
+
+/* Whether b is a's instruction again, on another lane: same pc, SIMD-group and kind of
+ * fault on the same memory (the lanes of one access fault together). */
+static bool same_access(const SimFault *a, const SimFault *b)
+{
+    const SimThreadId *s = &a->thread, *t = &b->thread;
+    return a->kind == b->kind && a->pc == b->pc && a->space == b->space &&
+           a->is_write == b->is_write && a->buffer == b->buffer && s->simdgroup == t->simdgroup &&
+           memcmp(s->threadgroup, t->threadgroup, sizeof s->threadgroup) == 0 &&
+           s->lane < t->lane;
+}
+
+uint64_t ui_report_faults(FILE *out, const IsaProgram *p, const SimResult *r, uint64_t budget)
 {
     uint64_t printed = 0;
-    for (uint32_t i = 0; i < r->num_faults; i++)
-        printed += ui_report_fault(out, &r->faults[i]);
+    for (uint32_t i = 0; i < r->num_faults;) {
+        uint32_t n = 1;
+        while (i + n < r->num_faults && same_access(&r->faults[i + n - 1], &r->faults[i + n]))
+            n++;
+        printed += report_fault(out, p, &r->faults[i], n - 1, r->faults[i + n - 1].thread.lane);
+        i += n;
+    }
     if (r->total_faults > r->num_faults)
         fprintf(out, "  (and %" PRIu64 " more)\n", r->total_faults - r->num_faults);
     if (r->budget_exceeded) {

@@ -313,7 +313,7 @@ int ui_cmd_run(int argc, char **argv)
     if (o.launch.stats == UI_STATS_JSON)
         ui_report_stats(stdout, &result, &L.gpu, o.launch.stats);
     fflush(stdout);
-    if (!o.check && ui_report_faults(stderr, &result, budget) && status == UI_EXIT_OK)
+    if (!o.check && ui_report_faults(stderr, program, &result, budget) && status == UI_EXIT_OK)
         status = UI_EXIT_FINDING;
     if (checking.session)
         ui_checking_end(&checking);

@@ -288,7 +288,7 @@ static int record(int argc, char **argv)
                     limit_given ? "the" : "the default", limit);
         uint64_t budget = L.sim.instruction_budget ? L.sim.instruction_budget
                                                    : SIM_DEFAULT_INSTRUCTION_BUDGET;
-        if (ui_report_faults(stderr, &result, budget))
+        if (ui_report_faults(stderr, L.program, &result, budget))
             status = UI_EXIT_FINDING;
     }
     sim_result_free(&result);

@@ -98,10 +98,19 @@ bool ui_read_data_file(const char *path, UiElemType t, uint64_t *count, uint8_t 
 
 void ui_report_header(FILE *out, const UiManifest *m, const IsaProgram *program);
 void ui_report_run(FILE *out, const SimResult *r);
-/* Prints one fault as a diagnostic (false, printing nothing, for the budget's). */
-bool ui_report_fault(FILE *out, const SimFault *f);
-/* Prints the faults as diagnostics; returns the number of errors printed. */
-uint64_t ui_report_faults(FILE *out, const SimResult *r, uint64_t budget);
+/* Prints one fault as a diagnostic, "file:line:col: error: ..." when p (may be NULL) has the
+ * fault's source location (false, printing nothing, for the budget's). */
+bool ui_report_fault(FILE *out, const IsaProgram *p, const SimFault *f);
+/* Prints the faults as diagnostics, one per access (its other lanes counted after it);
+ * returns the number of errors printed. */
+uint64_t ui_report_faults(FILE *out, const IsaProgram *p, const SimResult *r, uint64_t budget);
+/* The source location of pc, or NULL when p has none for it. */
+const IsaSourceLoc *ui_source_loc(const IsaProgram *p, uint32_t pc);
+/* The name of p's source file `file`, or "?". */
+const char *ui_source_file(const IsaProgram *p, uint32_t file);
+/* "file:line:col" of pc, or "file: pc 0x40" when there is no debug info for it. */
+const char *ui_where_text(const IsaProgram *p, const char *fallback_file, uint32_t pc,
+                          char *buf, size_t size);
 /* Compares an arg with its expectation and prints the verdict (failures always, `ok` unless
  * quiet). Returns true when it passed. */
 bool ui_report_expect(FILE *out, const UiBoundArg *arg, const uint8_t *got, bool quiet);

@@ -468,6 +468,47 @@ static void test_budget_is_an_error(void **state)
 
 /* ---- (d) lockstep run --------------------------------------------------------------------- */
 
+/* `lockstep run` words a fault as a compiler does: the source place first, the lanes of one
+ * access folded into one error, a program-scope constant array named as an array, and code
+ * inlined from a helper followed by the call it came through. */
+static void test_run_faults_name_the_line(void **state)
+{
+    (void)state;
+    /* Threads 1000..1023 are lanes 8..31 of SIMD-group 7 in threadgroup 3 (the manifest
+     * dispatches 4 x 256 threads for 1000 elements): each access faults once, for 24 lanes. */
+    EXPECT_RUN("run kernels/bugs/grid_edge_oob.yaml", 1,
+               "kernels/bugs/grid_edge_oob.metal:21:", ": error: out-of-bounds read of device "
+               "buffer 'a' at byte offset 4000", "by thread (1000,0,0) threadgroup (3,0,0) "
+               "SIMD-group 7 lane 8", "  (and 23 more lanes of the same access, up to lane 31)\n",
+               "error: out-of-bounds write of device buffer 'c'", "!lane 9,");
+    char dir[] = "/tmp/lockstep-faults-XXXXXX", path[128], args[256];
+    temp_case(dir, path, sizeof path,
+              "constant float tab[4] = {1, 2, 3, 4};\n"                      /* 1 */
+              "static float get(uint i)\n"                                  /* 2 */
+              "{\n"                                                         /* 3 */
+              "    return tab[i];\n"                                        /* 4 */
+              "}\n"                                                         /* 5 */
+              "kernel void k(device float *out [[buffer(0)]],\n"            /* 6 */
+              "              uint i [[thread_position_in_grid]])\n"         /* 7 */
+              "{\n"                                                         /* 8 */
+              "    out[i] = get(i + 2);\n"                                  /* 9 */
+              "}\n",
+              "kernel: k.metal\ngrid: [4]\nthreadgroup: [4]\nargs:\n  out: {count: 4}\n");
+    char *out = NULL;
+    snprintf(args, sizeof args, "run %s", path);
+    int rc = test_lockstep(args, &out);
+    const char *want[] = {
+        "k.metal:4:15: error: out-of-bounds read of constant array 'tab' at byte offset 16 "
+        "(4 bytes; valid 0..15) by thread (2,0,0)",
+        "  (and 1 more lane of the same access, up to lane 3)\n  note: in get, called at line 9\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (rc != 1 || !strstr(out, want[i]))
+            FAIL_FREEING(out, NULL, "exit %d, no \"%s\" in:\n%s", rc, want[i], out);
+    free(out);
+    remove_case(dir);
+}
+
 static void test_run_check_and_divergence(void **state)
 {
     (void)state;
@@ -555,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_budget_is_an_error),
         cmocka_unit_test(test_run_check_and_divergence),
+        cmocka_unit_test(test_run_faults_name_the_line),
         cmocka_unit_test(test_timed_check_keeps_cycles),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];

@@ -682,6 +682,39 @@ static void test_address_one_past_the_end_dereferenced(void **state)
     done(&c);
 }
 
+/* Indices below a threadgroup array's start are out of bounds of that array, named by it,
+ * down to the element just before it: lane 3's p[-1] (byte offset -4, 4 bytes) ends at byte
+ * 0, where the unsigned sum of offset and size wrapped to 0 and read as in bounds of no
+ * array (`threadgroup memory byte 18446744073709551612`). */
+static void test_threadgroup_index_below_the_array(void **state)
+{
+    (void)state;
+    Checked c;
+    ch_init(&c.h,
+            "kernel void k(device float *out [[buffer(0)]],\n"                          /* 1 */
+            "              uint lid [[thread_index_in_threadgroup]]) {\n"                /* 2 */
+            "    threadgroup float t[8];\n"                                             /* 3 */
+            "    t[lid] = 1.0f;\n"                                                      /* 4 */
+            "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"                     /* 5 */
+            "    threadgroup float *p = t;\n"                                           /* 6 */
+            "    out[lid] = p[(int)lid - 4];\n"                                         /* 7 */
+            "}\n",
+            NULL);
+    CheckBufferInfo info[1] = {{.elem_size = 4}};
+    c.info = info;
+    h_buffer(&c.h, 0, "out", 32, MEM_SPACE_DEVICE);
+    run_checked(&c, 8, 8);
+    const CheckFinding *f = find(&c, CHECK_OUT_OF_BOUNDS, "out-of-bounds read of t[-4] (byte "
+                                                          "offset -16, 4 bytes; valid 0..31)");
+    assert_int_equal(line_of(&c, &f->first), 7);
+    assert_int_equal(f->count, 4); /* lanes 0..3: p[-4] .. p[-1] */
+    assert_int_equal(c.n, 1);
+    const float *out = h_data(&c.h, 0);
+    for (uint32_t l = 4; l < 8; l++)
+        CH_FEQ(out[l], 1.0f, l);
+    done(&c);
+}
+
 /* Assembly: the faulting load's register is overwritten before anything reads it. */
 static void test_out_of_bounds_overwritten_register(void **state)
 {
@@ -939,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_read_never_used_is_warning),
         cmocka_unit_test(test_out_of_bounds_read_used_is_error),
         cmocka_unit_test(test_address_one_past_the_end_dereferenced),
+        cmocka_unit_test(test_threadgroup_index_below_the_array),
         cmocka_unit_test(test_out_of_bounds_overwritten_register),
         cmocka_unit_test(test_out_of_bounds_negative_index),
         cmocka_unit_test(test_out_of_bounds_between_threadgroup_arrays),

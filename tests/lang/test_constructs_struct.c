@@ -589,10 +589,6 @@ static void test_struct_specialization(void **state)
     ch_expect_error("template <typename T> T f(T x) { return x; }\n"
                     "template <> float f<float>(float x) { return x; }\n",
                     NULL, "k.metal:2:13: error: only struct templates can be specialized here");
-    ch_expect_error("template <typename T, int N> struct V { T v[N]; };\n"
-                    "template <typename T> struct V<T, 2> { T a; };\n",
-                    NULL, "k.metal:2:31: error: partial specializations of struct templates are "
-                    "not supported yet");
 }
 
 /* Member functions and constructors declared in the struct and defined after it (their

@@ -315,6 +315,38 @@ static void test_template_exec(void **state)
     }
 }
 
+/* An explicit instantiation that repeats the kernel's parameter list (instead of MLX's
+ * decltype form), through a macro as real code writes it: it was refused, the return
+ * type's parser taking the template's name for a declarator. */
+static void test_template_instantiation_with_parameters(void **state)
+{
+    (void)state;
+    static const char *src =
+        "template <typename T, typename U>\n"
+        "[[kernel]] void copy_g(device const T* src [[buffer(0)]], device U* dst [[buffer(1)]],\n"
+        "                       uint i [[thread_position_in_grid]]) {\n"
+        "  dst[i] = static_cast<U>(src[i] * T(3));\n"
+        "}\n"
+        "#define instantiate_copy(tname, T, U) \\\n"
+        "  template [[host_name(\"copy_g_\" #tname)]] [[kernel]] void copy_g<T, U>( \\\n"
+        "      device const T* src [[buffer(0)]], device U* dst [[buffer(1)]], \\\n"
+        "      uint i [[thread_position_in_grid]]);\n"
+        "instantiate_copy(int_float, int, float)\n"
+        "template void copy_g<float, int>(device const float*, device int*, uint);\n";
+    LangOptions o = {0};
+    o.entry = "copy_g_int_float";
+    Harness h;
+    ch_init(&h, src, &o);
+    int32_t *in = ch_buf(&h, 0, 40 * 4);
+    float *out = ch_buf(&h, 1, 40 * 4);
+    for (int i = 0; i < 40; i++)
+        in[i] = i - 20;
+    ch_run(&h, 40, 32);
+    for (int i = 0; i < 40; i++)
+        CH_FEQ(out[i], (float)((i - 20) * 3), i);
+    h_free(&h);
+}
+
 /* ---- early return ------------------------------------------------------------------------- */
 
 static const char *ret_src =
@@ -586,6 +618,16 @@ static void test_template_deduction(void **state)
                                       "id(o[i])"), NULL);
     CH_EXPECT(p, ch_count(p, ISA_OP_FADD32) == 1);
     isa_program_free(p);
+    /* vec<T, N>'s length is a constant expression: a template's N, N + 1; in 2 to 4 */
+    p = ch_compile(DEDUCE("template <typename T, int N> T last(vec<T, N + 1> v) { return v[N]; }",
+                          "last<float, 2>(float3(1.0f, 2.0f, o[i])) + float(vec<int, 1 + 1>(3).y)"),
+                   NULL);
+    isa_program_free(p);
+    ch_expect_error(DEDUCE("template <int N> float f(vec<float, N> v) { return v.x; }",
+                           "f<5>(float4(1.0f))"), NULL, "k.metal:1:37: error: vector length "
+                    "must be 2, 3 or 4");
+    ch_expect_error(DEDUCE("typedef vec<float, 2.0f> f2;", "1.0f"), NULL,
+                    "k.metal:1:20: error: vector length must be 2, 3 or 4");
 #undef DEDUCE
 }
 
@@ -715,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_function_constants),
         cmocka_unit_test(test_template_shape),
         cmocka_unit_test(test_template_exec),
+        cmocka_unit_test(test_template_instantiation_with_parameters),
         cmocka_unit_test(test_early_return_shape),
         cmocka_unit_test(test_early_return_exec),
         cmocka_unit_test(test_value_template_parameters),

@@ -311,7 +311,8 @@ static void test_pointers_and_references(void **state)
     assert_int_equal(call->kind, LND_CALL);
     assert_ptr_equal(call->func, func(u, "g"));
     assert_int_equal(call->args->kind, LND_ADDR); /* bound to the reference */
-    assert_true(find_decl(k->body, "t")->var->address_taken);
+    /* whether t goes to memory is decided with g's body known (codegen_refs.c) */
+    assert_false(find_decl(k->body, "t")->var->address_taken);
     expect_type(find_decl(k->body, "n")->init->type, "long");
     LangNode *w = find_decl(k->body, "w")->init;
     assert_int_equal(w->kind, LND_SWIZZLE);

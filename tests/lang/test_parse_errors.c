@@ -270,8 +270,9 @@ static void test_unsupported(void **state)
     (void)state;
     expect_errors(K "{ int4x4 m; }", "t.metal:1:84: error: matrix types have float or half "
                   "elements (float4x4, half3x3)");
-    expect_errors("kernel void k(texture2d<float> t [[texture(0)]]) {}",
-                  "t.metal:1:15: error: textures are not supported yet");
+    expect_errors("kernel void k(texture2d_array<float> t [[texture(0)]]) {}",
+                  "t.metal:1:15: error: this texture type is not supported yet (texture1d and "
+                  "texture2d are)");
     expect_errors("using namespace mps;",
                   "t.metal:1:17: error: unknown namespace 'mps' (only 'metal' and "
                   "'mpp::tensor_ops' are known)");

@@ -197,7 +197,7 @@ static const struct {
     int line;
     const char *words;  /* in the message */
 } refused[] = {
-    {"texture_gray.metal", 8, "textures are not supported yet"},
+    {"texture_array.metal", 8, "this texture type is not supported yet"},
 };
 
 static void test_refused(void **state)

@@ -629,6 +629,39 @@ static void image_ops(void)
         out[4 * i + 3] = (uint8_t)in[4 * i + 3];
     }
     write_u8("grayscale.out.npy", out, 364);
+    /* texture_gray.metal: rgba8unorm textures, BT.601 luma, alpha kept */
+    rand_int(193, 0, 255, in, 364);
+    for (int i = 0; i < 91; i++) {
+        double g = (0.299 * in[4 * i] + 0.587 * in[4 * i + 1] + 0.114 * in[4 * i + 2]) / 255.0;
+        double q = nearbyint(g * 255.0);
+        for (int k = 0; k < 3; k++)
+            out[4 * i + k] = (uint8_t)(q > 255 ? 255 : q);
+        out[4 * i + 3] = (uint8_t)in[4 * i + 3];
+    }
+    write_u8("texture_gray.out.npy", out, 364);
+    /* texture_resize.metal: bilinear, normalized, clamp_to_edge, 7 x 5 to 16 x 9 */
+    int64_t img[140];
+    uint8_t big[16 * 9 * 4];
+    rand_int(194, 0, 255, img, 140);
+    for (int y = 0; y < 9; y++)
+        for (int x = 0; x < 16; x++) {
+            double px = (x + 0.5) / 16 * 7 - 0.5, py = (y + 0.5) / 9 * 5 - 0.5;
+            int x0 = (int)floor(px), y0 = (int)floor(py);
+            double a = px - x0, b = py - y0;
+            for (int c = 0; c < 4; c++) {
+                double t[2][2];
+                for (int j = 0; j < 2; j++)
+                    for (int i = 0; i < 2; i++) {
+                        int xx = x0 + i < 0 ? 0 : x0 + i > 6 ? 6 : x0 + i;
+                        int yy = y0 + j < 0 ? 0 : y0 + j > 4 ? 4 : y0 + j;
+                        t[j][i] = (double)img[4 * (yy * 7 + xx) + c] / 255.0;
+                    }
+                double v = (1 - a) * (1 - b) * t[0][0] + a * (1 - b) * t[0][1] +
+                           (1 - a) * b * t[1][0] + a * b * t[1][1];
+                big[4 * (y * 16 + x) + c] = (uint8_t)nearbyint(v * 255.0);
+            }
+        }
+    write_u8("texture_resize.dst.npy", big, 16 * 9 * 4);
     float src[91], dst[91];
     rand_f32(192, 0, 1, src, 91);
     for (int y = 0; y < 7; y++)

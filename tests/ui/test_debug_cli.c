@@ -167,6 +167,37 @@ static void test_reduce_rounds(void **state)
     free(out);
 }
 
+/* A breakpoint on a line without code of its own (the `{` before the bounds check) goes to
+ * the next line that has some, and says so; past the last such line there is none. */
+static void test_breakpoint_on_a_line_without_code(void **state)
+{
+    (void)state;
+    const char *kernel = "kernels/basics/vector_add.metal";
+    uint32_t check = line_of(kernel, "if (i >= n)");
+    char script[256], want[256], *out;
+    snprintf(script, sizeof script, "break %u\ncontinue\nbreaks\n", check - 1);
+    int status = debug("kernels/basics/vector_add.yaml", "", script, &out);
+    if (status != 0)
+        fail_msg("exit %d:\n%s", status, out);
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "break %u", check - 1);
+    char *s = said(out, cmd, 0);
+    snprintf(want, sizeof want, "breakpoint 1 at line %u (line %u has no instruction of its own",
+             check, check - 1);
+    expect_in(s, want, out);
+    free(s);
+    s = said(out, "continue", 0);
+    snprintf(want, sizeof want, "breakpoint 1: line %u,", check);
+    expect_in(s, want, out);
+    free(s);
+    free(out);
+    status = debug("kernels/basics/vector_add.yaml", "", "break 1000\n", &out);
+    if (status != 2 || !strstr(out, "no instruction comes from line 1000 of ") ||
+        !strstr(out, " or any line after it"))
+        fail_msg("exit %d:\n%s", status, out);
+    free(out);
+}
+
 /* softmax's two helpers are inlined: a breakpoint in threadgroup_max stops there and the
  * status names the call the code came from. */
 static void test_breakpoint_in_helper_names_the_call(void **state)
@@ -575,7 +606,7 @@ static void test_bad_input(void **state)
         const char *options, *script, *message;
     } cases[] = {
         {"", "where\nbogus\n", ":2: error: unknown command `bogus`"},
-        {"", "break 1\n", ":1: error: no instruction comes from line 1 of"},
+        {"", "where\nbreak 99\n", ":2: error: no instruction comes from line 99 of"},
         {"", "break *100000\n", "error: the kernel has"},
         {"", "print nothing_here\n", "no variable, register, buffer or threadgroup array named"},
         {"", "thread 5000\n", "the grid has 1024 threads along x; thread 5000 is past it"},
@@ -893,6 +924,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_thread_and_breakpoint),
+        cmocka_unit_test(test_breakpoint_on_a_line_without_code),
         cmocka_unit_test(test_breakpoint_in_helper_names_the_call),
         cmocka_unit_test(test_reduce_rounds),
         cmocka_unit_test(test_divergence_and_counters),

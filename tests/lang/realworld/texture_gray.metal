@@ -1,6 +1,6 @@
-// Refused: textures, which Apple's image-processing samples read and write. lockstep has no
-// textures yet (buffers of pixels work: see image_ops.metal); tests/lang/test_realworld.c
-// checks the message points at the type. (Nothing here runs.)
+// Textures, as Apple's image-processing samples read and write them: the same grayscale as
+// image_ops.metal's on buffers, with the RGBA8 pixels in rgba8unorm textures (read() gives
+// c / 255 as half, write() rounds back to 0..255) and the alpha kept.
 #include <metal_stdlib>
 using namespace metal;
 

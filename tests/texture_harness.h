@@ -1,0 +1,84 @@
+/*
+ * texture_harness.h — what the texture suites share (tests/lang/test_texture*.c,
+ * tests/check/test_texture_checks.c): a temporary folder to write a kernel, a manifest and
+ * raw input texels into, `lockstep` run on them, and the dumped texels read back.
+ */
+#ifndef LOCKSTEP_TESTS_TEXTURE_HARNESS_H
+#define LOCKSTEP_TESTS_TEXTURE_HARNESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+typedef struct TexDir {
+    char path[64];
+} TexDir;
+
+static inline void tex_dir_new(TexDir *d)
+{
+    snprintf(d->path, sizeof d->path, "/tmp/lockstep-texture-XXXXXX");
+    assert_non_null(mkdtemp(d->path));
+}
+
+static inline void tex_dir_remove(TexDir *d)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d->path);
+    assert_int_equal(system(cmd), 0);
+}
+
+static inline void tex_put(const TexDir *d, const char *name, const void *data, size_t size)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", d->path, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
+static inline void tex_put_text(const TexDir *d, const char *name, const char *text)
+{
+    tex_put(d, name, text, strlen(text));
+}
+
+/* Reads a dumped file, which must hold exactly `size` bytes. */
+static inline void tex_get(const TexDir *d, const char *name, void *data, size_t size)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", d->path, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("no dump %s", path);
+    size_t got = fread(data, 1, size, f);
+    int more = fgetc(f);
+    fclose(f);
+    if (got != size || more != EOF)
+        fail_msg("%s: expected %zu bytes", path, size);
+}
+
+/* `lockstep COMMAND DIR/MANIFEST --mode functional`; the exit status, output in *out. */
+static inline int tex_lockstep(const TexDir *d, const char *command, const char *manifest,
+                               char **out)
+{
+    char args[512];
+    snprintf(args, sizeof args, "%s %s/%s%s", command, d->path, manifest,
+             strcmp(command, "run") == 0 ? " --mode functional" : "");
+    return test_lockstep(args, out);
+}
+
+/* Runs a manifest that must succeed. */
+static inline void tex_run_ok(const TexDir *d, const char *manifest)
+{
+    char *out = NULL;
+    int status = tex_lockstep(d, "run", manifest, &out);
+    if (status != 0)
+        fail_msg("lockstep run %s/%s exited %d:\n%s", d->path, manifest, status, out);
+    free(out);
+}
+
+#endif
