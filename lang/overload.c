@@ -61,6 +61,66 @@ bool lang_p_is_overloaded(LangParser *p, const LangSym *sym)
     return set_of(p, sym->name, sym->len, set) > 1;
 }
 
+/* How many arguments a parameter list from `open` (its "(") takes: *max in all, *min
+ * without the defaulted ones. Read from the tokens, as a template's list is parsed only
+ * for a call; a `<` opens a template's arguments there (`Vec<T, N> v`), until a default. */
+static void token_params(const LangToken *open, int *min, int *max)
+{
+    int depth = 0, angle = 0, n = 0, required = 0;
+    bool any = false, defaulted = false;
+    for (const LangToken *t = open; t && t->kind != LTK_EOF; t = t->next) {
+        if (lang_p_is(t, "(") || lang_p_is(t, "[") || lang_p_is(t, "{")) {
+            depth++;
+        } else if (lang_p_is(t, ")") || lang_p_is(t, "]") || lang_p_is(t, "}")) {
+            if (--depth == 0)
+                break;
+        } else if (depth == 1 && !defaulted && lang_p_is(t, "<")) {
+            angle++;
+        } else if (depth == 1 && !defaulted && angle && lang_p_is(t, ">")) {
+            angle--;
+        } else if (depth == 1 && !defaulted && angle && lang_p_is(t, ">>")) {
+            angle = angle > 1 ? angle - 2 : 0;
+        } else if (depth == 1 && !angle && lang_p_is(t, ",")) {
+            n++;
+            required += !defaulted;
+            defaulted = false;
+            continue;
+        } else if (depth == 1 && !angle && lang_p_is(t, "=")) {
+            defaulted = true;
+        }
+        if (depth == 1 && t != open && !lang_p_is(t, "void"))
+            any = true;
+    }
+    if (any) {
+        n++;
+        required += !defaulted;
+    }
+    *min = required;
+    *max = n;
+}
+
+bool lang_p_set_takes(LangParser *p, const LangSym *sym, int nargs)
+{
+    LangSym *set[MAX_SET];
+    int n = set_of(p, sym->name, sym->len, set);
+    for (int i = 0; i < n; i++) {
+        int min = 0, max = 0;
+        if (set[i]->func) {
+            for (const LangVar *v = set[i]->func->params; v; v = v->next) {
+                max++;
+                min += !v->default_arg;
+            }
+        } else if (set[i]->tmpl && set[i]->tmpl->open) {
+            token_params(set[i]->tmpl->open, &min, &max);
+        } else {
+            return true; /* a form not counted here: let the call decide */
+        }
+        if (nargs >= min && nargs <= max)
+            return true;
+    }
+    return false;
+}
+
 /* "name(float, device const half*)" */
 static const char *signature(LangParser *p, const LangFunction *f, const char *name)
 {

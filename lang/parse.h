@@ -363,6 +363,9 @@ bool lang_p_more_specialized(LangParser *p, const LangTemplate *a, const LangFun
 
 /* overloaded functions and operators (overload.c) */
 bool lang_p_is_overloaded(LangParser *p, const LangSym *sym);
+/* Whether one of the functions and templates sym's name has takes nargs arguments (a
+ * function of the kernel's named as a builtin leaves the builtin the other counts). */
+bool lang_p_set_takes(LangParser *p, const LangSym *sym, int nargs);
 /* f just declared at program scope (name and parameters parsed; defining: its body follows):
  * the earlier declaration of the same function it repeats, or NULL for a new one; errors for
  * what cannot overload and for a second definition. */

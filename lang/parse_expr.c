@@ -693,6 +693,24 @@ static LangNode *reinterpret(LangParser *p, LangToken *tok)
     return lang_p_cast(p, e, ty, tok, true);
 }
 
+/* The arguments a call's list from `open` (its "(") has: commas outside brackets. */
+static int count_args(const LangToken *open)
+{
+    int depth = 0, n = 0;
+    bool any = false;
+    for (const LangToken *t = open; t && t->kind != LTK_EOF; t = t->next) {
+        if (lang_p_is(t, "(") || lang_p_is(t, "[") || lang_p_is(t, "{"))
+            depth++;
+        else if ((lang_p_is(t, ")") || lang_p_is(t, "]") || lang_p_is(t, "}")) && --depth == 0)
+            break;
+        else if (depth == 1 && lang_p_is(t, ","))
+            n++;
+        if (depth >= 1 && t != open)
+            any = true;
+    }
+    return any ? n + 1 : 0;
+}
+
 // primary = "(" expr ")" | num | "true" | "false" | "sizeof" ("(" typename ")" | unary)
 //         | "alignof" "(" typename ")"
 //         | ("static_cast" | "as_type") "<" typename ">" "(" expr ")"
@@ -825,6 +843,14 @@ static LangNode *primary(LangParser *p)
         return lang_p_construct(p, ty, tok);
     }
     lang_p_next(p);
+    if (sym && (sym->func || sym->tmpl) && lang_p_is(p->tok, "(")) {
+        /* A function of the kernel's named as a builtin (a 3-argument max) hides none of
+         * the builtin's overloads: C++ finds both, through `using namespace metal`. Those
+         * of another argument count are the builtin's. */
+        int id = lang_p_builtin_id(tok);
+        if (id >= 0 && !lang_p_set_takes(p, sym, count_args(p->tok)))
+            return lang_p_builtin_call(p, tok, id, fast);
+    }
     if (sym && sym->var)
         return var_ref(p, sym->var, tok);
     if (sym && sym->is_enum_const)

@@ -11,6 +11,8 @@
  */
 #include "construct_harness.h"
 
+#include <math.h>
+
 /* ---- overloaded functions ------------------------------------------------------------------ */
 
 static const char *fn_src =
@@ -415,6 +417,41 @@ static void test_operator_errors(void **state)
                     "invalid argument type 'C' to unary expression");
 }
 
+/* A function of the kernel's named as a builtin hides none of the builtin's overloads of
+ * other argument counts (C++ finds both through `using namespace metal`): a 3-argument max
+ * beside the builtin's 2-argument one, a 1-argument clamp beside the builtin's 3, a min
+ * template of 3 beside the builtin's 2. */
+static void test_functions_named_as_builtins(void **state)
+{
+    (void)state;
+    static const char *src =
+        "#include <metal_stdlib>\n"
+        "using namespace metal;\n"
+        "inline float max(float a, float b, float c) { return max(max(a, b), c); }\n"
+        "float clamp(float x) { return clamp(x, 0.0f, 1.0f); }\n"
+        "template <typename T> T min(T a, T b, T c) { return min(a, min(b, c)); }\n"
+        "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+        "  float x = float(i) * 0.5f - 2.0f;\n"
+        "  o[i] = max(x, 0.25f, -x) + max(x, 1.0f) + clamp(x) + min(x, 3.0f, -1.0f)\n"
+        "         + float(min(int(i), 4));\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *o = ch_buf(&h, 0, 16 * 4);
+    ch_run(&h, 16, 16);
+    for (int i = 0; i < 16; i++) {
+        float x = (float)i * 0.5f - 2.0f;
+        float m3 = fmaxf(fmaxf(x, 0.25f), -x), m2 = fmaxf(x, 1.0f);
+        float c = fminf(fmaxf(x, 0.0f), 1.0f), n3 = fminf(x, fminf(3.0f, -1.0f));
+        CH_FEQ(o[i], m3 + m2 + c + n3 + (float)(i < 4 ? i : 4), i);
+    }
+    h_free(&h);
+    /* a count neither takes is reported as the builtin's */
+    ch_expect_error("float max(float a, float b, float c) { return a; }\n"
+                    "kernel void k(device float *o [[buffer(0)]]) { o[0] = max(o[0]); }\n",
+                    NULL, "2:55: error: too few arguments to 'max', expected 2, have 1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_call_errors),
         cmocka_unit_test(test_declaration_errors),
         cmocka_unit_test(test_operator_errors),
+        cmocka_unit_test(test_functions_named_as_builtins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
