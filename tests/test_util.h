@@ -98,6 +98,17 @@ static inline char *test_read_file(const char *path, size_t *size)
     return buf;
 }
 
+/* Writes text to DIR/NAME (a test's temporary directory), or fails. */
+static inline void test_write_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* Runs `lockstep ARGS`; see test_run. */
 static inline int test_lockstep(const char *args, char **output)
 {

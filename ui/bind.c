@@ -557,6 +557,13 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
             return ui_yaml_fail(m->doc, a->spec->key, err, "expected type: texture%dd with "
                                 "format:, width:%s for texture argument '%s'", param->texture,
                                 param->texture == 2 ? ", height:" : "", param->name);
+        if (a->spec->struct_name &&
+            (!layouts || layouts[i].num_fields == 0 || !param->type_name ||
+             strcmp(param->type_name, a->spec->struct_name) != 0))
+            return ui_yaml_fail(m->doc, a->spec->type_node, err,
+                                "expected type %s, the type of kernel argument '%s' (a struct "
+                                "name here must be the kernel's struct)",
+                                param->type_name ? param->type_name : "?", param->name);
         if (!resolve_type(&b, a->spec, param, a))
             return false;
         if (param->kind == ISA_ARG_THREADGROUP) {

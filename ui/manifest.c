@@ -7,6 +7,7 @@
  */
 #include "manifest.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,27 @@ static bool parse_texture(Parser *p, const UiYamlNode *n, UiArgSpec *a, const Ui
     return true;
 }
 
+/* What a struct's name may be: a C identifier that is no spelling of a scalar or vector
+ * type lockstep lacks (`double`, `float8`), nor of a texture (`texture3d`): those are wrong
+ * element types, said as such. */
+static bool is_struct_name(const char *s)
+{
+    static const char *const scalars[] = {"bool", "char", "uchar", "short", "ushort", "int",
+                                          "uint", "long", "ulong", "half", "float", "bfloat",
+                                          "double", "texture"};
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return false;
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+        size_t n = strlen(scalars[i]);
+        if (strncmp(s, scalars[i], n) == 0 && strspn(s + n, "0123456789dx") == strlen(s + n))
+            return false;
+    }
+    return true;
+}
+
 /* arg = "{" [type: T] [count: N] [value: V] [bytes: B] [init: I] [expect: E] [dump: D]
  *           [extents: [C, R]] [row_pitch: P] [format: F width: W height: H] "}" */
 static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiArgSpec *a)
@@ -335,10 +357,14 @@ static bool parse_arg(Parser *p, const UiYamlNode *key, const UiYamlNode *n, UiA
             (strcmp(v->text, "texture2d") == 0 || strcmp(v->text, "texture1d") == 0)) {
             if (!parse_texture(p, n, a, v))
                 return false;
+        } else if (v->kind == UI_YAML_SCALAR && !ui_elem_type_parse(v->text, &a->type) &&
+                   is_struct_name(v->text)) {
+            a->has_type = false; /* a struct's name: binding checks it against the kernel */
+            a->struct_name = v->text;
         } else if (v->kind != UI_YAML_SCALAR || !ui_elem_type_parse(v->text, &a->type)) {
             return fail(p, v, "expected an element type: float half int uint short ushort char "
                               "uchar long ulong bool, or a 2-, 3- or 4-vector of one (float4), "
-                              "or texture2d or texture1d");
+                              "or texture2d or texture1d, or the name of the kernel's struct");
         }
     }
     static const char *const texture_keys[] = {"format", "width", "height"};

@@ -65,6 +65,8 @@ typedef struct UiArgSpec {
     bool has_type;
     UiElemType type;
     const UiYamlNode *type_node;
+    const char *struct_name;   /* `type: Params`, a name that is no element type: the
+                                * kernel's struct it must be (its text in the document) */
     bool has_count;
     uint64_t count;
     const UiYamlNode *count_node;

@@ -86,16 +86,6 @@ static void test_data_functions(void **state)
     assert_int_equal(r.mismatched_elements, 0);
 }
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static const char *kernel_text =
     "#include <metal_stdlib>\n"
     "using namespace metal;\n"
@@ -112,7 +102,7 @@ static void test_run_manifest(void **state)
     (void)state;
     char dir[] = "/tmp/lockstep-bfloat-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    write_file(dir, "k.metal", kernel_text);
+    test_write_file(dir, "k.metal", kernel_text);
     /* x: 1 + 2^-8 (to 1), 3, -0.1, 1.01171875 (to 1.015625), then a range */
     static const float x_in[8] = {1.00390625f, 3.0f, -0.1f, 1.01171875f, 0.5f, 0.75f, 1.0f, 1.25f};
     const float s = 2.0f, bias = 0.5f, scale = 1.5f;
@@ -133,7 +123,7 @@ static void test_run_manifest(void **state)
              "  s: {value: 2}\n"
              "  p: {value: {bias: 0.5, scale: 1.5}}\n"
              "  r: {count: 8, dump: r.bin}\n", want_text);
-    write_file(dir, "k.yaml", manifest);
+    test_write_file(dir, "k.yaml", manifest);
     char args[512], *out = NULL;
     snprintf(args, sizeof args, "run %s/k.yaml --mode functional", dir);
     int status = test_lockstep(args, &out);
@@ -174,7 +164,7 @@ static void test_run_manifest(void **state)
              "kernel: k.metal\ngrid: [2]\nthreadgroup: [2]\nargs:\n"
              "  x: {init: {values: [1, 2]}}\n  y: {count: 2, expect: [3.5, 5.5]}\n"
              "  s: {value: 2}\n  p: {value: {bias: 0, scale: 0}}\n  r: {count: 2}\n");
-    write_file(dir, "bad.yaml", manifest);
+    test_write_file(dir, "bad.yaml", manifest);
     snprintf(args, sizeof args, "run %s/bad.yaml --mode functional", dir);
     status = test_lockstep(args, &out);
     if (status != 1 || !strstr(out, "y[0]: got 2, expected 3.5"))

@@ -62,24 +62,14 @@ static const char *const kernel_text =
     "    mov r2, u4\n    st_dev.b32 r2, u5, 2\n"
     "    stop\n";
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_bind_and_run(void **state)
 {
     (void)state;
     char dir[] = "/tmp/lockstep-texman-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    write_file(dir, "k.s", kernel_text);
+    test_write_file(dir, "k.s", kernel_text);
     /* a 5 x 3 rgba8unorm texture: 15 uchar4 texels, the first (1, 2, 3, 4) */
-    write_file(dir, "k.yaml",
+    test_write_file(dir, "k.yaml",
                "kernel: k.s\ngrid: [1]\nthreadgroup: [1]\nargs:\n"
                "  t: {type: texture2d, format: rgba8unorm, width: 5, height: 3,\n"
                "      init: {range: [1, 1]}, dump: t.bin}\n"
