@@ -464,7 +464,7 @@ static LangNode *stmt(LangParser *p)
     return node;
 }
 
-// stmt = "return" expr? ";"
+// stmt = "return" (expr | "{" args "}")? ";"
 //      | "if" "(" expr ")" stmt ("else" stmt)?
 //      | "switch" "(" expr ")" switch-body
 //      | "for" "(" (local-decl | expr? ";") expr? ";" expr? ")" stmt
@@ -487,7 +487,13 @@ static LangNode *stmt_inner(LangParser *p)
         LangType *ret = p->fn ? p->fn->ret : lang_ty_void;
         if (!lang_p_is(p->tok, ";")) {
             LangToken *at = p->tok;
-            LangNode *e = lang_p_expr(p);
+            /* `return {a, b};`: the return type built from the list, as `T{a, b}` */
+            if (lang_p_is(at, "{") && ret->kind == LTY_VOID)
+                lang_error_at(p->ctx, at, "void function should not return a value");
+            LangNode *e = lang_p_is(at, "{") && ret->kind != LTY_VOID &&
+                                  !(ret->kind == LTY_POINTER && ret->is_reference)
+                              ? lang_p_construct(p, lang_qualified(p->ctx, ret, false), at)
+                              : lang_p_expr(p);
             if (ret->kind == LTY_VOID)
                 lang_error_soft(p->ctx, at, "void function should not return a value");
             else if (ret->kind == LTY_POINTER && ret->is_reference) /* a member's `T& f()` */

@@ -728,6 +728,41 @@ static void test_deduction_from_instances(void **state)
                     "of 'f'");
 }
 
+/* `return {a, b};` builds the return type from the list, as `T{a, b}` does: an aggregate,
+ * a struct template's instance (in an operator template), a vector, a scalar. */
+static void test_return_braced_list(void **state)
+{
+    (void)state;
+    static const char *src =
+        "struct P { float a; int b; };\n"
+        "template <typename T> struct Pair { T x, y; };\n"
+        "template <typename T> Pair<T> operator+(Pair<T> u, Pair<T> v) { return {u.x + v.x, u.y + v.y}; }\n"
+        "P make(float a, int b) { return {a * 2.0f, b + 1}; }\n"
+        "float2 swap(float2 v) { return {v.y, v.x}; }\n"
+        "float one(float x) { return {x + 1.0f}; }\n"
+        "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+        "  P p = make(float(i), int(i));\n"
+        "  Pair<float> q = Pair<float>{1.0f, float(i)} + Pair<float>{0.5f, 2.0f};\n"
+        "  float2 s = swap(float2(float(i), 3.0f));\n"
+        "  o[i] = p.a + float(p.b) * 10.0f + q.x * 100.0f + q.y * 1000.0f + s.x + s.y * 0.5f\n"
+        "         + one(float(i));\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *o = ch_buf(&h, 0, 8 * 4);
+    ch_run(&h, 8, 8);
+    for (int i = 0; i < 8; i++) {
+        float pa = (float)i * 2.0f, pb = (float)(i + 1), qx = 1.5f, qy = (float)i + 2.0f;
+        float want = pa + pb * 10.0f + qx * 100.0f + qy * 1000.0f + 3.0f + (float)i * 0.5f;
+        want = want + ((float)i + 1.0f);
+        CH_FEQ(o[i], want, i);
+    }
+    h_free(&h);
+    ch_expect_error("void f(float x) { return {x}; }\n"
+                    "kernel void k(device float *o [[buffer(0)]]) { f(o[0]); }\n",
+                    NULL, "1:26: error: void function should not return a value");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -746,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_out_of_class_definitions),
         cmocka_unit_test(test_address_inside_object),
         cmocka_unit_test(test_deduction_from_instances),
+        cmocka_unit_test(test_return_braced_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
