@@ -95,6 +95,8 @@ typedef struct LangInstance {
     bool is_explicit;      /* an explicit specialization (`template <> struct V<float>`) */
     LangType *type;        /* a struct template's instance */
     LangMethod *method;    /* a member function template's instance */
+    LangType **param_types; /* a texture helper's instance: per parameter, the type its
+                             * argument gave it, or NULL (parse_texhelp.c) */
 } LangInstance;
 
 /* A member function of a struct (parse_struct.c): an ordinary function named "Acc::add"
@@ -176,6 +178,7 @@ typedef struct LangParser {
     LangFnSize *sizes;
     LangType *vote_types[2]; /* simd_vote, quad_vote, made on first use */
     LangMethod *method;    /* the member function whose body is being parsed, or NULL */
+    struct LangTexHelper *tex_helpers; /* helpers taking textures (parse_texhelp.c) */
 } LangParser;
 
 typedef struct FnAttrs {
@@ -507,11 +510,22 @@ LangNode *lang_p_texture_expand(LangParser *p, LangToken *at, LangHole *holes, i
 /* The text of texel `index` of texture __tx, converted to a 4-vector of T */
 void lang_p_texel_text(const LangTexFormatInfo *f, const char *T, const char *index, char *out,
                        size_t size);
-/* tex's pixel format (an error at name if it has none: a helper's parameter) */
+/* tex's pixel format (an error at name if it has none: a texture in a variable) */
 const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *tex,
                                                LangToken *name);
 /* "(" args ")" of a call of name, at most max of them; how many */
 int lang_p_texture_args(LangParser *p, LangNode **args, int max, LangToken *name);
+/* helpers taking textures and samplers (parse_texhelp.c) */
+typedef struct LangTexHelper LangTexHelper;
+/* At the body of f (defined at start; inst the template instance being parsed, or NULL):
+ * when a parameter is a texture or sampler, keeps the body for instances and skips it */
+bool lang_p_texhelp_defer(LangParser *p, LangFunction *f, LangToken *start, LangInstance *inst);
+/* Gives f's parameters the types a texture helper's instance binds (after its params) */
+void lang_p_texhelp_bind(LangParser *p, LangFunction *f, const LangInstance *inst);
+/* The function a call of f runs: f, or for a helper taking textures its instance for the
+ * arguments' formats and settings (the arguments are parsed here when *args is NULL) */
+LangFunction *lang_p_texhelp_call(LangParser *p, LangFunction *f, LangToken *tok,
+                                  LangNode ***args, LangToken ***starts, int *num_args);
 /* samplers (parse_sampler.c) */
 LangType *lang_p_sampler_type(LangParser *p);     /* at `sampler`: its generic type */
 /* sampler(args): a sampler type with the settings given, at the "(" */

@@ -142,6 +142,7 @@ LangNode *lang_p_pass_arg(LangParser *p, LangNode *a, LangType *pt, LangToken *a
 LangNode *lang_p_call(LangParser *p, LangFunction *f, LangToken *tok, LangNode **args,
                       LangToken **starts, int num_args)
 {
+    f = lang_p_texhelp_call(p, f, tok, &args, &starts, &num_args); /* parse_texhelp.c */
     if (!args)
         lang_p_skip(p, "(");
     LangNode *node = lang_p_new_node(p, LND_CALL, tok);

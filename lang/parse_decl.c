@@ -758,7 +758,7 @@ LangVar *lang_p_params(LangParser *p, LangFunction *f)
 // function = declspec (ident | "operator" op) params (";" | "{" compound)
 // (op_name: "operator+" for an operator function, whose name token is `operator`)
 static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnAttrs *fa,
-                              LangInstance *inst, const char *op_name)
+                              LangInstance *inst, const char *op_name, LangToken *start)
 {
     LangCtx *ctx = p->ctx;
     if (!inst) {
@@ -784,6 +784,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
         lang_error_soft(ctx, name, "a kernel function must return void");
     lang_p_enter(p);
     f->params = lang_p_params(p, f);
+    lang_p_texhelp_bind(p, f, inst);
     if (inst && inst->decl_only) { /* a candidate's declaration (overload.c) */
         lang_p_leave(p);
         return f;
@@ -807,7 +808,7 @@ static LangFunction *function(LangParser *p, LangType *ret, LangToken *name, FnA
         }
         lang_p_add_function(p, f);
     }
-    if (lang_p_consume(p, ";")) {
+    if (lang_p_consume(p, ";") || lang_p_texhelp_defer(p, f, start, inst)) {
         lang_p_leave(p);
         return f;
     }
@@ -961,7 +962,7 @@ void lang_p_toplevel(LangParser *p, FnAttrs *fa, LangInstance *inst)
             lang_error_at(p->ctx, p->tok, "expected a name");
         const char *op_name = lang_p_is(name, "operator") ? lang_p_operator_name(p) : NULL;
         if (lang_p_is(p->tok, "(") && !ty->sampler) {
-            function(p, ty, name, fa, inst, op_name);
+            function(p, ty, name, fa, inst, op_name, start);
             return;
         }
         if (op_name)

@@ -483,6 +483,7 @@ void lang_p_restore(LangParser *p, const LangParser *saved)
 {
     LangScope *global = p->global;
     LangTemplate *templates = p->templates;
+    struct LangTexHelper *tex_helpers = p->tex_helpers;
     LangCallEdge *calls = p->calls;
     LangFnSize *sizes = p->sizes;
     int next_id = p->next_var_id;
@@ -491,6 +492,7 @@ void lang_p_restore(LangParser *p, const LangParser *saved)
     *p = *saved;
     p->global = global;
     p->templates = templates;
+    p->tex_helpers = tex_helpers;
     p->calls = calls;
     p->sizes = sizes;
     p->next_var_id = next_id;

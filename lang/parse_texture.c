@@ -272,9 +272,10 @@ const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *te
 {
     const LangTexFormatInfo *f = lang_tex_format_info(tex->type->texture->format);
     if (!f)
-        lang_error_at(p->ctx, name, "lockstep knows the pixel format of the kernel's own texture "
-                      "arguments only: call %.*s() on one in the kernel (textures passed to "
-                      "helper functions are not supported yet)", name->len, name->loc);
+        lang_error_at(p->ctx, name, "the pixel format of this texture is unknown: lockstep knows "
+                      "the formats of the kernel's texture arguments and of helper functions' "
+                      "texture parameters (given at each call), not of textures in variables, "
+                      "structs or arrays: call %.*s() on one of those", name->len, name->loc);
     return f;
 }
 

@@ -488,10 +488,10 @@ static const struct {
     {"kernel void k(texture2d<float> t [[texture(0)]], device float4 *o [[buffer(0)]], uint2 g "
      "[[thread_position_in_grid]]) { o[0] = t.read(g, 1); }",
      "e.metal:3:138: error: ", "one mipmap level: the lod must be 0"},
-    {"float4 f(texture2d<float, access::read> t, uint2 g) { return t.read(g); } kernel void "
-     "k(texture2d<float, access::read> t [[texture(0)]], device float4 *o [[buffer(0)]], uint2 "
-     "g [[thread_position_in_grid]]) { o[0] = f(t, g); }",
-     "e.metal:3:64: error: ", "textures passed to helper functions are not supported yet"},
+    {"kernel void k(texture2d<float, access::read> t [[texture(0)]], device float4 *o "
+     "[[buffer(0)]], uint2 g [[thread_position_in_grid]]) { texture2d<float, access::read> u = "
+     "t; o[0] = u.read(g); }",
+     "e.metal:3:182: error: ", "the pixel format of this texture is unknown"},
     {"kernel void k(texture2d_array<float> t [[texture(0)]]) { }", "e.metal:3:15: error: ",
      "this texture type is not supported yet (texture1d and texture2d are)"},
     {"kernel void k(device float *o [[texture(0)]]) { }", "e.metal:3:29: error: ",
