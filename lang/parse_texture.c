@@ -271,6 +271,11 @@ const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *te
                                                LangToken *name)
 {
     const LangTexFormatInfo *f = lang_tex_format_info(tex->type->texture->format);
+    if (!f && tex->kind == LND_VAR && tex->var && tex->var->kind == LVAR_PARAM)
+        lang_error_at(p->ctx, name, "texture parameters of member functions are not supported "
+                      "yet: lockstep compiles a helper function's body for each call's "
+                      "textures, not a member function's (make '%s' a helper function)",
+                      p->fn ? p->fn->name : "it");
     if (!f)
         lang_error_at(p->ctx, name, "the pixel format of this texture is unknown: lockstep knows "
                       "the formats of the kernel's texture arguments and of helper functions' "

@@ -333,6 +333,11 @@ static const struct {
      "kernel void k(texture2d<float, access::write> t [[texture(0)]],\n"
      "              device float4 *o [[buffer(0)]]) { o[0] = f(t); }",
      "e.metal:5:58: error: ", "cannot pass 'texture2d<float, access::write>' to parameter 't'"},
+    /* a member function taking a texture */
+    {"struct R { float4 get(texture2d<float, access::read> t) { return t.read(uint2(0)); } };\n"
+     "kernel void k(texture2d<float, access::read> t [[texture(0)]],\n"
+     "              device float4 *o [[buffer(0)]]) { R r; o[0] = r.get(t); }",
+     "e.metal:3:68: error: ", "texture parameters of member functions are not supported yet"},
     /* a texture parameter given no argument */
     {"float4 f(uint2 p, texture2d<float, access::read> t) { return t.read(p); }\n"
      "kernel void k(texture2d<float, access::read> t [[texture(0)]],\n"
