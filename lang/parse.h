@@ -526,6 +526,10 @@ void lang_p_texhelp_bind(LangParser *p, LangFunction *f, const LangInstance *ins
  * arguments' formats and settings (the arguments are parsed here when *args is NULL) */
 LangFunction *lang_p_texhelp_call(LangParser *p, LangFunction *f, LangToken *tok,
                                   LangNode ***args, LangToken ***starts, int *num_args);
+/* A template parameter T deduced from a texture argument given for `texture2d<T, ...>`
+ * (the function parameter's tokens [from, to)); false with *why when values conflict */
+bool lang_p_texhelp_deduce(LangParser *p, const LangTemplate *t, LangToken *from, LangToken *to,
+                           const LangType *arg, LangTemplateArgs *args, const char **why);
 /* samplers (parse_sampler.c) */
 LangType *lang_p_sampler_type(LangParser *p);     /* at `sampler`: its generic type */
 /* sampler(args): a sampler type with the settings given, at the "(" */

@@ -678,6 +678,8 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
         bool pointer = false, has_const = false;
         if (i < n && i < 16 && !deduce_from_instance(p, t, from, tok, arg_types[i], &args, why))
             return false;
+        if (i < n && i < 16 && !lang_p_texhelp_deduce(p, t, from, tok, arg_types[i], &args, why))
+            return false; /* texture2d<T, ...> (parse_texhelp.c) */
         int k = i < n && i < 16 ? deducible(t, from, tok, &pointer, &has_const) : -1;
         if (k >= 0) {
             LangType *ty = arg_types[i];

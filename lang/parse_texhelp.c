@@ -192,3 +192,36 @@ LangFunction *lang_p_texhelp_call(LangParser *p, LangFunction *f, LangToken *tok
     lang_p_restore(p, &saved);
     return inst->func;
 }
+
+/* A function template's parameter declared `texture2d<T, ...> name` (or texture1d; T one
+ * of its type parameters) takes T from the texture it is given, as C++ deduces a template
+ * argument of a class template's specialization. */
+bool lang_p_texhelp_deduce(LangParser *p, const LangTemplate *t, LangToken *from, LangToken *to,
+                           const LangType *arg, LangTemplateArgs *args, const char **why)
+{
+    while (from != to && (lang_p_is(from, "const") || lang_p_is(from, "metal") ||
+                          lang_p_is(from, "::")))
+        from = from->next;
+    if (from == to || !arg || !arg->texture || !lang_p_is_texture_name(from))
+        return true;
+    LangToken *name = from->next->next;
+    if (name == to || name->kind != LTK_IDENT ||
+        (!lang_p_is(name->next, ",") && !lang_p_is(name->next, ">")))
+        return true;
+    for (int k = 0; k < t->num_params; k++) {
+        if (t->param_types[k] || t->params[k]->len != name->len ||
+            memcmp(t->params[k]->loc, name->loc, (size_t)name->len) != 0)
+            continue;
+        LangType *ty = arg->texture->sample;
+        if (args->types[k] && !lang_same_type(args->types[k], ty)) {
+            *why = lang_format(p->ctx, "conflicting types for template parameter '%.*s' of "
+                               "'%.*s': '%s' and '%s'; give it explicitly", name->len,
+                               name->loc, t->name_tok->len, t->name_tok->loc,
+                               lang_type_name(p->ctx, args->types[k]),
+                               lang_type_name(p->ctx, ty));
+            return false;
+        }
+        args->types[k] = ty;
+    }
+    return true;
+}

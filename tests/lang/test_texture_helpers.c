@@ -3,12 +3,12 @@
  * runs them (a kernel, a manifest and raw texels in a temporary folder): a helper reading
  * one texture called with textures of two formats (rgba8unorm and r32float) in one kernel,
  * a helper handing its texture on to another, a helper writing one, a bilinear helper
- * taking a texture and a sampler called with two samplers, a function template and
- * overloads taking textures, the forms still refused
- * (messages at file:line), and `lockstep check` naming the helper's line and the call of
- * an out-of-bounds read made through a helper. Every expected texel is computed here in C
- * from MSL's conversion rules (MSL 7.7) and the definition of filtering, never taken from
- * lockstep.
+ * taking a texture and a sampler called with two samplers, a function template (its
+ * argument given or deduced from the texture) and overloads taking textures, the forms
+ * still refused (messages at file:line), and `lockstep check` naming the helper's line and
+ * the call of an out-of-bounds read made through a helper. Every expected texel is
+ * computed here in C from MSL's conversion rules (MSL 7.7) and the definition of
+ * filtering, never taken from lockstep.
  */
 #include "texture_harness.h"
 
@@ -160,7 +160,8 @@ static void ref_sample(const float *tex, int w, int h, bool linear, bool repeat,
 {
     float px = u * (float)w, py = v * (float)h;
     if (!linear) {
-        int x = ref_address(repeat, (int)floorf(px), w), y = ref_address(repeat, (int)floorf(py), h);
+        int x = ref_address(repeat, (int)floorf(px), w);
+        int y = ref_address(repeat, (int)floorf(py), h);
         memcpy(out, tex + 4 * (y * w + x), 4 * sizeof *out);
         return;
     }
@@ -259,7 +260,7 @@ static void test_template_and_overloads(void **state)
                  "              texture2d<half, access::write> oh [[texture(3)]],\n"
                  "              uint2 gid [[thread_position_in_grid]]) {\n"
                  "    put(oa, gid, get<float>(a, gid));\n"
-                 "    put(oh, gid, get<half>(h, gid));\n"
+                 "    put(oh, gid, get(h, gid));\n" /* T deduced from the texture: half */
                  "}\n");
     tex_put(&d, "a.bin", a, sizeof a);
     tex_put(&d, "h.bin", h, sizeof h);
@@ -286,7 +287,7 @@ static void test_template_and_overloads(void **state)
             memcpy(&in, &h[4 * t + k], 2);
             memcpy(&out, &oh[4 * t + k], 2);
             if ((float)out != (float)(_Float16)(in * (_Float16)2.0f))
-                fail_msg("put(oh, get<half>(h)) texel %d component %d: got %g, want %g", t, k,
+                fail_msg("put(oh, get(h)) texel %d component %d: got %g, want %g", t, k,
                          (double)out, (double)(in * (_Float16)2.0f));
         }
     }
@@ -333,6 +334,13 @@ static const struct {
      "kernel void k(texture2d<float, access::write> t [[texture(0)]],\n"
      "              device float4 *o [[buffer(0)]]) { o[0] = f(t); }",
      "e.metal:5:58: error: ", "cannot pass 'texture2d<float, access::write>' to parameter 't'"},
+    /* T deduced from two textures of different types */
+    {"template <typename T> void mix2(texture2d<T, access::read> x, texture2d<T, access::read> y)"
+     " { }\n"
+     "kernel void k(texture2d<float, access::read> a [[texture(0)]],\n"
+     "              texture2d<half, access::read> b [[texture(1)]]) { mix2(a, b); }",
+     "e.metal:5:65: error: ", "conflicting types for template parameter 'T' of 'mix2': 'float' "
+     "and 'half'"},
     /* a member function taking a texture */
     {"struct R { float4 get(texture2d<float, access::read> t) { return t.read(uint2(0)); } };\n"
      "kernel void k(texture2d<float, access::read> t [[texture(0)]],\n"
