@@ -232,21 +232,13 @@ static bool same_spelling(const LangToken *a, const LangToken *b)
     return a->len == b->len && memcmp(a->loc, b->loc, (size_t)a->len) == 0;
 }
 
-static int tparam_index(const LangTemplate *t, const LangToken *tok)
-{
-    for (int k = 0; k < t->num_params; k++)
-        if (same_spelling(tok, t->params[k]))
-            return k;
-    return -1;
-}
-
 /* A parameter's name: an identifier that ends a parameter (before "," ")" "[" or a
  * default's "=") and is no template parameter. Names do not tell templates apart; the
  * tokens of the types do. */
 static bool is_param_name(const LangTemplate *t, const LangToken *tok)
 {
     const LangToken *n = tok->next;
-    return tok->kind == LTK_IDENT && tparam_index(t, tok) < 0 &&
+    return tok->kind == LTK_IDENT && lang_p_template_param(t, tok) < 0 &&
            (lang_p_is(n, ",") || lang_p_is(n, ")") || lang_p_is(n, "[") || lang_p_is(n, "[[") ||
             lang_p_is(n, "="));
 }
@@ -288,7 +280,7 @@ static bool same_template(const LangTemplate *a, const LangTemplate *b)
         }
         if (x->kind == LTK_EOF || y->kind == LTK_EOF)
             return false;
-        int kx = tparam_index(a, x), ky = tparam_index(b, y);
+        int kx = lang_p_template_param(a, x), ky = lang_p_template_param(b, y);
         if (kx != ky || (kx < 0 && !same_spelling(x, y)))
             return false;
         depth += lang_p_is(x, "(") - lang_p_is(x, ")");

@@ -365,6 +365,12 @@ bool lang_p_more_specialized(LangParser *p, const LangTemplate *a, const LangFun
                              const LangTemplate *b, const LangFunction *bfn, int n);
 
 /* overloaded functions and operators (overload.c) */
+/* Which of t's template parameters tok names (its index), or -1 (parse_template.c). */
+int lang_p_template_param(const LangTemplate *t, const LangToken *tok);
+/* Appends member `name` of type ty to the built-in struct st (a tensor's or a texture's
+ * hidden fields), at the next offset its alignment allows (parse_tensor.c). */
+LangMember *lang_p_add_member(LangParser *p, LangType *st, LangMember **tail, const char *name,
+                              LangType *ty);
 bool lang_p_is_overloaded(LangParser *p, const LangSym *sym);
 /* Whether one of the functions and templates sym's name has takes nargs arguments (a
  * function of the kernel's named as a builtin leaves the builtin the other counts). */

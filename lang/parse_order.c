@@ -41,15 +41,6 @@ typedef struct Shape {
     LangType *fixed;
 } Shape;
 
-static int tparam(const LangTemplate *t, const LangToken *tok)
-{
-    for (int k = 0; k < t->num_params; k++)
-        if (tok->len == t->params[k]->len && memcmp(tok->loc, t->params[k]->loc,
-                                                   (size_t)tok->len) == 0)
-            return k;
-    return -1;
-}
-
 static bool qualifier(const LangToken *tok, bool *is_const)
 {
     static const char *const words[] = {"volatile", "device", "constant", "threadgroup",
@@ -77,11 +68,11 @@ static bool shape_of(const LangTemplate *t, const LangToken *from, const LangTok
     }
     bool named = false; /* the last token before `end` is the parameter's name */
     for (const LangToken *q = from; q != end; q = q->next)
-        if (q->next == end && q->kind == LTK_IDENT && tparam(t, q) < 0 && q != from)
+        if (q->next == end && q->kind == LTK_IDENT && lang_p_template_param(t, q) < 0 && q != from)
             named = true;
     bool uses = false;
     for (const LangToken *q = from; q != to; q = q->next)
-        uses |= tparam(t, q) >= 0;
+        uses |= lang_p_template_param(t, q) >= 0;
     *s = (Shape){.k = -1};
     if (!uses) {
         s->fixed = ty;
@@ -91,7 +82,7 @@ static bool shape_of(const LangTemplate *t, const LangToken *from, const LangTok
     const LangToken *q = from;
     while (q != end && qualifier(q, &is_const))
         q = q->next;
-    int k = q != end ? tparam(t, q) : -1;
+    int k = q != end ? lang_p_template_param(t, q) : -1;
     if (k < 0 || t->param_types[k])
         return false;
     for (q = q->next; q != end && qualifier(q, &is_const);)

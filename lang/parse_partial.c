@@ -67,22 +67,13 @@ static Pat *new_pat(LangParser *p, PatKind kind)
     return pat;
 }
 
-static int tparam(const LangTemplate *t, const LangToken *tok)
-{
-    for (int k = 0; k < t->num_params; k++)
-        if (tok->len == t->params[k]->len && memcmp(tok->loc, t->params[k]->loc,
-                                                   (size_t)tok->len) == 0)
-            return k;
-    return -1;
-}
-
 /* Whether the template argument starting at tok names one of spec's parameters. */
 static bool arg_uses(const LangTemplate *spec, const LangToken *tok)
 {
     for (int depth = 0; tok->kind != LTK_EOF; tok = tok->next) {
         if (depth == 0 && (lang_p_is(tok, ",") || lang_p_is(tok, ">")))
             return false;
-        if (tparam(spec, tok) >= 0)
+        if (lang_p_template_param(spec, tok) >= 0)
             return true;
         depth += lang_p_is(tok, "<") || lang_p_is(tok, "(") || lang_p_is(tok, "[");
         depth -= lang_p_is(tok, ">") || lang_p_is(tok, ")") || lang_p_is(tok, "]");
@@ -133,7 +124,7 @@ static Pat *pat_type(LangParser *p, LangTemplate *spec);
 static Pat *pat_value(LangParser *p, LangTemplate *spec)
 {
     LangToken *at = p->tok;
-    int k = tparam(spec, at);
+    int k = lang_p_template_param(spec, at);
     if (k >= 0 && (lang_p_is(at->next, ",") || lang_p_is(at->next, ">"))) {
         if (!spec->param_types[k])
             lang_error_at(p->ctx, at, "'%.*s' is a type, but this template argument is a "
@@ -201,7 +192,7 @@ static Pat *pat_type(LangParser *p, LangTemplate *spec)
             break;
     }
     LangToken *base = p->tok;
-    int k = tparam(spec, base);
+    int k = lang_p_template_param(spec, base);
     LangSym *sym = k < 0 && base->kind == LTK_IDENT ? lang_p_lookup(p, base) : NULL;
     Pat *pat;
     if (k >= 0) {

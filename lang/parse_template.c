@@ -545,7 +545,7 @@ static bool is_qualifier(const LangToken *t)
     return false;
 }
 
-static int param_index(const LangTemplate *t, const LangToken *tok)
+int lang_p_template_param(const LangTemplate *t, const LangToken *tok)
 {
     for (int k = 0; k < t->num_params; k++)
         if (tok->len == t->params[k]->len && memcmp(tok->loc, t->params[k]->loc,
@@ -564,7 +564,7 @@ static int deducible(const LangTemplate *t, LangToken *from, LangToken *to, bool
         *has_const |= lang_p_is(from, "const");
     if (from == to)
         return -1;
-    int k = param_index(t, from);
+    int k = lang_p_template_param(t, from);
     if (k < 0 || t->param_types[k])
         return -1;
     LangToken *q = from->next;
@@ -610,7 +610,7 @@ static bool deduce_from_instance(LangParser *p, const LangTemplate *t, LangToken
             len++;
             continue;
         }
-        int k = len == 1 ? param_index(t, start) : -1; /* the argument is one of t's names */
+        int k = len == 1 ? lang_p_template_param(t, start) : -1; /* the argument is one of t's names */
         if (k >= 0 && !t->param_types[k] == !st->param_types[j]) {
             bool given = args->types[k] != NULL;
             bool same = t->param_types[k] ? args->values[k] == inst->args.values[j]

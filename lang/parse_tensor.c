@@ -114,7 +114,7 @@ static bool extents_type(LangParser *p, int64_t ext[2], const char *expected)
     return dynamic;
 }
 
-static LangMember *add_member(LangParser *p, LangType *st, LangMember **tail, const char *name,
+LangMember *lang_p_add_member(LangParser *p, LangType *st, LangMember **tail, const char *name,
                               LangType *ty)
 {
     LangMember *m = lang_alloc(p->ctx, sizeof *m);
@@ -170,10 +170,10 @@ static LangType *handle_type(LangParser *p, LangType *elem, LangAddrSpace space,
     t->ext[0] = ext[0], t->ext[1] = ext[1];
     t->unchecked = unchecked;
     LangMember *tail = NULL;
-    add_member(p, ty, &tail, "__data", lang_pointer_to(p->ctx, elem, space));
-    add_member(p, ty, &tail, "__e0", lang_ty_int);
-    add_member(p, ty, &tail, "__e1", lang_ty_int);
-    add_member(p, ty, &tail, "__s1", lang_ty_int);
+    lang_p_add_member(p, ty, &tail, "__data", lang_pointer_to(p->ctx, elem, space));
+    lang_p_add_member(p, ty, &tail, "__e0", lang_ty_int);
+    lang_p_add_member(p, ty, &tail, "__e1", lang_ty_int);
+    lang_p_add_member(p, ty, &tail, "__s1", lang_ty_int);
     return ty;
 }
 
@@ -585,7 +585,7 @@ static LangNode *destination_tensor(LangParser *p, LangNode *lhs, LangToken *nam
     ty->tensor->elem = elem;
     ty->tensor->capacity = cap;
     LangMember *tail = NULL;
-    add_member(p, ty, &tail, "__e", lang_array_of(p->ctx, elem, cap));
+    lang_p_add_member(p, ty, &tail, "__e", lang_array_of(p->ctx, elem, cap));
     LangNode *node = lang_p_new_node(p, LND_CONSTRUCT, name);
     node->type = ty; /* every element 0 */
     return node;

@@ -30,25 +30,6 @@ bool lang_p_is_texture_name(const LangToken *tok)
 
 static const char *const access_names[] = {"sample", "read", "write", "read_write"};
 
-static LangMember *add_member(LangParser *p, LangType *st, LangMember **tail, const char *name,
-                              LangType *ty)
-{
-    LangMember *m = lang_alloc(p->ctx, sizeof *m);
-    m->name = (char *)name;
-    m->type = ty;
-    int off = (st->size + ty->align - 1) / ty->align * ty->align;
-    m->offset = off;
-    st->size = off + ty->size;
-    if (ty->align > st->align)
-        st->align = ty->align;
-    if (*tail)
-        (*tail)->next = m;
-    else
-        st->members = m;
-    *tail = m;
-    return m;
-}
-
 /* The storage type of a format's texel ("uchar4" -> uchar4). */
 static LangType *storage_type(LangParser *p, const LangTexFormatInfo *f)
 {
@@ -83,11 +64,11 @@ static LangType *texture_type(LangParser *p, int dims, LangType *sample, LangTex
     LangType *texel = f ? storage_type(p, f) : lang_ty_uchar;
     bool writes = access == LTA_WRITE || access == LTA_READ_WRITE;
     LangMember *tail = NULL;
-    add_member(p, ty, &tail, "__data",
+    lang_p_add_member(p, ty, &tail, "__data",
                lang_pointer_to(p->ctx, lang_qualified(p->ctx, texel, !writes), LAS_DEVICE));
-    add_member(p, ty, &tail, "__w", lang_ty_uint);
-    add_member(p, ty, &tail, "__h", lang_ty_uint);
-    add_member(p, ty, &tail, "__p", lang_ty_uint);
+    lang_p_add_member(p, ty, &tail, "__w", lang_ty_uint);
+    lang_p_add_member(p, ty, &tail, "__h", lang_ty_uint);
+    lang_p_add_member(p, ty, &tail, "__p", lang_ty_uint);
     return ty;
 }
 
