@@ -428,6 +428,14 @@ LangNode *lang_p_num(LangParser *p, LangToken *tok, LangType *ty, uint64_t ival,
 /* numeric_limits<T>::member (parse_limits.c): its constant, or NULL when p->tok does not
  * start one (or the kernel defines its own numeric_limits). */
 LangNode *lang_p_numeric_limits(LangParser *p);
+/* parse_traits.c: a value trait (`is_same_v<A, B>`, `is_integral<T>::value`) at p->tok as a
+ * bool constant, or NULL when p->tok starts none; `if constexpr`'s condition (a constant, or
+ * an error) and the skipping of a discarded branch; '>' (or half a '>>') closing a template
+ * argument list */
+LangNode *lang_p_type_trait(LangParser *p);
+bool lang_p_constexpr_cond(LangParser *p);
+void lang_p_skip_stmt(LangParser *p);
+void lang_p_close_angle(LangParser *p);
 bool lang_p_is_lvalue(const LangNode *node);
 
 /* typing rules (type.c) */

@@ -817,6 +817,9 @@ static LangNode *primary(LangParser *p)
     LangNode *limit = lang_p_numeric_limits(p); /* parse_limits.c */
     if (limit)
         return limit;
+    LangNode *trait = lang_p_type_trait(p); /* parse_traits.c */
+    if (trait)
+        return trait;
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym && sym->member_of)
         return lang_p_member_name(p, sym, tok); /* a member inside a member function */

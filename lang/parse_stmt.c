@@ -464,8 +464,39 @@ static LangNode *stmt(LangParser *p)
     return node;
 }
 
+// if-constexpr = "if" "constexpr" "(" constant-expr ")" stmt ("else" stmt)?
+// Only the taken branch is parsed (the other is skipped as tokens, parse_traits.c): in a
+// template instance the discarded one may not fit the instance's types, as in C++.
+static LangNode *if_constexpr(LangParser *p, LangToken *tok)
+{
+    lang_p_next(p);
+    lang_p_next(p);
+    lang_p_skip(p, "(");
+    const bool taken = lang_p_constexpr_cond(p);
+    lang_p_skip(p, ")");
+    LangNode *node = new_stmt(p, LND_BLOCK, tok); /* empty when no branch is taken */
+    if (taken) {
+        lang_p_enter(p);
+        node = stmt(p);
+        lang_p_leave(p);
+    } else {
+        lang_p_skip_stmt(p);
+    }
+    if (lang_p_consume(p, "else")) {
+        if (taken) {
+            lang_p_skip_stmt(p);
+        } else {
+            lang_p_enter(p);
+            node = stmt(p);
+            lang_p_leave(p);
+        }
+    }
+    return node;
+}
+
 // stmt = "return" (expr | "{" args "}")? ";"
 //      | "if" "(" expr ")" stmt ("else" stmt)?
+//      | if-constexpr
 //      | "switch" "(" expr ")" switch-body
 //      | "for" "(" (local-decl | expr? ";") expr? ";" expr? ")" stmt
 //      | "while" "(" expr ")" stmt
@@ -508,6 +539,8 @@ static LangNode *stmt_inner(LangParser *p)
         lang_p_expect_semi(p);
         return node;
     }
+    if (lang_p_is(tok, "if") && lang_p_is(tok->next, "constexpr"))
+        return if_constexpr(p, tok);
     if (lang_p_consume(p, "if")) {
         LangNode *node = new_stmt(p, LND_IF, tok);
         lang_p_skip(p, "(");

@@ -1,0 +1,211 @@
+/*
+ * parse_traits.c — choosing code by type at compile time, as MLX's kernels do: `if constexpr`
+ * (its discarded branch skipped as tokens, never parsed, so within a template instance it may
+ * be ill-formed for that instance's types, as C++ allows) and <metal_type_traits>' value
+ * traits (`is_same_v<T, bool>`, `is_integral<T>::value`, ...), each folded to a bool constant
+ * where it is written. A kernel's own name spelled like a trait keeps its meaning, as with
+ * numeric_limits (parse_limits.c).
+ */
+#include <string.h>
+
+#include "parse.h"
+
+/* ---- if constexpr -------------------------------------------------------------------------- */
+
+/* Skips a balanced group from its opening bracket (p->tok) through its closing one. */
+static void skip_group(LangParser *p)
+{
+    LangToken *open = p->tok;
+    int depth = 0;
+    do {
+        if (p->tok->kind == LTK_EOF)
+            lang_error_at(p->ctx, open, "unterminated '%.*s'", open->len, open->loc);
+        depth += lang_p_is(p->tok, "(") || lang_p_is(p->tok, "{") || lang_p_is(p->tok, "[");
+        depth -= lang_p_is(p->tok, ")") || lang_p_is(p->tok, "}") || lang_p_is(p->tok, "]");
+        lang_p_next(p);
+    } while (depth > 0);
+}
+
+static bool at_open(const LangParser *p)
+{
+    return lang_p_is(p->tok, "(") || lang_p_is(p->tok, "{") || lang_p_is(p->tok, "[");
+}
+
+/* Skips one statement by its shape alone: what it would mean is never looked at, since a
+ * discarded branch may name functions and types that do not fit this instance. */
+void lang_p_skip_stmt(LangParser *p)
+{
+    LangToken *start = p->tok;
+    if (++p->depth > LANG_P_MAX_DEPTH)
+        lang_error_at(p->ctx, start, "expression or statement nests too deeply");
+    if (lang_p_is(start, "{")) {
+        skip_group(p);
+    } else if (lang_p_consume(p, "if")) {
+        lang_p_consume(p, "constexpr");
+        if (!lang_p_is(p->tok, "("))
+            lang_error_at(p->ctx, p->tok, "expected '('");
+        skip_group(p);
+        lang_p_skip_stmt(p);
+        if (lang_p_consume(p, "else"))
+            lang_p_skip_stmt(p);
+    } else if (lang_p_consume(p, "for") || lang_p_consume(p, "while") ||
+               lang_p_consume(p, "switch")) {
+        if (!lang_p_is(p->tok, "("))
+            lang_error_at(p->ctx, p->tok, "expected '('");
+        skip_group(p);
+        lang_p_skip_stmt(p);
+    } else if (lang_p_consume(p, "do")) {
+        lang_p_skip_stmt(p);
+        lang_p_skip(p, "while");
+        if (!lang_p_is(p->tok, "("))
+            lang_error_at(p->ctx, p->tok, "expected '('");
+        skip_group(p);
+        lang_p_expect_semi(p);
+    } else { /* an expression or declaration: through its ';' */
+        while (!lang_p_is(p->tok, ";")) {
+            if (p->tok->kind == LTK_EOF || lang_p_is(p->tok, "}") || lang_p_is(p->tok, ")") ||
+                lang_p_is(p->tok, "]"))
+                lang_error_at(p->ctx, p->tok, "expected ';' (to end the statement at line %d)",
+                              start->line);
+            if (at_open(p))
+                skip_group(p);
+            else
+                lang_p_next(p);
+        }
+        lang_p_next(p);
+    }
+    p->depth--;
+}
+
+bool lang_p_constexpr_cond(LangParser *p)
+{
+    LangToken *at = p->tok;
+    LangNode *c = lang_p_to_bool(p, lang_p_expr(p));
+    int64_t v;
+    if (!lang_p_eval(p, c, &v))
+        lang_error_at(p->ctx, at, "the condition of 'if constexpr' must be a constant "
+                      "expression (a template parameter, a trait, a constexpr value)");
+    return v != 0;
+}
+
+/* ---- value traits --------------------------------------------------------------------------- */
+
+typedef enum Trait {
+    TR_SAME, TR_FLOATING_POINT, TR_INTEGRAL, TR_SIGNED, TR_UNSIGNED, TR_ARITHMETIC, TR_SCALAR,
+    TR_VECTOR, TR_VOID, TR_POINTER, TR_CONST, TR_COUNT
+} Trait;
+
+static const char *const trait_names[TR_COUNT] = {
+    "is_same", "is_floating_point", "is_integral", "is_signed", "is_unsigned", "is_arithmetic",
+    "is_scalar", "is_vector", "is_void", "is_pointer", "is_const",
+};
+
+/* Which trait tok spells (`is_same` or `is_same_v`: *is_v says which), or -1. */
+static int trait_of(const LangToken *tok, bool *is_v)
+{
+    for (int i = 0; i < TR_COUNT; i++) {
+        int n = (int)strlen(trait_names[i]);
+        if (tok->len < n || memcmp(tok->loc, trait_names[i], (size_t)n) != 0)
+            continue;
+        if (tok->len == n || (tok->len == n + 2 && memcmp(tok->loc + n, "_v", 2) == 0)) {
+            *is_v = tok->len == n + 2;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* is_same: the same type, const and all (lang_same_type ignores const), down a pointer. */
+static bool exact_same(const LangType *a, const LangType *b)
+{
+    if (!lang_same_type(a, b) || a->is_const != b->is_const)
+        return false;
+    return a->kind != LTY_POINTER || exact_same(a->base, b->base);
+}
+
+/* The value of trait tr for ty (and b for is_same). */
+static bool trait_value(Trait tr, const LangType *ty, const LangType *b)
+{
+    const bool arithmetic = lang_is_integer(ty) || lang_is_float(ty);
+    switch (tr) {
+    case TR_SAME:
+        return exact_same(ty, b);
+    case TR_FLOATING_POINT: return lang_is_float(ty);
+    case TR_INTEGRAL: return lang_is_integer(ty);
+    case TR_SIGNED: /* T(-1) < T(0) */
+        return lang_is_float(ty) || (lang_is_integer(ty) && !lang_is_unsigned(ty) &&
+                                     ty->kind != LTY_BOOL);
+    case TR_UNSIGNED: return lang_is_integer(ty) && (lang_is_unsigned(ty) || ty->kind == LTY_BOOL);
+    case TR_ARITHMETIC: return arithmetic;
+    case TR_SCALAR: /* arithmetic, enumerations (ints here) and pointers */
+        return arithmetic || (ty->kind == LTY_POINTER && !ty->is_reference);
+    case TR_VECTOR: return ty->kind == LTY_VECTOR;
+    case TR_VOID: return ty->kind == LTY_VOID;
+    case TR_POINTER: return ty->kind == LTY_POINTER && !ty->is_reference;
+    case TR_CONST: return ty->is_const && !ty->is_reference;
+    default: return false;
+    }
+}
+
+/* Consumes one '>' closing a template argument list; a '>>' token gives up its first half
+ * (a new token stands for the second, so the list itself is never changed: templates parse
+ * their tokens again). */
+void lang_p_close_angle(LangParser *p)
+{
+    LangToken *t = p->tok;
+    if (lang_p_is(t, ">>")) {
+        LangToken *rest = lang_alloc(p->ctx, sizeof *rest);
+        *rest = *t;
+        rest->loc = t->loc + 1;
+        rest->len = 1;
+        rest->col = t->col + 1;
+        rest->has_space = false;
+        p->prev = t;
+        p->tok = rest;
+        return;
+    }
+    lang_p_skip(p, ">");
+}
+
+static LangType *type_arg(LangParser *p, const LangToken *trait)
+{
+    LangToken *at = p->tok;
+    if (!lang_p_is_typename(p, at))
+        lang_error_at(p->ctx, at, "expected a type as argument of '%.*s'", trait->len,
+                      trait->loc);
+    return lang_p_typename(p);
+}
+
+// trait = ("is_same" | "is_integral" | ...) ("_v" "<" types ">" | "<" types ">" "::" "value")
+LangNode *lang_p_type_trait(LangParser *p)
+{
+    LangToken *tok = p->tok;
+    if (tok->kind != LTK_IDENT || !lang_p_is(tok->next, "<") || lang_p_lookup(p, tok))
+        return NULL;
+    bool is_v = false;
+    int tr = trait_of(tok, &is_v);
+    if (tr < 0) {
+        if (tok->len > 3 && memcmp(tok->loc, "is_", 3) == 0)
+            lang_error_at(p->ctx, tok, "unknown type trait '%.*s' (known: is_same, "
+                          "is_floating_point, is_integral, is_signed, is_unsigned, "
+                          "is_arithmetic, is_scalar, is_vector, is_void, is_pointer, is_const, "
+                          "each as trait_v<T> or trait<T>::value)", tok->len, tok->loc);
+        return NULL;
+    }
+    lang_p_next(p);
+    lang_p_next(p);
+    LangType *a = type_arg(p, tok), *b = NULL;
+    if (tr == TR_SAME) {
+        lang_p_skip(p, ",");
+        b = type_arg(p, tok);
+    }
+    lang_p_close_angle(p);
+    if (!is_v) {
+        lang_p_skip(p, "::");
+        if (!lang_p_is(p->tok, "value"))
+            lang_error_at(p->ctx, p->tok, "expected 'value' after '%.*s<...>::' (or write "
+                          "%.*s_v<...>)", tok->len, tok->loc, tok->len, tok->loc);
+        lang_p_next(p);
+    }
+    return lang_p_num(p, tok, lang_ty_bool, trait_value((Trait)tr, a, b), 0);
+}
