@@ -258,11 +258,39 @@ static const LangToken *skip_default(const LangToken *tok)
     return tok;
 }
 
+static bool names_enable_if(const LangTemplate *t)
+{
+    for (const LangToken *x = t->start; x->kind != LTK_EOF && x != t->name_tok; x = x->next)
+        if (lang_p_is(x, "enable_if") || lang_p_is(x, "enable_if_t"))
+            return true;
+    return false;
+}
+
+/* Return types that differ make two templates (`enable_if_t<is_integral_v<T>, T> f(T)`
+ * beside `enable_if_t<!is_integral_v<T>, T> f(T)`, as MLX overloads them); compared only
+ * where one names enable_if, since a declaration and its definition may differ in
+ * specifiers (inline, attributes). */
+static bool same_return(const LangTemplate *a, const LangTemplate *b)
+{
+    if (!names_enable_if(a) && !names_enable_if(b))
+        return true;
+    const LangToken *x = a->start, *y = b->start;
+    for (; x != a->name_tok && y != b->name_tok; x = x->next, y = y->next) {
+        if (x->kind == LTK_EOF || y->kind == LTK_EOF)
+            return false;
+        int kx = tparam_index(a, x), ky = tparam_index(b, y);
+        if (kx != ky || (kx < 0 && !same_spelling(x, y)))
+            return false;
+    }
+    return x == a->name_tok && y == b->name_tok;
+}
+
 /* Whether two templates of one name declare the same function: the same kinds of template
- * parameters and the same parameter list, template parameters compared by position. */
+ * parameters, the same return type (same_return) and the same parameter list, template
+ * parameters compared by position. */
 static bool same_template(const LangTemplate *a, const LangTemplate *b)
 {
-    if (a->num_params != b->num_params)
+    if (a->num_params != b->num_params || !same_return(a, b))
         return false;
     for (int k = 0; k < a->num_params; k++)
         if (!a->param_types[k] != !b->param_types[k] ||
@@ -498,6 +526,10 @@ static LangFunction *resolve(LangParser *p, LangSym **set, int nset, const char 
                 c->targs = *given[k];
             else if (!lang_p_deduce_args(p, c->tmpl, types, n, &c->targs, &c->why))
                 continue;
+            if (lang_p_instance_disabled(p, c->tmpl, &c->targs)) { /* SFINAE */
+                c->why = "its enable_if is false for these arguments";
+                continue;
+            }
             c->fn = lang_p_instance_decl(p, c->tmpl, &c->targs, tok);
         }
         int required = lang_p_required_params(c->fn->params); /* the rest have defaults */

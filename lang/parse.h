@@ -436,6 +436,15 @@ LangNode *lang_p_type_trait(LangParser *p);
 bool lang_p_constexpr_cond(LangParser *p);
 void lang_p_skip_stmt(LangParser *p);
 void lang_p_close_angle(LangParser *p);
+/* parse_traits.c: type traits (`conditional_t<B, T, U>`, `enable_if<B, T>::type`,
+ * `make_unsigned_t<T>`, ...): whether tok starts one (after `typename`, `metal::`), and the
+ * type it names. A false enable_if names a type lang_p_is_disabled finds (in a pointer's
+ * pointee too), which takes a template out of overload resolution; parse_template.c: whether
+ * the declaration of t's instance for args names one, or a default argument of t does. */
+bool lang_p_is_trait_type(LangParser *p, LangToken *tok);
+LangType *lang_p_trait_type(LangParser *p);
+bool lang_p_is_disabled(const LangType *ty);
+bool lang_p_instance_disabled(LangParser *p, LangTemplate *t, const LangTemplateArgs *args);
 bool lang_p_is_lvalue(const LangNode *node);
 
 /* typing rules (type.c) */

@@ -145,6 +145,8 @@ bool lang_p_is_typename(LangParser *p, LangToken *tok)
     if ((lang_p_is(tok, "metal") || lang_p_is(tok, "mpp") || lang_p_is(tok, "tensor_ops")) &&
         lang_p_is(tok->next, "::"))
         return lang_p_is_typename(p, tok->next->next);
+    if (lang_p_is_trait_type(p, tok)) /* conditional_t<...>, parse_traits.c */
+        return true;
     LangSym *sym = lang_p_lookup(p, tok);
     if (sym) /* a variable may be called tensor: 'tensor < 5' is then a compare */
         return (sym->type != NULL && !sym->is_enum_const) || (sym->tmpl && sym->tmpl->is_struct);
@@ -245,6 +247,10 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             break;
         if (lang_p_skip_namespaces(p))
             continue;
+        if (lang_p_is_trait_type(p, tok)) {
+            ty = lang_p_trait_type(p);
+            continue;
+        }
         if ((lang_p_is(tok, "tensor") || lang_p_is(tok, "matmul2d")) &&
             lang_p_is(tok->next, "<")) {
             ty = lang_p_tensor_type(p);

@@ -193,6 +193,10 @@ LangMethod *lang_p_member_template_candidate(LangParser *p, LangTemplate *t, Lan
         if (!lang_p_deduce_args(p, t, types, n, &targs, why))
             return NULL;
     }
+    if (lang_p_instance_disabled(p, t, &targs)) { /* SFINAE: MLX's Power */
+        *why = "its enable_if is false for these arguments";
+        return NULL;
+    }
     return lang_p_member_instantiate(p, t, &targs, name);
 }
 

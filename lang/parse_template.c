@@ -215,12 +215,23 @@ LangTemplate *lang_p_template_params(LangParser *p)
             if (t->num_params < 8)
                 t->param_types[t->num_params] = lang_qualified(p->ctx, vt, false);
         }
-        if (p->tok->kind != LTK_IDENT)
+        /* `typename = enable_if_t<...>` and `int = 0` name no parameter: an empty name
+         * (at the "=") stands for it, which no token matches and nothing binds */
+        const bool unnamed = lang_p_is(p->tok, "=");
+        if (p->tok->kind != LTK_IDENT && !unnamed)
             lang_error_at(p->ctx, p->tok, "expected a template parameter name");
         if (t->num_params == 8)
             lang_error_at(p->ctx, p->tok, "too many template parameters");
-        t->params[t->num_params++] = p->tok;
-        lang_p_next(p);
+        LangToken *name = p->tok;
+        if (unnamed) {
+            name = lang_alloc(p->ctx, sizeof *name);
+            *name = *p->tok;
+            name->kind = LTK_IDENT;
+            name->len = 0;
+        } else {
+            lang_p_next(p);
+        }
+        t->params[t->num_params++] = name;
         if (lang_p_consume(p, "=")) { /* a default: parsed when an instance needs it */
             t->defaults[t->num_params - 1] = p->tok;
             for (int depth = 0; p->tok->kind != LTK_EOF; lang_p_next(p)) {
@@ -228,6 +239,7 @@ LangTemplate *lang_p_template_params(LangParser *p)
                     break;
                 depth += lang_p_is(p->tok, "<") || lang_p_is(p->tok, "(");
                 depth -= lang_p_is(p->tok, ">") || lang_p_is(p->tok, ")");
+                depth -= 2 * lang_p_is(p->tok, ">>"); /* enable_if_t<is_integral_v<T>> */
             }
         } else if (t->num_params > 1 && t->defaults[t->num_params - 2]) {
             lang_error_at(p->ctx, t->params[t->num_params - 1], "template parameter '%.*s' "
@@ -326,6 +338,8 @@ static void bind_params(LangParser *p, const LangTemplate *t, const LangTemplate
 {
     lang_p_enter(p);
     for (int k = 0; k < n; k++) {
+        if (t->params[k]->len == 0)
+            continue; /* unnamed */
         LangSym *sym = lang_p_push_sym(p, t->params[k]);
         if (t->param_types[k]) { /* a value: a constant of its type, as an enumerator is */
             sym->is_enum_const = true;
@@ -371,6 +385,22 @@ static void fill_defaults(LangParser *p, const LangTemplate *t, LangTemplateArgs
     }
 }
 
+/* fill_defaults, where a default naming a false enable_if (`typename = enable_if_t<...>`)
+ * is no error but the index of its parameter (-1: none), for the caller to take the
+ * template out of overload resolution (SFINAE) or report. */
+static int fill_defaults_sfinae(LangParser *p, const LangTemplate *t, LangTemplateArgs *args,
+                                int from)
+{
+    const LangErrorMark errors = lang_errors_mark(p->ctx);
+    fill_defaults(p, t, args, from);
+    for (int k = from; k < t->num_params; k++)
+        if (lang_p_is_disabled(args->types[k])) {
+            lang_errors_restore(p->ctx, errors);
+            return k;
+        }
+    return -1;
+}
+
 // template-args = "<" arg ("," arg)* ">"      arg = typename | additive-expression
 LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
 {
@@ -401,7 +431,7 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
         lang_error_at(p->ctx, open, "template '%.*s' takes %d argument%s, not %d",
                       t->name_tok->len, t->name_tok->loc, t->num_params,
                       t->num_params == 1 ? "" : "s", n);
-    fill_defaults(p, t, args, n);
+    fill_defaults_sfinae(p, t, args, n); /* a false enable_if: lang_p_instantiate says so */
     return args;
 }
 
@@ -437,6 +467,11 @@ LangFunction *lang_p_instantiate(LangParser *p, LangTemplate *t, const LangTempl
     for (LangInstance *i = t->instances; i; i = i->next)
         if (same_args(t, &i->args, args))
             return i->func;
+    for (int k = 0; k < t->num_params; k++)
+        if (lang_p_is_disabled(args->types[k]))
+            lang_error_at(p->ctx, at, "the enable_if in the default of template parameter %d "
+                          "of '%.*s' is false for these template arguments", k + 1,
+                          t->name_tok->len, t->name_tok->loc);
     LangInstance *inst = add_instance(p, t, args, at);
     LangParser saved = *p;
     p->inst_depth++;
@@ -530,6 +565,32 @@ LangFunction *lang_p_instance_decl(LangParser *p, LangTemplate *t, const LangTem
         lang_error_at(p->ctx, at, "'%.*s' is not a function template", t->name_tok->len,
                       t->name_tok->loc);
     return inst.func;
+}
+
+bool lang_p_instance_disabled(LangParser *p, LangTemplate *t, const LangTemplateArgs *args)
+{
+    for (int k = 0; k < t->num_params; k++)
+        if (lang_p_is_disabled(args->types[k]))
+            return true;
+    /* the return type (where MLX puts enable_if_t), parsed with the parameters bound and
+     * nothing of it kept */
+    LangParser saved = *p;
+    const LangErrorMark errors = lang_errors_mark(p->ctx);
+    p->inst_depth++;
+    p->scope = t->cls ? t->cls->scope : p->global;
+    bind_params(p, t, args, t->num_params);
+    p->tok = t->start;
+    while (lang_p_is(p->tok, "[") && lang_p_is(p->tok->next, "["))
+        lang_p_attributes(p, NULL, NULL);
+    bool disabled = false;
+    if (lang_p_is_typename(p, p->tok)) {
+        LangAddrSpace space = LAS_THREAD;
+        bool has_space = false;
+        disabled = lang_p_is_disabled(lang_p_declspec(p, &space, &has_space));
+    }
+    lang_p_restore(p, &saved);
+    lang_errors_restore(p->ctx, errors);
+    return disabled;
 }
 
 /* Template argument deduction, for the parameter forms helper templates use: a parameter
@@ -715,8 +776,14 @@ bool lang_p_deduce_args(LangParser *p, LangTemplate *t, LangType *const *arg_typ
     int deduced = 0; /* the leading parameters deduced; the rest may take defaults */
     while (deduced < t->num_params && args.types[deduced])
         deduced++;
-    if (deduced < t->num_params && t->defaults[deduced])
-        fill_defaults(p, t, &args, deduced);
+    if (deduced < t->num_params && t->defaults[deduced]) {
+        int k = fill_defaults_sfinae(p, t, &args, deduced);
+        if (k >= 0) { /* SFINAE: no candidate, no error */
+            *why = lang_format(p->ctx, "the enable_if in the default of its template "
+                               "parameter %d is false for these arguments", k + 1);
+            return false;
+        }
+    }
     for (int k = 0; k < t->num_params; k++)
         if (!args.types[k]) {
             *why = lang_format(p->ctx, "cannot deduce template parameter '%.*s' of '%.*s' from "

@@ -3,8 +3,10 @@
  * (its discarded branch skipped as tokens, never parsed, so within a template instance it may
  * be ill-formed for that instance's types, as C++ allows) and <metal_type_traits>' value
  * traits (`is_same_v<T, bool>`, `is_integral<T>::value`, ...), each folded to a bool constant
- * where it is written. A kernel's own name spelled like a trait keeps its meaning, as with
- * numeric_limits (parse_limits.c).
+ * where it is written; and its type traits (`conditional_t`, `make_unsigned_t`,
+ * `enable_if_t`, ...), each the type it names, a false enable_if a marked void type that
+ * parse_template.c and overload.c take as "no candidate" (SFINAE). A kernel's own name
+ * spelled like a trait keeps its meaning, as with numeric_limits (parse_limits.c).
  */
 #include <string.h>
 
@@ -208,4 +210,213 @@ LangNode *lang_p_type_trait(LangParser *p)
         lang_p_next(p);
     }
     return lang_p_num(p, tok, lang_ty_bool, trait_value((Trait)tr, a, b), 0);
+}
+
+/* ---- type traits --------------------------------------------------------------------------- */
+
+/* What enable_if<false, T>::type is: a void type by this name, so a template whose
+ * declaration names it is taken out of overload resolution (SFINAE, lang_p_is_disabled)
+ * rather than failing; anywhere else it is an error (a soft one: a candidate's declaration
+ * is parsed with its errors dropped). */
+static char disabled_name[] = "enable_if<false>::type";
+
+bool lang_p_is_disabled(const LangType *ty)
+{
+    for (; ty; ty = ty->base)
+        if (ty->name == disabled_name)
+            return true;
+    return false;
+}
+
+typedef enum TypeTrait {
+    TT_CONDITIONAL, TT_ENABLE_IF, TT_REMOVE_CV, TT_REMOVE_CONST, TT_REMOVE_VOLATILE,
+    TT_MAKE_UNSIGNED, TT_MAKE_SIGNED, TT_COUNT
+} TypeTrait;
+
+static const char *const type_trait_names[TT_COUNT] = {
+    "conditional", "enable_if", "remove_cv", "remove_const", "remove_volatile",
+    "make_unsigned", "make_signed",
+};
+
+/* Which type trait tok spells (`conditional` or `conditional_t`: *is_t says which), or -1. */
+static int type_trait_of(const LangToken *tok, bool *is_t)
+{
+    for (int i = 0; i < TT_COUNT; i++) {
+        int n = (int)strlen(type_trait_names[i]);
+        if (tok->len < n || memcmp(tok->loc, type_trait_names[i], (size_t)n) != 0)
+            continue;
+        if (tok->len == n || (tok->len == n + 2 && memcmp(tok->loc + n, "_t", 2) == 0)) {
+            *is_t = tok->len == n + 2;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The trait's name token after `typename` and `metal::` (either may be left out), or NULL. */
+static LangToken *type_trait_at(LangParser *p, LangToken *tok)
+{
+    if (lang_p_is(tok, "typename"))
+        tok = tok->next;
+    if (lang_p_is(tok, "metal") && lang_p_is(tok->next, "::"))
+        tok = tok->next->next;
+    bool is_t;
+    if (tok->kind != LTK_IDENT || !lang_p_is(tok->next, "<") || type_trait_of(tok, &is_t) < 0 ||
+        lang_p_lookup(p, tok))
+        return NULL;
+    return tok;
+}
+
+bool lang_p_is_trait_type(LangParser *p, LangToken *tok)
+{
+    return type_trait_at(p, tok) != NULL;
+}
+
+/* Whether tok opens a template argument list (vec<, a template's or a trait's name) rather
+ * than comparing: only such names are followed by one in a constant expression here. */
+static bool opens_angle(LangParser *p, LangToken *name)
+{
+    bool is;
+    if (!name || !lang_p_is_name(name))
+        return false;
+    if (trait_of(name, &is) >= 0 || type_trait_of(name, &is) >= 0)
+        return true;
+    LangSym *sym = lang_p_lookup(p, name);
+    return (sym && (sym->tmpl || (sym->type && !sym->is_enum_const))) ||
+           (!sym && lang_p_is_typename(p, name));
+}
+
+/* A bool template argument (enable_if's and conditional's first): any constant expression,
+ * its '>' and '==' included, up to the ',' or '>' that ends it. It is parsed from a copy of
+ * its tokens ending in an end-of-input, so the expression parser stops there (the tokens
+ * themselves stay as they are: templates parse them again). */
+static bool bool_arg(LangParser *p, const LangToken *trait)
+{
+    LangToken *start = p->tok, *end = start, *prev = NULL;
+    bool split = false;
+    for (int depth = 0, angles = 0; end->kind != LTK_EOF; end = end->next) {
+        if (depth == 0 && angles <= 0 &&
+            (lang_p_is(end, ",") || lang_p_is(end, ">") || lang_p_is(end, ">>")))
+            break;
+        if (lang_p_is(end, "(") || lang_p_is(end, "[") || lang_p_is(end, "{"))
+            depth++;
+        else if (lang_p_is(end, ")") || lang_p_is(end, "]") || lang_p_is(end, "}"))
+            depth--;
+        else if (depth == 0 && lang_p_is(end, "<") && opens_angle(p, prev))
+            angles++;
+        else if (depth == 0 && lang_p_is(end, ">"))
+            angles--;
+        else if (depth == 0 && lang_p_is(end, ">>"))
+            angles -= 2;
+        if (angles < 0) { /* `>>` closing this argument's inner list and the trait's */
+            split = true;
+            break;
+        }
+        prev = end;
+    }
+    if (end == start)
+        lang_error_at(p->ctx, start, "expected a constant as the first argument of '%.*s'",
+                      trait->len, trait->loc);
+    LangToken head = {0}, *cur = &head;
+    for (LangToken *t = start; t != end; t = t->next) {
+        cur = cur->next = lang_alloc(p->ctx, sizeof *cur);
+        *cur = *t;
+    }
+    if (split) { /* `is_integral_v<T>>`: the first '>' is the argument's */
+        cur = cur->next = lang_alloc(p->ctx, sizeof *cur);
+        *cur = *end;
+        cur->len = 1;
+    }
+    cur = cur->next = lang_alloc(p->ctx, sizeof *cur);
+    *cur = *end;
+    cur->kind = LTK_EOF;
+    cur->next = NULL;
+    LangToken *stop = cur;
+    p->tok = head.next;
+    LangNode *e = lang_p_cond(p);
+    int64_t v = 0;
+    if (p->tok != stop)
+        lang_error_at(p->ctx, p->tok, "expected ',' or '>' after the first argument of '%.*s'",
+                      trait->len, trait->loc);
+    if (!lang_p_eval(p, lang_p_to_bool(p, e), &v))
+        lang_error_at(p->ctx, start, "the first argument of '%.*s' must be a constant "
+                      "expression", trait->len, trait->loc);
+    p->tok = end;
+    if (split)
+        lang_p_close_angle(p); /* the second '>' stays for the trait */
+    return v != 0;
+}
+
+/* make_unsigned<T> and make_signed<T>: the integer of T's width and the other signedness,
+ * const kept. */
+static LangType *resign(LangParser *p, LangType *ty, bool to_unsigned, const LangToken *at)
+{
+    static LangType **const pairs[][2] = {
+        {&lang_ty_char, &lang_ty_uchar}, {&lang_ty_short, &lang_ty_ushort},
+        {&lang_ty_int, &lang_ty_uint}, {&lang_ty_long, &lang_ty_ulong},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (lang_same_type(ty, *pairs[i][0]) || lang_same_type(ty, *pairs[i][1]))
+            return lang_qualified(p->ctx, *pairs[i][to_unsigned], ty->is_const);
+    lang_error_at(p->ctx, at, "%s<%s>: only the integer types but bool have a %s version "
+                  "(char, short, int, long and their unsigned types)",
+                  to_unsigned ? "make_unsigned" : "make_signed", lang_type_name(p->ctx, ty),
+                  to_unsigned ? "unsigned" : "signed");
+    return ty;
+}
+
+// type-trait = "typename"? ("metal" "::")? name ("_t" "<" args ">" | "<" args ">" "::" "type")
+//   conditional<B, T, U>, enable_if<B, T = void>, remove_cv<T>, remove_const<T>,
+//   remove_volatile<T>, make_unsigned<T>, make_signed<T>
+LangType *lang_p_trait_type(LangParser *p)
+{
+    LangToken *tok = type_trait_at(p, p->tok);
+    while (p->tok != tok)
+        lang_p_next(p);
+    bool is_t = false;
+    TypeTrait tt = (TypeTrait)type_trait_of(tok, &is_t);
+    lang_p_next(p);
+    lang_p_next(p);
+    LangType *ty = NULL;
+    if (tt == TT_CONDITIONAL || tt == TT_ENABLE_IF) {
+        LangToken *at = p->tok;
+        bool b = bool_arg(p, tok);
+        LangType *then = lang_ty_void, *els = NULL;
+        if (tt == TT_CONDITIONAL || !lang_p_is(p->tok, ">")) {
+            lang_p_skip(p, ",");
+            then = type_arg(p, tok);
+        }
+        if (tt == TT_CONDITIONAL) {
+            lang_p_skip(p, ",");
+            els = type_arg(p, tok);
+        }
+        if (tt == TT_CONDITIONAL) {
+            ty = b ? then : els;
+        } else if (b) {
+            ty = then;
+        } else {
+            lang_error_soft(p->ctx, at, "enable_if's condition is false here, so it has no "
+                            "type (a template whose declaration names it is no candidate for "
+                            "a call; elsewhere it is an error)");
+            ty = lang_alloc(p->ctx, sizeof *ty);
+            *ty = *lang_ty_void;
+            ty->name = disabled_name;
+        }
+    } else {
+        LangToken *at = p->tok;
+        ty = type_arg(p, tok);
+        if (tt == TT_MAKE_UNSIGNED || tt == TT_MAKE_SIGNED)
+            ty = resign(p, ty, tt == TT_MAKE_UNSIGNED, at);
+        else if (tt != TT_REMOVE_VOLATILE) /* volatile is not kept on types here */
+            ty = lang_qualified(p->ctx, ty, false);
+    }
+    lang_p_close_angle(p);
+    if (!is_t) {
+        lang_p_skip(p, "::");
+        if (!lang_p_is(p->tok, "type"))
+            lang_error_at(p->ctx, p->tok, "expected 'type' after '%.*s<...>::' (or write "
+                          "%.*s_t<...>)", tok->len, tok->loc, tok->len, tok->loc);
+        lang_p_next(p);
+    }
+    return ty;
 }
