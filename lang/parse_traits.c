@@ -178,6 +178,27 @@ static LangType *type_arg(LangParser *p, const LangToken *trait)
     return lang_p_typename(p);
 }
 
+/* <metal_type_traits>' type traits this compiler lacks, named as such (they reach the
+ * expression parser, being no types here, whose message would be "undeclared"). */
+static void unsupported_type_trait(LangParser *p, const LangToken *tok)
+{
+    static const char *const names[] = {
+        "remove_reference", "remove_pointer", "remove_extent", "remove_all_extents",
+        "remove_cvref", "add_const", "add_volatile", "add_cv", "add_pointer",
+        "add_lvalue_reference", "add_rvalue_reference", "decay", "common_type",
+        "underlying_type", "type_identity",
+    };
+    int len = tok->len;
+    if (len > 2 && memcmp(tok->loc + len - 2, "_t", 2) == 0)
+        len -= 2;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((int)strlen(names[i]) == len && memcmp(tok->loc, names[i], (size_t)len) == 0)
+            lang_error_at(p->ctx, tok, "type trait '%.*s' is not supported yet (these are: "
+                          "conditional, enable_if, remove_cv, remove_const, remove_volatile, "
+                          "make_unsigned, make_signed, each as trait_t<...> or "
+                          "trait<...>::type)", tok->len, tok->loc);
+}
+
 // trait = ("is_same" | "is_integral" | ...) ("_v" "<" types ">" | "<" types ">" "::" "value")
 LangNode *lang_p_type_trait(LangParser *p)
 {
@@ -187,6 +208,7 @@ LangNode *lang_p_type_trait(LangParser *p)
     bool is_v = false;
     int tr = trait_of(tok, &is_v);
     if (tr < 0) {
+        unsupported_type_trait(p, tok);
         if (tok->len > 3 && memcmp(tok->loc, "is_", 3) == 0)
             lang_error_at(p->ctx, tok, "unknown type trait '%.*s' (known: is_same, "
                           "is_floating_point, is_integral, is_signed, is_unsigned, "

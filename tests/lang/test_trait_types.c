@@ -225,6 +225,21 @@ static void test_mlx_power(void **state)
     h_free(&h);
 }
 
+/* A kernel's own template named like a type trait keeps its meaning. */
+static void test_own_trait_type_name(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "template <typename T> T make_unsigned(T x) { return x * T(3); }\n"
+            "kernel void k(device int* o [[buffer(0)]]) { o[0] = make_unsigned<int>(-5); }\n",
+            NULL);
+    int32_t *o = ch_buf(&h, 0, 4);
+    ch_run(&h, 1, 1);
+    CH_IEQ(o[0], -15, 0);
+    h_free(&h);
+}
+
 static void test_trait_type_errors(void **state)
 {
     (void)state;
@@ -263,6 +278,15 @@ static void test_trait_type_errors(void **state)
                     NULL, "k.metal:2:17: error: the first argument of 'conditional_t' must be a "
                           "constant expression");
     ch_expect_error("kernel void k(device int* o [[buffer(0)]]) {\n"
+                    "  metal::remove_reference_t<int> x = 1;\n"
+                    "}\n",
+                    NULL, "k.metal:2:10: error: type trait 'remove_reference_t' is not "
+                          "supported yet");
+    ch_expect_error("kernel void k(device int* o [[buffer(0)]]) {\n"
+                    "  o[0] = sizeof(decay<int>::type);\n"
+                    "}\n",
+                    NULL, "k.metal:2:17: error: type trait 'decay' is not supported yet");
+    ch_expect_error("kernel void k(device int* o [[buffer(0)]]) {\n"
                     "  make_unsigned_t<float> x = 1;\n"
                     "}\n",
                     NULL, "k.metal:2:19: error: make_unsigned<float>: only the integer types");
@@ -279,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_enable_if_free_functions),
         cmocka_unit_test(test_enable_if_explicit_args),
         cmocka_unit_test(test_mlx_power),
+        cmocka_unit_test(test_own_trait_type_name),
         cmocka_unit_test(test_trait_type_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
