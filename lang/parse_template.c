@@ -285,6 +285,18 @@ void lang_p_template_def(LangParser *p, LangToken *tmpl_tok)
             name = tok;
             t->open = p->tok;
             break;
+        } else if (!brackets && (lang_p_is(tok, "{") || lang_p_is(tok, ";"))) {
+            break; /* no parameter list before the body */
+        } else if (!brackets && lang_p_is(tok, "(") && p->prev->kind != LTK_IDENT &&
+                   p->prev != tmpl_tok && !lang_p_is(p->prev, ">")) {
+            /* a constant in the return type's template arguments (`enable_if_t<(N < 2),
+             * T>`): not the parameters */
+            for (int depth = 0; tok->next->kind != LTK_EOF; tok = tok->next) {
+                depth += lang_p_is(tok, "(") - lang_p_is(tok, ")");
+                if (depth == 0)
+                    break;
+                p->prev = tok;
+            }
         } else if (!brackets && lang_p_is(tok, "(")) {
             name = p->prev;
             t->open = tok;

@@ -161,6 +161,86 @@ static void test_enable_if_explicit_args(void **state)
     h_free(&h);
 }
 
+/* Conditions as MLX and others write them: a parenthesized comparison, sizeof, && and ||
+ * over traits, a value parameter; and an alias of a conditional_t in a struct template
+ * (an accumulator wider than half and bfloat). */
+static void test_enable_if_conditions(void **state)
+{
+    (void)state;
+    Harness h;
+    ch_init(&h,
+            "#include <metal_stdlib>\n"
+            "using namespace metal;\n"
+            "template <typename T> struct Acc {\n"
+            "  using AccT = conditional_t<is_same_v<T, half> || is_same_v<T, bfloat>, float, T>;\n"
+            "  AccT sum;\n"
+            "};\n"
+            "template <typename T, int N> enable_if_t<N >= 2 && is_same_v<T, float>, T> sc(T x) {\n"
+            "  return x * N;\n"
+            "}\n"
+            "template <typename T, int N> enable_if_t<(N < 2), T> sc(T x) { return x - T(1); }\n"
+            "template <typename T> enable_if_t<sizeof(T) == 4, int> sz(T x) { return 4; }\n"
+            "template <typename T> enable_if_t<!(sizeof(T) == 4), int> sz(T x) { return 2; }\n"
+            "kernel void k(device float* f [[buffer(0)]], device int* d [[buffer(1)]],\n"
+            "              uint t [[thread_position_in_grid]]) {\n"
+            "  f[t * 2] = sc<float, 3>(float(t));\n"
+            "  f[t * 2 + 1] = sc<float, 1>(float(t));\n"
+            "  d[t * 3] = sz(float(t)) * 10 + sz(half(t)) + sz(short(t)) * 100;\n"
+            "  d[t * 3 + 1] = sizeof(Acc<half>) * 100 + sizeof(Acc<bfloat>) * 10 + sizeof(Acc<short>);\n"
+            "  Acc<half> a;\n"
+            "  a.sum = 2049.0f + float(t);\n"
+            "  d[t * 3 + 2] = int(a.sum);\n"
+            "}\n",
+            NULL);
+    float *f = ch_buf(&h, 0, 8 * 4);
+    int32_t *d = ch_buf(&h, 1, 12 * 4);
+    ch_run(&h, 4, 4);
+    for (int t = 0; t < 4; t++) {
+        CH_FEQ(f[t * 2], (float)t * 3.0f, t);
+        CH_FEQ(f[t * 2 + 1], (float)t - 1.0f, t);
+        CH_IEQ(d[t * 3], 4 * 10 + 2 + 2 * 100, t);
+        CH_IEQ(d[t * 3 + 1], 4 * 100 + 4 * 10 + 2, t);
+        CH_IEQ(d[t * 3 + 2], 2049 + t, t); /* a float: half would round 2049 to 2048 */
+    }
+    h_free(&h);
+}
+
+/* if constexpr in a kernel template, explicitly instantiated for int and float (MLX's
+ * pattern): each instance compiles its own branch. */
+static const char *kernel_tmpl_src =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "template <typename T>\n"
+    "[[kernel]] void kk(device T* o [[buffer(0)]], uint t [[thread_position_in_grid]]) {\n"
+    "  if constexpr (is_integral_v<T>) {\n"
+    "    o[t] = T(t) << 2;\n"
+    "  } else {\n"
+    "    o[t] = metal::sqrt(T(t));\n"
+    "  }\n"
+    "}\n"
+    "template [[host_name(\"kk_int\")]] [[kernel]] void kk<int>(device int*, uint);\n"
+    "template [[host_name(\"kk_float\")]] [[kernel]] void kk<float>(device float*, uint);\n";
+
+static void test_if_constexpr_kernel_template(void **state)
+{
+    (void)state;
+    Harness h;
+    LangOptions opts = {.entry = "kk_int"};
+    ch_init(&h, kernel_tmpl_src, &opts);
+    int32_t *o = ch_buf(&h, 0, 8 * 4);
+    ch_run(&h, 8, 8);
+    for (int t = 0; t < 8; t++)
+        CH_IEQ(o[t], t << 2, t);
+    h_free(&h);
+    opts.entry = "kk_float";
+    ch_init(&h, kernel_tmpl_src, &opts);
+    float *fo = ch_buf(&h, 0, 8 * 4);
+    ch_run(&h, 8, 8);
+    for (int t = 0; t < 8; t++)
+        CH_FNEAR(fo[t], sqrtf((float)t), t);
+    h_free(&h);
+}
+
 /* MLX's binary ops (mlx/backend/metal/kernels/binary_ops.h): Power's two operator()
  * templates, told apart by enable_if_t alone; an integer base takes the square-and-multiply
  * loop, a float one pow. */
@@ -277,6 +357,12 @@ static void test_trait_type_errors(void **state)
                     "}\n",
                     NULL, "k.metal:2:17: error: the first argument of 'conditional_t' must be a "
                           "constant expression");
+    /* a parenthesized return-type argument cut short, or no parameter list after it */
+    ch_expect_error("template <typename T> enable_if_t<(sizeof(T) == 4",
+                    NULL, "k.metal:1:1: error: expected a function template");
+    ch_expect_error("template <typename T> enable_if_t<(sizeof(T) == 4), T> f { return 1; }\n"
+                    "kernel void k(device int* o [[buffer(0)]]) { o[0] = f(1); }\n",
+                    NULL, "k.metal:1:1: error: expected a function template");
     ch_expect_error("kernel void k(device int* o [[buffer(0)]]) {\n"
                     "  metal::remove_reference_t<int> x = 1;\n"
                     "}\n",
@@ -302,6 +388,8 @@ int main(void)
         cmocka_unit_test(test_choosing_types),
         cmocka_unit_test(test_enable_if_free_functions),
         cmocka_unit_test(test_enable_if_explicit_args),
+        cmocka_unit_test(test_enable_if_conditions),
+        cmocka_unit_test(test_if_constexpr_kernel_template),
         cmocka_unit_test(test_mlx_power),
         cmocka_unit_test(test_own_trait_type_name),
         cmocka_unit_test(test_trait_type_errors),
