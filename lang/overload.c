@@ -278,7 +278,7 @@ static bool same_return(const LangTemplate *a, const LangTemplate *b)
     for (; x != a->name_tok && y != b->name_tok; x = x->next, y = y->next) {
         if (x->kind == LTK_EOF || y->kind == LTK_EOF)
             return false;
-        int kx = tparam_index(a, x), ky = tparam_index(b, y);
+        int kx = lang_p_template_param(a, x), ky = lang_p_template_param(b, y);
         if (kx != ky || (kx < 0 && !same_spelling(x, y)))
             return false;
     }
