@@ -191,10 +191,14 @@ bool lang_same_type(const LangType *a, const LangType *b)
                      a->sampler->address[0] == b->sampler->address[0] &&
                      a->sampler->address[1] == b->sampler->address[1] &&
                      a->sampler->border == b->sampler->border));
-        if (a->texture || b->texture) /* the format is the argument's, not the type's */
+        if (a->texture || b->texture) /* the format is the argument's, not the type's: */
             return a->texture && b->texture && a->texture->dims == b->texture->dims &&
                    a->texture->access == b->texture->access &&
-                   lang_same_type(a->texture->sample, b->texture->sample);
+                   lang_same_type(a->texture->sample, b->texture->sample) &&
+                   /* but two known formats must agree (`t = u` would read u's texels
+                    * in t's format) */
+                   (a->texture->format == LANG_TEX_NONE || b->texture->format == LANG_TEX_NONE ||
+                    a->texture->format == b->texture->format);
         /* const copies share the member list */
         return a->members == b->members && a->size == b->size && a->cls == b->cls;
     case LTY_FUNC:
@@ -487,8 +491,15 @@ LangNode *lang_p_cast(LangParser *p, LangNode *node, LangType *ty, LangToken *to
             node->var->address_taken = true;
         return a->type == ty ? a : lang_p_new_cast(p, a, ty, tok);
     }
-    lang_error_soft(p->ctx, tok, "cannot convert '%s' to '%s'", lang_type_name(p->ctx, from),
-                    lang_type_name(p->ctx, ty));
+    if (from->texture && ty->texture && lang_tex_format_info(from->texture->format) &&
+        lang_tex_format_info(ty->texture->format))
+        lang_error_soft(p->ctx, tok, "cannot use a %s texture as a %s one ('%s'): the two "
+                        "arguments' pixel formats (the manifest's format:) differ",
+                        lang_tex_format_info(from->texture->format)->name,
+                        lang_tex_format_info(ty->texture->format)->name, lang_type_name(p->ctx, ty));
+    else
+        lang_error_soft(p->ctx, tok, "cannot convert '%s' to '%s'", lang_type_name(p->ctx, from),
+                        lang_type_name(p->ctx, ty));
     node = lang_p_new_node(p, LND_CAST, tok);
     node->type = ty;
     node->lhs = lang_p_num(p, tok, lang_ty_int, 0, 0);

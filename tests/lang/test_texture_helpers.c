@@ -419,6 +419,62 @@ static void test_check_in_helper(void **state)
     tex_dir_remove(&d);
 }
 
+/* Two texture arguments of one type and different pixel formats are different textures:
+ * assigning one to the other, or choosing between them, is refused (t would read u's
+ * texels in its own format); of one format, the choice runs. */
+static void test_formats_do_not_mix(void **state)
+{
+    (void)state;
+    static const char *const bodies[] = {"  t = u;\n  o[0] = t.read(g);\n",
+                                         "  o[0] = (g.x > 0 ? t : u).read(g);\n"};
+    static const char *const where[] = {"k.metal:5:7: error: ", "k.metal:5:19: error: "};
+    TexDir d;
+    tex_dir_new(&d);
+    for (int i = 0; i < 2; i++) {
+        char text[512], *out = NULL;
+        snprintf(text, sizeof text,
+                 "#include <metal_stdlib>\nusing namespace metal;\n"
+                 "kernel void k(texture2d<float, access::read> t [[texture(0)]], "
+                 "texture2d<float, access::read> u [[texture(1)]],\n"
+                 "              device float4 *o [[buffer(0)]], uint2 g [[thread_position_in_grid]]) {\n"
+                 "%s}\n", bodies[i]);
+        tex_put_text(&d, "k.metal", text);
+        tex_put_text(&d, "k.yaml",
+                     "kernel: k.metal\ngrid: [2]\nthreadgroup: [2]\nargs:\n"
+                     "  t: {type: texture2d, format: rgba8unorm, width: 2, height: 1}\n"
+                     "  u: {type: texture2d, format: r32float, width: 2, height: 1}\n"
+                     "  o: {count: 1}\n");
+        int status = tex_lockstep(&d, "run", "k.yaml", &out);
+        if (status != 2 || !strstr(out, where[i]) ||
+            !strstr(out, "cannot use a r32float texture as a rgba8unorm one"))
+            fail_msg("case %d: exit %d:\n%s", i, status, out);
+        free(out);
+    }
+    /* one format: thread 0 reads u's texel 0 (0.5), thread 1 t's texel 1 (0.75) */
+    tex_put_text(&d, "k.metal",
+                 "#include <metal_stdlib>\nusing namespace metal;\n"
+                 "kernel void k(texture2d<float, access::read> t [[texture(0)]], "
+                 "texture2d<float, access::read> u [[texture(1)]],\n"
+                 "              device float4 *o [[buffer(0)]], uint2 g [[thread_position_in_grid]]) {\n"
+                 "  o[g.x] = (g.x > 0 ? t : u).read(g);\n}\n");
+    float tv[2] = {0.25f, 0.75f}, uv[2] = {0.5f, 0.125f};
+    tex_put(&d, "t.bin", tv, sizeof tv);
+    tex_put(&d, "u.bin", uv, sizeof uv);
+    tex_put_text(&d, "k.yaml",
+                 "kernel: k.metal\ngrid: [2]\nthreadgroup: [2]\nargs:\n"
+                 "  t: {type: texture2d, format: r32float, width: 2, height: 1, init: {file: t.bin}}\n"
+                 "  u: {type: texture2d, format: r32float, width: 2, height: 1, init: {file: u.bin}}\n"
+                 "  o: {count: 2, dump: o.bin}\n");
+    tex_run_ok(&d, "k.yaml");
+    float o[8];
+    tex_get(&d, "o.bin", o, sizeof o);
+    const float want[8] = {0.5f, 0, 0, 1, 0.75f, 0, 0, 1}; /* r32float reads (r, 0, 0, 1) */
+    for (int i = 0; i < 8; i++)
+        if (o[i] != want[i])
+            fail_msg("o component %d: %g, want %g", i, (double)o[i], (double)want[i]);
+    tex_dir_remove(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_sampler_helper),
         cmocka_unit_test(test_template_and_overloads),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_formats_do_not_mix),
         cmocka_unit_test(test_check_in_helper),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
