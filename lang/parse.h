@@ -365,6 +365,9 @@ bool lang_p_more_specialized(LangParser *p, const LangTemplate *a, const LangFun
                              const LangTemplate *b, const LangFunction *bfn, int n);
 
 /* overloaded functions and operators (overload.c) */
+/* Whether a "<" after `name` opens template arguments (name is a type or a template), not
+ * a comparison: what a scan over tokens not yet parsed needs to find its commas. */
+bool lang_p_angle_opens(LangParser *p, LangToken *name);
 /* Which of t's template parameters tok names (its index), or -1 (parse_template.c). */
 int lang_p_template_param(const LangTemplate *t, const LangToken *tok);
 /* Appends member `name` of type ty to the built-in struct st (a tensor's or a texture's

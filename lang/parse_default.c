@@ -31,12 +31,19 @@ void lang_p_param_default(LangParser *p, LangVar *v, const LangVar *earlier)
         lang_error_at(p->ctx, start, "expected the default argument's value after '='");
     v->default_arg = start;
     v->default_scope = p->scope->up; /* outside the parameters (file comment) */
+    int angle = 0; /* template arguments open (`vec<float, 2>(1, 2)`): their commas */
     for (int depth = 0; p->tok->kind != LTK_EOF; lang_p_next(p)) {
         LangToken *tok = p->tok;
-        if (depth == 0 && (lang_p_is(tok, ",") || lang_p_is(tok, ")")))
+        if (depth == 0 && !angle && (lang_p_is(tok, ",") || lang_p_is(tok, ")")))
             return;
         depth += lang_p_is(tok, "(") || lang_p_is(tok, "[") || lang_p_is(tok, "{");
         depth -= lang_p_is(tok, ")") || lang_p_is(tok, "]") || lang_p_is(tok, "}");
+        if (lang_p_is(tok, "<") && tok != start && lang_p_angle_opens(p, p->prev))
+            angle++;
+        else if (angle && lang_p_is(tok, ">"))
+            angle--;
+        else if (angle && lang_p_is(tok, ">>"))
+            angle = angle > 1 ? angle - 2 : 0;
         bool qualified = tok != start && (lang_p_is(p->prev, ".") || lang_p_is(p->prev, "->") ||
                                           lang_p_is(p->prev, "::"));
         if (lang_p_is(tok, "this"))

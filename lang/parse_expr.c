@@ -693,17 +693,24 @@ static LangNode *reinterpret(LangParser *p, LangToken *tok)
     return lang_p_cast(p, e, ty, tok, true);
 }
 
-/* The arguments a call's list from `open` (its "(") has: commas outside brackets. */
-static int count_args(const LangToken *open)
+/* The arguments a call's list from `open` (its "(") has: commas outside brackets and
+ * template arguments (`vec<float, 2>(x)`). */
+static int count_args(LangParser *p, LangToken *open)
 {
-    int depth = 0, n = 0;
+    int depth = 0, angle = 0, n = 0;
     bool any = false;
-    for (const LangToken *t = open; t && t->kind != LTK_EOF; t = t->next) {
+    for (LangToken *t = open, *prev = NULL; t && t->kind != LTK_EOF; prev = t, t = t->next) {
         if (lang_p_is(t, "(") || lang_p_is(t, "[") || lang_p_is(t, "{"))
             depth++;
         else if ((lang_p_is(t, ")") || lang_p_is(t, "]") || lang_p_is(t, "}")) && --depth == 0)
             break;
-        else if (depth == 1 && lang_p_is(t, ","))
+        else if (lang_p_is(t, "<") && lang_p_angle_opens(p, prev))
+            angle++;
+        else if (angle && lang_p_is(t, ">"))
+            angle--;
+        else if (angle && lang_p_is(t, ">>"))
+            angle = angle > 1 ? angle - 2 : 0;
+        else if (depth == 1 && !angle && lang_p_is(t, ","))
             n++;
         if (depth >= 1 && t != open)
             any = true;
@@ -851,7 +858,7 @@ static LangNode *primary(LangParser *p)
          * the builtin's overloads: C++ finds both, through `using namespace metal`. Those
          * of another argument count are the builtin's. */
         int id = lang_p_builtin_id(tok);
-        if (id >= 0 && !lang_p_set_takes(p, sym, count_args(p->tok)))
+        if (id >= 0 && !lang_p_set_takes(p, sym, count_args(p, p->tok)))
             return lang_p_builtin_call(p, tok, id, fast);
     }
     if (sym && sym->var)

@@ -618,6 +618,16 @@ static bool is_qualifier(const LangToken *t)
     return false;
 }
 
+bool lang_p_angle_opens(LangParser *p, LangToken *name)
+{
+    if (!name || name->kind != LTK_IDENT)
+        return false;
+    if (lang_p_is_typename(p, name))
+        return true;
+    LangSym *sym = lang_p_lookup(p, name);
+    return sym && sym->tmpl;
+}
+
 int lang_p_template_param(const LangTemplate *t, const LangToken *tok)
 {
     for (int k = 0; k < t->num_params; k++)

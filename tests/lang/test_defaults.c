@@ -263,6 +263,28 @@ static void test_default_errors(void **state)
                     "S::S(float))");
 }
 
+/* A default argument whose template arguments hold a comma (`vec<float, 2>(..)`,
+ * `cnt<float, 3>()`) is one argument, not cut at that comma; a comparison's `<` stays one. */
+static void test_defaults_with_template_arguments(void **state)
+{
+    (void)state;
+    static const char *src =
+        "template <typename T, int N> T cnt() { return T(N); }\n"
+        "float f(float2 a = vec<float, 2>(1.0f, 2.0f)) { return a.x + a.y; }\n"
+        "float g(float a = cnt<float, 3>(), int b = 1 < 2, int c = 4) { return a + float(b) + float(c); }\n"
+        "template <typename T> T h(T a = cnt<T, 5>()) { return a; }\n"
+        "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+        "  o[i] = f() + g() * 10.0f + h<float>() * 100.0f + f(float2(float(i), 0.5f)) * 1000.0f;\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *o = ch_buf(&h, 0, 4 * 4);
+    ch_run(&h, 4, 4);
+    for (int i = 0; i < 4; i++) /* f() 3, g() 3 + 1 + 4, h 5 */
+        CH_FEQ(o[i], 3.0f + 80.0f + 500.0f + ((float)i + 0.5f) * 1000.0f, i);
+    h_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_method_defaults),
         cmocka_unit_test(test_template_and_overload_defaults),
         cmocka_unit_test(test_default_errors),
+        cmocka_unit_test(test_defaults_with_template_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -446,6 +446,19 @@ static void test_functions_named_as_builtins(void **state)
         CH_FEQ(o[i], m3 + m2 + c + n3 + (float)(i < 4 ? i : 4), i);
     }
     h_free(&h);
+    /* a comma inside template arguments separates no arguments: two, the builtin's */
+    ch_init(&h,
+            "float2 max(float2 a, float2 b, float2 c) { return a; }\n"
+            "kernel void k(device float2 *o [[buffer(0)]]) {\n"
+            "  o[0] = max(vec<float, 2>(1.0f, -1.0f), o[1]); }\n",
+            NULL);
+    float *v = ch_buf(&h, 0, 2 * 8);
+    v[2] = -2.0f;
+    v[3] = 4.0f;
+    ch_run(&h, 1, 1);
+    CH_FEQ(v[0], 1.0f, 0);
+    CH_FEQ(v[1], 4.0f, 1);
+    h_free(&h);
     /* a count neither takes is reported as the builtin's */
     ch_expect_error("float max(float a, float b, float c) { return a; }\n"
                     "kernel void k(device float *o [[buffer(0)]]) { o[0] = max(o[0]); }\n",
