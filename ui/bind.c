@@ -566,6 +566,10 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
                                 param->type_name ? param->type_name : "?", param->name);
         if (!resolve_type(&b, a->spec, param, a))
             return false;
+        if (a->spec->texture && !param->texture)
+            return ui_yaml_fail(m->doc, a->spec->type_node, err, "type: texture%dd belongs to "
+                                "texture arguments; '%s' is a %s buffer", a->spec->texture,
+                                param->name, kind_name(param->kind));
         if (param->kind == ISA_ARG_THREADGROUP) {
             if (!bind_threadgroup(&b, a->spec, a, &tg_total))
                 return false;
@@ -577,10 +581,6 @@ bool ui_bind_layouts(const UiManifest *m, const IsaProgram *program,
         } else if (param->texture) {
             if (!bind_texture(&b, a->spec, a, out->device, &out->bindings[i]))
                 return false;
-        } else if (a->spec->texture) {
-            return ui_yaml_fail(m->doc, a->spec->type_node, err, "type: texture%dd belongs to "
-                                "texture arguments; '%s' is a %s buffer", a->spec->texture,
-                                param->name, kind_name(param->kind));
         } else if (param->tensor_rank) {
             if (!bind_tensor(&b, a->spec, a, out->device, &out->bindings[i]))
                 return false;

@@ -194,6 +194,21 @@ static void test_bad_bindings(void **state)
         }
     }
     isa_program_free(k);
+    /* a texture given for a threadgroup block: refused too (it was bound as its bytes) */
+    k = isa_assemble(".kernel k\n.regs 2\n.arg s, threadgroup, u0\n    stop\n", "k.s", &err);
+    assert_non_null(k);
+    const char *text = "kernel: k.s\ngrid: [8]\nthreadgroup: [8]\nargs:\n"
+                       "  s: {type: texture2d, format: r32float, width: 4, height: 4}\n";
+    UiManifest *m = ui_manifest_parse(text, strlen(text), "t.yaml", &err);
+    assert_non_null(m);
+    UiBound b = {0};
+    bool ok = ui_bind(m, k, &b, &err);
+    ui_bound_free(&b);
+    ui_manifest_free(m);
+    isa_program_free(k);
+    if (ok || !strstr(err.message, "t.yaml:5:13: error: type: texture2d belongs to texture "
+                                   "arguments; 's' is a threadgroup buffer"))
+        fail_msg("accepted %d: %s", ok, ok ? "" : err.message);
     assert_int_equal(failures, 0);
 }
 
