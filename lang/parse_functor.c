@@ -378,6 +378,10 @@ LangNode *lang_p_return_ref(LangParser *p, LangNode *e, LangType *ret, LangToken
                       lang_type_name(p->ctx, e->type), lang_type_name(p->ctx, ret));
     if (e->kind == LND_DEREF) /* *this, *ptr: the pointer itself */
         return lang_p_cast(p, e->lhs, lang_qualified(p->ctx, ret, false), at, true);
+    const LangVar *own = lang_p_root_var(e);
+    if (own && (own->kind == LVAR_LOCAL || own->kind == LVAR_PARAM))
+        lang_error_at(p->ctx, at, "returning a reference to '%s', which ends when the function "
+                      "returns (a local or a parameter taken by value)", own->name);
     LangNode *a = lang_p_new_node(p, LND_ADDR, at);
     a->lhs = e;
     a->type = lang_qualified(p->ctx, ret, false);

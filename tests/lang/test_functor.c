@@ -436,6 +436,14 @@ static void test_refused(void **state)
     ch_expect_error("struct S { float x; bool operator&&(S o) const { return x && o.x; } };\n"
                     "kernel void k(device float *o) { o[0] = 1; }\n", NULL,
                     "k.metal:1:34: error: overloading 'operator&&' is not supported");
+    /* a reference to what ends with the call: a local, a parameter taken by value */
+    ch_expect_error("struct B { float v; thread float& get() { float t = v; return t; } };\n"
+                    "kernel void k(device float *o) { B b = {1.0f}; b.get() = 5.0f; o[0] = b.v; }\n",
+                    NULL, "k.metal:1:63: error: returning a reference to 't', which ends when "
+                    "the function returns");
+    ch_expect_error("struct B { float v; thread float& pick(float w) { return w; } };\n"
+                    "kernel void k(device float *o) { B b = {1.0f}; o[0] = b.pick(2.0f); }\n",
+                    NULL, "k.metal:1:58: error: returning a reference to 'w'");
     ch_expect_error("struct S { float x; };\n"
                     "kernel void k(device float *o) { S s{1.0f}; o[0] = s(2.0f); }\n", NULL,
                     "k.metal:2:53: error: 'S' is not callable: it declares no operator()");
