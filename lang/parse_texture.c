@@ -353,8 +353,19 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
                                      * NaN becomes 0 (fmax returns the other operand) */
         snprintf(value, sizeof value, "%s(rint(fmin(fmax(%s(__tv%s) * %s, %s(0.0f)), %s(%s))))",
                  f->storage, fn, sw, m, fn, fn, m);
-    else
+    else if ((f->kind == LANG_TEXK_UINT || f->kind == LANG_TEXK_SINT) &&
+             f->bytes / f->components < 4) { /* MSL Table 33: 8 and 16 bits saturate */
+        const int bits = 8 * f->bytes / f->components;
+        const bool sgn = f->kind == LANG_TEXK_SINT;
+        const long hi = sgn ? (1l << (bits - 1)) - 1 : (1l << bits) - 1, lo = sgn ? -hi - 1 : 0;
+        char vt[16];
+        snprintf(vt, sizeof vt, "%s%s", sgn ? "int" : "uint",
+                 f->components > 1 ? (f->components == 2 ? "2" : "4") : "");
+        snprintf(value, sizeof value, "%s(min(max(%s(__tv%s), %s(%ld)), %s(%ld)))", f->storage,
+                 vt, sw, vt, lo, vt, hi);
+    } else {
         snprintf(value, sizeof value, "%s(__tv%s)", f->storage, sw);
+    }
     return lang_p_texture_expand(p, name, holes, 3, "__tx.__data[%s] = %s%s", texel_index(t), value,
                   f->bgra ? ".zyxw" : "");
 }

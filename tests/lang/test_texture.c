@@ -298,7 +298,7 @@ static void test_integer_formats(void **state)
     enum { W = 4, H = 2, N = W * H };
     TexDir d;
     tex_dir_new(&d);
-    /* uint: read r8uint (g, b 0 and alpha 1) and write rgba8uint (the low bits kept) */
+    /* uint: read r8uint (g, b 0 and alpha 1) and write rgba8uint (saturated, MSL Table 33) */
     tex_put_text(&d, "u.metal",
                  "#include <metal_stdlib>\nusing namespace metal;\n"
                  "kernel void k(texture2d<uint, access::read> src [[texture(0)]],\n"
@@ -330,8 +330,8 @@ static void test_integer_formats(void **state)
         assert_int_equal(seen[4 * t + 1], 0);
         assert_int_equal(seen[4 * t + 2], 0);
         assert_int_equal(seen[4 * t + 3], 1);
-        assert_int_equal(dst[4 * t], (uint8_t)(src[t] * 3u));
-        assert_int_equal(dst[4 * t + 1], (uint8_t)(src[t] + 300u));
+        assert_int_equal(dst[4 * t], src[t] * 3u > 255u ? 255u : src[t] * 3u);
+        assert_int_equal(dst[4 * t + 1], 255); /* src + 300 > 255 */
         assert_int_equal(dst[4 * t + 2], 1);
         assert_int_equal(dst[4 * t + 3], 7);
     }
@@ -361,6 +361,29 @@ static void test_integer_formats(void **state)
     for (int t = 0; t < N; t++) {
         assert_int_equal(out[2 * t], (int32_t)s16[t] - 5);
         assert_int_equal(out[2 * t + 1], 1);
+    }
+    /* int to rgba8sint: each component saturated to -128..127 (MSL Table 33) */
+    tex_put_text(&d, "s.metal",
+                 "#include <metal_stdlib>\nusing namespace metal;\n"
+                 "kernel void k(texture2d<int, access::read> src [[texture(0)]],\n"
+                 "              texture2d<int, access::write> dst [[texture(1)]],\n"
+                 "              uint2 gid [[thread_position_in_grid]]) {\n"
+                 "    int4 v = src.read(gid);\n"
+                 "    dst.write(int4(v.x, -v.x, 300, -200), gid);\n"
+                 "}\n");
+    tex_put_text(&d, "s.yaml",
+                 "kernel: s.metal\ngrid: [4, 2]\nthreadgroup: [4, 2]\nargs:\n"
+                 "  src: {type: texture2d, format: r16sint, width: 4, height: 2, "
+                 "init: {file: s16.bin}}\n"
+                 "  dst: {type: texture2d, format: rgba8sint, width: 4, height: 2, "
+                 "dump: dst8.bin}\n");
+    tex_run_ok(&d, "s.yaml");
+    int8_t s8[N * 4];
+    tex_get(&d, "dst8.bin", s8, sizeof s8);
+    for (int t = 0; t < N; t++) {
+        const int32_t v = s16[t], want[4] = {v, -v, 300, -200};
+        for (int c = 0; c < 4; c++)
+            assert_int_equal(s8[4 * t + c], want[c] > 127 ? 127 : want[c] < -128 ? -128 : want[c]);
     }
     tex_dir_remove(&d);
 }
