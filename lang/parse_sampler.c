@@ -46,8 +46,9 @@ LangType *lang_p_sampler_type(LangParser *p)
     return sampler_type(p, &s);
 }
 
+/* By LangAddress; NULL-terminated, as setting() takes it. */
 static const char *const address_names[] = {"clamp_to_edge", "repeat", "mirrored_repeat",
-                                            "clamp_to_zero", "clamp_to_border"};
+                                            "clamp_to_zero", "clamp_to_border", NULL};
 
 /* NAME "::" VALUE: the value's index in values (NULL-terminated), or an error naming them. */
 static int setting(LangParser *p, const char *what, const char *const *values)
@@ -78,8 +79,6 @@ LangNode *lang_p_sampler_construct(LangParser *p, LangType *ty, LangToken *tok)
     static const char *const coords[] = {"normalized", "pixel", NULL};
     static const char *const filters[] = {"nearest", "linear", NULL};
     static const char *const mips[] = {"none", "nearest", "linear", NULL};
-    static const char *const addresses[] = {"clamp_to_edge", "repeat", "mirrored_repeat",
-                                            "clamp_to_zero", "clamp_to_border", NULL};
     static const char *const borders[] = {"transparent_black", "opaque_black", "opaque_white",
                                           NULL};
     LangSampler s = {0};
@@ -102,10 +101,10 @@ LangNode *lang_p_sampler_construct(LangParser *p, LangType *ty, LangToken *tok)
             } else if (lang_p_is(name, "mip_filter")) { /* one mipmap level */
                 setting(p, "mip_filter", mips);
             } else if (lang_p_is(name, "address")) {
-                s.address[0] = s.address[1] = (LangAddress)setting(p, "address", addresses);
+                s.address[0] = s.address[1] = (LangAddress)setting(p, "address", address_names);
             } else if (lang_p_is(name, "s_address") || lang_p_is(name, "t_address") ||
                        lang_p_is(name, "r_address")) {
-                LangAddress a = (LangAddress)setting(p, "address", addresses);
+                LangAddress a = (LangAddress)setting(p, "address", address_names);
                 if (!lang_p_is(name, "r_address"))
                     s.address[lang_p_is(name, "t_address")] = a;
             } else if (lang_p_is(name, "border_color")) {

@@ -29,6 +29,8 @@ bool lang_p_is_texture_name(const LangToken *tok)
 }
 
 static const char *const access_names[] = {"sample", "read", "write", "read_write"};
+/* float, float2 or float4 by a format's component count */
+static const char *const floatn[] = {"", "float", "float2", "", "float4"};
 
 /* The storage type of a format's texel ("uchar4" -> uchar4). */
 static LangType *storage_type(LangParser *p, const LangTexFormatInfo *f)
@@ -288,7 +290,6 @@ static void max_text(const LangTexFormatInfo *f, char *buf, size_t size)
 void lang_p_texel_text(const LangTexFormatInfo *f, const char *T, const char *index, char *out,
                        size_t size)
 {
-    static const char *const floatn[] = {"", "float", "float2", "", "float4"};
     char raw[2400], m[16], val[2500];
     snprintf(raw, sizeof raw, "__tx.__data[%s]%s", index, f->bgra ? ".zyxw" : "");
     max_text(f, m, sizeof m);
@@ -345,7 +346,6 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
     LangHole holes[3] = {{"__tx", tex, tex->type}, coord_hole(p, t, args[1], name),
                      {"__tv", lang_p_convert(p, args[0], t4, args[0]->tok), t4}};
     static const char *const part[] = {"", ".x", ".xy", "", ""};
-    static const char *const floatn[] = {"", "float", "float2", "", "float4"};
     const char *sw = part[f->components], *fn = floatn[f->components];
     char value[512], m[16];
     max_text(f, m, sizeof m);
