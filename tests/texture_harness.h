@@ -81,4 +81,32 @@ static inline void tex_run_ok(const TexDir *d, const char *manifest)
     free(out);
 }
 
+/* A kernel that `lockstep compile` must refuse: its body (after the metal_stdlib lines) and
+ * what the message must hold (file:line:col, then the words). */
+typedef struct TexBad {
+    const char *body, *where, *what;
+} TexBad;
+
+/* Compiles each of n bad kernels in d; returns how many were not refused as expected
+ * (each printed). */
+static inline int tex_compile_errors(const TexDir *d, const TexBad *bad, size_t n)
+{
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        char text[1024], args[300], *out = NULL;
+        snprintf(text, sizeof text, "#include <metal_stdlib>\nusing namespace metal;\n%s\n",
+                 bad[i].body);
+        tex_put_text(d, "e.metal", text);
+        snprintf(args, sizeof args, "compile %s/e.metal", d->path);
+        int status = test_lockstep(args, &out);
+        if (status != 2 || !strstr(out, bad[i].where) || !strstr(out, bad[i].what)) {
+            print_message("case %zu: exit %d, expected '%s...%s', got:\n%s\n", i, status,
+                          bad[i].where, bad[i].what, out);
+            failures++;
+        }
+        free(out);
+    }
+    return failures;
+}
+
 #endif

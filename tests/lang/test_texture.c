@@ -499,9 +499,7 @@ static void test_read_write_and_1d(void **state)
 
 /* ---- what the compiler refuses, each at its line and column ------------------------------ */
 
-static const struct {
-    const char *body, *where, *what;
-} bad_kernels[] = {
+static const TexBad bad_kernels[] = {
     {"kernel void k(texture2d<float, access::read> t [[texture(0)]], uint2 g "
      "[[thread_position_in_grid]]) { t.write(float4(1), g); }",
      "e.metal:3:105: error: ", "write() needs a texture with access::write or read_write"},
@@ -542,22 +540,8 @@ static void test_errors(void **state)
     (void)state;
     TexDir d;
     tex_dir_new(&d);
-    int failures = 0;
-    for (size_t i = 0; i < sizeof bad_kernels / sizeof bad_kernels[0]; i++) {
-        char text[1024], args[300], *out = NULL;
-        snprintf(text, sizeof text, "#include <metal_stdlib>\nusing namespace metal;\n%s\n",
-                 bad_kernels[i].body);
-        tex_put_text(&d, "e.metal", text);
-        snprintf(args, sizeof args, "compile %s/e.metal", d.path);
-        int status = test_lockstep(args, &out);
-        if (status != 2 || !strstr(out, bad_kernels[i].where) ||
-            !strstr(out, bad_kernels[i].what)) {
-            print_message("case %zu: exit %d, expected '%s...%s', got:\n%s\n", i, status,
-                          bad_kernels[i].where, bad_kernels[i].what, out);
-            failures++;
-        }
-        free(out);
-    }
+    int failures =
+        tex_compile_errors(&d, bad_kernels, sizeof bad_kernels / sizeof bad_kernels[0]);
     /* a format the texture's type cannot read: the kernel's argument is named */
     tex_put_text(&d, "k.metal", grayscale_metal);
     tex_put_text(&d, "k.yaml",

@@ -296,9 +296,7 @@ static void test_template_and_overloads(void **state)
 
 /* ---- the refused forms ---------------------------------------------------------------------- */
 
-static const struct {
-    const char *body, *where, *what;
-} bad_kernels[] = {
+static const TexBad bad_kernels[] = {
     /* a texture returned from a function */
     {"texture2d<float> pick(texture2d<float> a) { return a; }\n"
      "kernel void k(texture2d<float> t [[texture(0)]], device float4 *o [[buffer(0)]]) {\n"
@@ -365,22 +363,8 @@ static void test_errors(void **state)
     (void)state;
     TexDir d;
     tex_dir_new(&d);
-    int failures = 0;
-    for (size_t i = 0; i < sizeof bad_kernels / sizeof bad_kernels[0]; i++) {
-        char text[1024], args[300], *out = NULL;
-        snprintf(text, sizeof text, "#include <metal_stdlib>\nusing namespace metal;\n%s\n",
-                 bad_kernels[i].body);
-        tex_put_text(&d, "e.metal", text);
-        snprintf(args, sizeof args, "compile %s/e.metal", d.path);
-        int status = test_lockstep(args, &out);
-        if (status != 2 || !strstr(out, bad_kernels[i].where) ||
-            !strstr(out, bad_kernels[i].what)) {
-            print_message("case %zu: exit %d, expected '%s...%s', got:\n%s\n", i, status,
-                          bad_kernels[i].where, bad_kernels[i].what, out);
-            failures++;
-        }
-        free(out);
-    }
+    int failures =
+        tex_compile_errors(&d, bad_kernels, sizeof bad_kernels / sizeof bad_kernels[0]);
     tex_dir_remove(&d);
     assert_int_equal(failures, 0);
 }

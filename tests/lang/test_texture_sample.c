@@ -344,9 +344,7 @@ static void test_gather(void **state)
     tex_dir_remove(&d);
 }
 
-static const struct {
-    const char *body, *where, *what;
-} bad[] = {
+static const TexBad bad[] = {
     {"kernel void k(texture1d<float> t [[texture(0)]], device float4 *o [[buffer(0)]]) { "
      "constexpr sampler s; o[0] = t.gather(s, 0.5f); }",
      "e.metal:3:114: error: ", "gather() is a texture2d's"},
@@ -377,21 +375,7 @@ static void test_errors(void **state)
     (void)state;
     TexDir d;
     tex_dir_new(&d);
-    int failures = 0;
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char text[1024], args[300], *out = NULL;
-        snprintf(text, sizeof text, "#include <metal_stdlib>\nusing namespace metal;\n%s\n",
-                 bad[i].body);
-        tex_put_text(&d, "e.metal", text);
-        snprintf(args, sizeof args, "compile %s/e.metal", d.path);
-        int status = test_lockstep(args, &out);
-        if (status != 2 || !strstr(out, bad[i].where) || !strstr(out, bad[i].what)) {
-            print_message("case %zu: exit %d, expected '%s...%s', got:\n%s\n", i, status,
-                          bad[i].where, bad[i].what, out);
-            failures++;
-        }
-        free(out);
-    }
+    int failures = tex_compile_errors(&d, bad, sizeof bad / sizeof bad[0]);
     tex_dir_remove(&d);
     assert_int_equal(failures, 0);
 }
