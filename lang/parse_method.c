@@ -210,7 +210,8 @@ static LangMethod *choose(LangParser *p, LangClass *cls, LangToken *name, const 
         if (obj) { /* the object is the first argument, as its parameter is the first */
             all_args = lang_alloc(p->ctx, (size_t)(n + 1) * sizeof *all_args);
             all_args[0] = obj;
-            memcpy(all_args + 1, args, (size_t)n * sizeof *args);
+            if (n) /* args is NULL for a call without arguments */
+                memcpy(all_args + 1, args, (size_t)n * sizeof *args);
         }
         int best = lang_p_rank_params(p, params, tmpls, nusable, all_args, n + (obj != NULL));
         if (best == -1)
