@@ -6,6 +6,7 @@
 #ifndef LOCKSTEP_TESTS_TEXTURE_HARNESS_H
 #define LOCKSTEP_TESTS_TEXTURE_HARNESS_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,39 @@ static inline void tex_run_ok(const TexDir *d, const char *manifest)
         fail_msg("lockstep run %s/%s exited %d:\n%s", d->path, manifest, status, out);
     free(out);
 }
+
+/* binary16, written here (clang 14 has no _Float16 on x86): tex_f2h rounds a value to the
+ * nearest half (ties to even) and encodes it, tex_h2f decodes one, and tex_h rounds a value
+ * to half, for half arithmetic done one operation at a time (each exact in double). */
+static inline float tex_h2f(uint16_t h)
+{
+    const int e = (h >> 10) & 31, m = h & 1023;
+    float v = e == 0 ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static inline uint16_t tex_f2h(double x)
+{
+    if (isnan(x))
+        return 0x7e00;
+    const uint16_t s = signbit(x) ? 0x8000 : 0;
+    double a = fabs(x);
+    if (isinf(a) || a == 0)
+        return (uint16_t)(s | (a == 0 ? 0 : 0x7c00));
+    int e;
+    frexp(a, &e);                /* a in [2^(e-1), 2^e): 11 significant bits */
+    int q = e - 11 < -24 ? -24 : e - 11; /* the ulp's exponent; subnormals' is -24 */
+    double r = ldexp(nearbyint(ldexp(a, -q)), q);
+    if (r > 65504.0)
+        return (uint16_t)(s | 0x7c00);
+    if (r < 0x1p-14)             /* subnormal: a multiple of 2^-24 */
+        return (uint16_t)(s | (uint16_t)ldexp(r, 24));
+    frexp(r, &e);                /* r = 1.m x 2^(e-1) */
+    return (uint16_t)(s | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(ldexp(r, 11 - e) - 1024));
+}
+
+static inline float tex_h(double x) { return tex_h2f(tex_f2h(x)); }
 
 /* A kernel that `lockstep compile` must refuse: its body (after the metal_stdlib lines) and
  * what the message must hold (file:line:col, then the words). */

@@ -222,9 +222,8 @@ static void test_half_and_1d(void **state)
     uint16_t in[W * H * 4];
     float tex[W * H * 4];
     for (int k = 0; k < W * H * 4; k++) {
-        _Float16 v = (_Float16)((float)(test_rng_next(&rng) >> 54) / 256.0f - 2.0f);
-        memcpy(&in[k], &v, 2);
-        tex[k] = (float)v;
+        in[k] = tex_f2h((float)(test_rng_next(&rng) >> 54) / 256.0f - 2.0f);
+        tex[k] = tex_h2f(in[k]);
     }
     tex_put(&d, "in.bin", in, sizeof in);
     tex_put_text(&d, "h.yaml",
@@ -234,7 +233,7 @@ static void test_half_and_1d(void **state)
                  "  dst: {type: texture2d, format: rgba16float, width: 6, height: 5, "
                  "dump: out.bin}\n");
     tex_run_ok(&d, "h.yaml");
-    _Float16 out[DW * DH * 4];
+    uint16_t out[DW * DH * 4];
     tex_get(&d, "out.bin", out, sizeof out);
     RefSampler s = {false, true, {EDGE, EDGE}, {0}};
     for (int y = 0; y < DH; y++)
@@ -242,7 +241,7 @@ static void test_half_and_1d(void **state)
             float want[4];
             ref_sample(tex, W, H, &s, (float)x * 0.3f, (float)y * 0.3f, 0, 0, want);
             for (int k = 0; k < 4; k++) {
-                float got = (float)out[4 * (y * DW + x) + k];
+                float got = tex_h2f(out[4 * (y * DW + x) + k]);
                 /* the result rounded to half: within half an ulp of half (2^-11 relative) */
                 if (!(fabsf(got - want[k]) <= fabsf(want[k]) * 0x1p-11f + 0x1p-24f + 1e-6f))
                     fail_msg("half (%d, %d) %d: got %.9g, want %.9g", x, y, k, (double)got,
