@@ -117,7 +117,10 @@ LangNode *lang_p_numeric_limits(LangParser *p)
         lang_error_at(p->ctx, name, "expected a member of numeric_limits<%s>",
                       lang_type_name(p->ctx, ty));
     lang_p_next(p);
-    const bool called = lang_p_is(p->tok, "(") && lang_p_is(p->tok->next, ")");
+    if (lang_p_is(p->tok, "(") && !lang_p_is(p->tok->next, ")"))
+        lang_error_at(p->ctx, p->tok->next, "numeric_limits<%s>::%.*s takes no arguments",
+                      lang_type_name(p->ctx, ty), name->len, name->loc);
+    const bool called = lang_p_is(p->tok, "(");
     char member_name[32];
     snprintf(member_name, sizeof member_name, "%.*s", name->len < 31 ? name->len : 31, name->loc);
     LangNode *node = NULL;

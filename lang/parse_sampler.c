@@ -219,7 +219,7 @@ static void fetch(const LangSampler *s, const LangTexFormatInfo *f, int dims, co
 
 /* gather's arguments: "(" sampler "," coord ("," offset ("," "component" "::" c)?)? ")";
  * *component gets c's index (x 0 .. w 3) */
-static int gather_args(LangParser *p, LangNode **args, LangToken *name, int *component)
+static int gather_args(LangParser *p, LangNode **args, int *component)
 {
     static const char *const components[] = {"x", "y", "z", "w", NULL};
     lang_p_skip(p, "(");
@@ -229,6 +229,10 @@ static int gather_args(LangParser *p, LangNode **args, LangToken *name, int *com
         do {
             lang_p_skip_namespaces(p);
             if (n >= 2 && lang_p_is(p->tok, "component") && lang_p_is(p->tok->next, "::")) {
+                if (n == 2) /* MSL's signature: the offset comes first (C++ skips none) */
+                    lang_error_at(p->ctx, p->tok, "gather() takes the offset before the "
+                                  "component: gather(s, coord, int2(0), component::%.*s)",
+                                  p->tok->next->next->len, p->tok->next->next->loc);
                 lang_p_next(p);
                 lang_p_next(p);
                 *component = setting(p, "component", components);
@@ -239,7 +243,6 @@ static int gather_args(LangParser *p, LangNode **args, LangToken *name, int *com
             args[n++] = lang_p_assign(p);
         } while (lang_p_consume(p, ","));
     lang_p_skip(p, ")");
-    (void)name;
     return n;
 }
 
@@ -251,7 +254,7 @@ LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name)
     bool gather = lang_p_is(name, "gather");
     LangNode *args[3];
     int component = 0;
-    int n = gather ? gather_args(p, args, name, &component) : lang_p_texture_args(p, args, 3, name);
+    int n = gather ? gather_args(p, args, &component) : lang_p_texture_args(p, args, 3, name);
     if (n < 2)
         lang_error_at(p->ctx, name, "%s() takes a sampler and the coordinate",
                       gather ? "gather" : "sample");

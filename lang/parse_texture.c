@@ -271,9 +271,10 @@ const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *te
 static LangHole coord_hole(LangParser *p, const LangTexture *t, LangNode *c, LangToken *name)
 {
     LangType *want = t->dims == 1 ? lang_ty_uint : lang_vector_of(p->ctx, lang_ty_uint, 2, false);
-    bool ok = t->dims == 1 ? lang_is_integer(c->type)
-                           : c->type->kind == LTY_VECTOR && c->type->len == 2 &&
-                                 lang_is_integer(c->type->base);
+    const LangType *e = t->dims == 1 ? c->type : c->type->kind == LTY_VECTOR && c->type->len == 2
+                                                     ? c->type->base : NULL;
+    /* uint or ushort, as MSL's signatures (a 64-bit one would be cut to 32 bits) */
+    bool ok = e && lang_is_integer(e) && e->kind != LTY_BOOL && e->size <= 4;
     if (!ok)
         lang_error_at(p->ctx, c->tok, "%.*s() takes the texel's coordinate as %s, not '%s'",
                       name->len, name->loc, t->dims == 1 ? "a uint" : "a uint2",

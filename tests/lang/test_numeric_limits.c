@@ -154,6 +154,9 @@ static void test_limits_errors(void **state)
     ch_expect_error("kernel void k(device float* o [[buffer(0)]]) {\n"
                     "  o[0] = numeric_limits<float>::max; }\n",
                     NULL, "2:33: error: numeric_limits<float>::max is a function: call it (max())");
+    ch_expect_error("kernel void k(device float* o [[buffer(0)]]) {\n"
+                    "  o[0] = numeric_limits<float>::max(1); }\n",
+                    NULL, "2:37: error: numeric_limits<float>::max takes no arguments");
     ch_expect_error("kernel void k(device int* o [[buffer(0)]]) {\n"
                     "  o[0] = numeric_limits<int>::digits(); }\n",
                     NULL, "2:31: error: numeric_limits<int> has no member function 'digits'");

@@ -515,6 +515,9 @@ static const TexBad bad_kernels[] = {
     {"kernel void k(texture2d<float> t [[texture(0)]], device float4 *o [[buffer(0)]], uint2 g "
      "[[thread_position_in_grid]]) { o[0] = t.read(float2(g)); }",
      "e.metal:3:135: error: ", "read() takes the texel's coordinate as a uint2, not 'float2'"},
+    {"kernel void k(texture2d<float> t [[texture(0)]], device float4 *o [[buffer(0)]], uint2 g "
+     "[[thread_position_in_grid]]) { o[0] = t.read(long2(g)); }",
+     "e.metal:3:135: error: ", "read() takes the texel's coordinate as a uint2, not 'long2'"},
     {"kernel void k(texture2d<float, access::write> t [[texture(0)]], uint2 g "
      "[[thread_position_in_grid]]) { t.write(float3(1), g); }",
      "e.metal:3:112: error: ", "write() takes a 4-component color ('float4'), not 'float3'"},

@@ -367,6 +367,9 @@ static const TexBad bad[] = {
     {"kernel void k(texture2d<uint> t [[texture(0)]], device uint4 *o [[buffer(0)]]) { "
      "constexpr sampler s; o[0] = t.sample(s, float2(0)); }",
      "e.metal:3:112: error: ", "sample() reads textures of float or half"},
+    {"kernel void k(texture2d<float> t [[texture(0)]], device float4 *o [[buffer(0)]]) { "
+     "constexpr sampler s; o[0] = t.gather(s, float2(0), component::y); }",
+     "e.metal:3:135: error: ", "gather() takes the offset before the component"},
 };
 
 static void test_errors(void **state)
