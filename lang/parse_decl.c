@@ -295,7 +295,7 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
             int64_t n = 0;
             if (!lang_is_integer(len->type) || !lang_p_eval(p, len, &n) || n < 2 || n > 4)
                 lang_error_at(p->ctx, at, "vector length must be 2, 3 or 4");
-            lang_p_skip(p, ">");
+            lang_p_close_angle(p); /* `>>` closes an outer list too: is_same_v<T, vec<float, 4>> */
             if (!lang_is_scalar(elem))
                 lang_error_at(p->ctx, tok, "vec<T, N> needs a scalar element type");
             ty = lang_vector_of(p->ctx, lang_qualified(p->ctx, elem, false), (int)n, false);
@@ -314,7 +314,7 @@ LangType *lang_p_declspec(LangParser *p, LangAddrSpace *space, bool *has_space)
         }
         if (lang_p_consume(p, "atomic")) {
             LangType *value = type_arg(p);
-            lang_p_skip(p, ">");
+            lang_p_close_angle(p);
             ty = atomic_of(p, value, tok);
             continue;
         }

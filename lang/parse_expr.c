@@ -646,7 +646,7 @@ static LangNode *cast_template(LangParser *p, LangToken *tok, bool bitcast)
 {
     lang_p_skip(p, "<");
     LangType *ty = unqual(p, lang_p_typename(p));
-    lang_p_skip(p, ">");
+    lang_p_close_angle(p);
     lang_p_skip(p, "(");
     LangNode *e = lang_p_expr(p);
     lang_p_skip(p, ")");
@@ -674,7 +674,7 @@ static LangNode *reinterpret(LangParser *p, LangToken *tok)
     lang_p_skip(p, "<");
     LangToken *at = p->tok;
     LangType *ty = unqual(p, lang_p_typename(p));
-    lang_p_skip(p, ">");
+    lang_p_close_angle(p);
     lang_p_skip(p, "(");
     LangNode *e = lang_p_expr(p);
     lang_p_skip(p, ")");

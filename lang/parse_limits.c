@@ -110,7 +110,7 @@ LangNode *lang_p_numeric_limits(LangParser *p)
     if (!lang_is_integer(ty) && !lang_is_float(ty))
         lang_error_at(p->ctx, at, "numeric_limits<%s>: only scalar types have limits (bool, "
                       "char .. ulong, half, float, bfloat)", lang_type_name(p->ctx, ty));
-    lang_p_skip(p, ">");
+    lang_p_close_angle(p);
     lang_p_skip(p, "::");
     LangToken *name = p->tok;
     if (!lang_p_is_name(name))

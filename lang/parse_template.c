@@ -438,7 +438,7 @@ LangTemplateArgs *lang_p_template_args(LangParser *p, LangTemplate *t)
         }
         n++;
     } while (lang_p_consume(p, ","));
-    lang_p_skip(p, ">");
+    lang_p_close_angle(p);
     if (n < t->num_params && !t->defaults[n])
         lang_error_at(p->ctx, open, "template '%.*s' takes %d argument%s, not %d",
                       t->name_tok->len, t->name_tok->loc, t->num_params,

@@ -39,26 +39,6 @@ bool lang_p_skip_namespaces(LangParser *p)
     return any;
 }
 
-/* Consumes one '>' closing a template argument list; a '>>' token gives up its first half
- * (a new token stands for the second, so the list itself is never changed: templates parse
- * their tokens again). */
-static void close_angle(LangParser *p)
-{
-    LangToken *t = p->tok;
-    if (lang_p_is(t, ">>")) {
-        LangToken *rest = lang_alloc(p->ctx, sizeof *rest);
-        *rest = *t;
-        rest->loc = t->loc + 1;
-        rest->len = 1;
-        rest->col = t->col + 1;
-        rest->has_space = false;
-        p->prev = t;
-        p->tok = rest;
-        return;
-    }
-    lang_p_skip(p, ">");
-}
-
 /* A constant integer template argument (an additive expression: '>' ends it). */
 static int64_t const_arg(LangParser *p, const char *what)
 {
@@ -110,7 +90,7 @@ static bool extents_type(LangParser *p, int64_t ext[2], const char *expected)
         if (lang_p_is(p->tok, ","))
             lang_error_at(p->ctx, p->tok, "lockstep's tensors have rank 2 (matrices)");
     }
-    close_angle(p);
+    lang_p_close_angle(p);
     return dynamic;
 }
 
@@ -213,7 +193,7 @@ static LangType *tensor_type(LangParser *p)
                           "tensor_inline");
         lang_p_next(p);
     }
-    close_angle(p);
+    lang_p_close_angle(p);
     (void)tok;
     return handle_type(p, elem, space, ext, false);
 }
@@ -258,7 +238,7 @@ static LangType *op_type(LangParser *p)
             lang_error_at(p->ctx, nt, "execution_simdgroups<N> needs N from 1 to 32 (a "
                           "threadgroup has at most 32 SIMD-groups)");
         n_sg = (int)v;
-        close_angle(p);
+        lang_p_close_angle(p);
     } else if (lang_p_is(st, "execution_thread")) {
         lang_error_at(p->ctx, st, "execution_thread (a tensor operation run by one thread) is "
                       "not supported yet; use execution_simdgroup or execution_simdgroups<N>");
@@ -266,7 +246,7 @@ static LangType *op_type(LangParser *p)
         lang_error_at(p->ctx, st, "expected the execution scope: execution_simdgroup or "
                       "execution_simdgroups<N>");
     }
-    close_angle(p);
+    lang_p_close_angle(p);
     const LangTensor *desc = d->type->tensor;
     int rows = split_rows(desc->m, desc->n, n_sg);
     if (!rows)
@@ -383,7 +363,7 @@ LangNode *lang_p_tensor_primary(LangParser *p)
         LangType *t = lang_p_typename(p);
         if (!lang_is_integer(t))
             lang_error_at(p->ctx, at, "dynamic_length_v needs an integer type");
-        close_angle(p);
+        lang_p_close_angle(p);
         return lang_p_num(p, tok, t, ~0ull, 0);
     }
     return NULL;
@@ -501,7 +481,7 @@ static LangNode *slice(LangParser *p, LangNode *lhs, LangToken *name)
         ext[0] = extent_arg(p);
         lang_p_skip(p, ",");
         ext[1] = extent_arg(p);
-        close_angle(p);
+        lang_p_close_angle(p);
     }
     LangNode *args[3] = {lhs};
     int n = call_args(p, args + 1, 2, name) + 1;
@@ -574,7 +554,7 @@ static LangNode *destination_tensor(LangParser *p, LangNode *lhs, LangToken *nam
                       "float are)", lang_type_name(p->ctx, elem));
     if (lang_p_consume(p, ","))
         lang_p_typename(p); /* the coordinate type */
-    close_angle(p);
+    lang_p_close_angle(p);
     expect_no_args(p, name);
     int rows = op->split_rows, cols = op->simdgroups / rows;
     int cap = (op->m / rows) * (op->n / cols) / 32;

@@ -103,9 +103,7 @@ LangType *lang_p_texture_type(LangParser *p)
         lang_p_next(p);
         access = (LangTexAccess)a;
     }
-    if (lang_p_is(p->tok, ">>"))
-        lang_error_at(p->ctx, p->tok, "expected '>' then '>' (write '> >')");
-    lang_p_skip(p, ">");
+    lang_p_close_angle(p);
     return texture_type(p, dims, sample, access, LANG_TEX_NONE);
 }
 

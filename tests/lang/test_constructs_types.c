@@ -347,6 +347,30 @@ static void test_template_instantiation_with_parameters(void **state)
     h_free(&h);
 }
 
+/* `>>` closing two template argument lists at once (`Box<vec<float, 2>>`, as C++11 reads
+ * it): each list takes its `>`, in types, traits, limits and casts. */
+static void test_double_angle_close(void **state)
+{
+    (void)state;
+    static const char *src =
+        "template <typename T> struct Box { T v; };\n"
+        "template <typename T, typename U> struct Two { T a; U b; };\n"
+        "kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+        "  Box<vec<float, 2>> b = {float2(float(i), 2.0f)};\n"
+        "  Two<int, Box<float>> t = {3, {4.0f}};\n"
+        "  float2 c = static_cast<vec<float, 2>>(b.v) * 0.5f;\n"
+        "  o[i] = b.v.x + c.y * 10.0f + float(t.a) * 100.0f + t.b.v * 1000.0f\n"
+        "         + (is_same_v<float4, vec<float, 4>> ? 10000.0f : 0.0f);\n"
+        "}\n";
+    Harness h;
+    ch_init(&h, src, NULL);
+    float *o = ch_buf(&h, 0, 4 * 4);
+    ch_run(&h, 4, 4);
+    for (int i = 0; i < 4; i++)
+        CH_FEQ(o[i], (float)i + 10.0f + 300.0f + 4000.0f + 10000.0f, i);
+    h_free(&h);
+}
+
 /* ---- early return ------------------------------------------------------------------------- */
 
 static const char *ret_src =
@@ -758,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_template_shape),
         cmocka_unit_test(test_template_exec),
         cmocka_unit_test(test_template_instantiation_with_parameters),
+        cmocka_unit_test(test_double_angle_close),
         cmocka_unit_test(test_early_return_shape),
         cmocka_unit_test(test_early_return_exec),
         cmocka_unit_test(test_value_template_parameters),
