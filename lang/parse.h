@@ -539,8 +539,9 @@ void lang_p_texel_text(const LangTexFormatInfo *f, const char *T, const char *in
 /* tex's pixel format (an error at name if it has none: a texture in a variable) */
 const LangTexFormatInfo *lang_p_texture_format(LangParser *p, const LangNode *tex,
                                                LangToken *name);
-/* "(" args ")" of a call of name, at most max of them; how many */
-int lang_p_texture_args(LangParser *p, LangNode **args, int max, LangToken *name);
+/* "(" args ")" of a call of name, at most max of them; how many (texture and tensor
+ * member functions, parse_texture.c) */
+int lang_p_call_args(LangParser *p, LangNode **args, int max, LangToken *name);
 /* helpers taking textures and samplers (parse_texhelp.c) */
 typedef struct LangTexHelper LangTexHelper;
 /* At the body of f (defined at start; inst the template instance being parsed, or NULL):

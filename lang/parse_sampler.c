@@ -254,7 +254,7 @@ LangNode *lang_p_texture_sample(LangParser *p, LangNode *tex, LangToken *name)
     bool gather = lang_p_is(name, "gather");
     LangNode *args[3];
     int component = 0;
-    int n = gather ? gather_args(p, args, &component) : lang_p_texture_args(p, args, 3, name);
+    int n = gather ? gather_args(p, args, &component) : lang_p_call_args(p, args, 3, name);
     if (n < 2)
         lang_error_at(p->ctx, name, "%s() takes a sampler and the coordinate",
                       gather ? "gather" : "sample");

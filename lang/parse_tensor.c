@@ -451,21 +451,6 @@ static LangNode *tensor_call(LangParser *p, LangToken *name, LangBuiltin id, Lan
     return node;
 }
 
-static int call_args(LangParser *p, LangNode **args, int max, LangToken *name)
-{
-    lang_p_skip(p, "(");
-    int n = 0;
-    if (!lang_p_is(p->tok, ")"))
-        do {
-            if (n == max)
-                lang_error_at(p->ctx, p->tok, "too many arguments to '%.*s'", name->len,
-                              name->loc);
-            args[n++] = lang_p_assign(p);
-        } while (lang_p_consume(p, ","));
-    lang_p_skip(p, ")");
-    return n;
-}
-
 static const LangTensor *tensor_of(const LangNode *n, LangTensorKind kind)
 {
     const LangTensor *t = n->type->tensor;
@@ -484,7 +469,7 @@ static LangNode *slice(LangParser *p, LangNode *lhs, LangToken *name)
         lang_p_close_angle(p);
     }
     LangNode *args[3] = {lhs};
-    int n = call_args(p, args + 1, 2, name) + 1;
+    int n = lang_p_call_args(p, args + 1, 2, name) + 1;
     if (n != 3)
         lang_error_at(p->ctx, name, "'%.*s' takes the origin: (column, row)", name->len,
                       name->loc);
@@ -517,7 +502,7 @@ static bool assignable(const LangNode *a)
 static LangNode *run(LangParser *p, LangNode *lhs, LangToken *name)
 {
     LangNode *args[4] = {lhs};
-    if (call_args(p, args + 1, 3, name) != 3)
+    if (lang_p_call_args(p, args + 1, 3, name) != 3)
         lang_error_at(p->ctx, name, "run() takes (left, right, destination)");
     operand(p, args[1], "left");
     operand(p, args[2], "right");
@@ -575,7 +560,7 @@ static LangNode *destination_tensor(LangParser *p, LangNode *lhs, LangToken *nam
 static LangNode *coop_memory(LangParser *p, LangNode *lhs, LangToken *name, bool load)
 {
     LangNode *args[2] = {lhs};
-    if (call_args(p, args + 1, 1, name) != 1 || !tensor_of(args[1], LTN_HANDLE))
+    if (lang_p_call_args(p, args + 1, 1, name) != 1 || !tensor_of(args[1], LTN_HANDLE))
         lang_error_at(p->ctx, name, "'%.*s' takes a tensor (a slice of the destination)",
                       name->len, name->loc);
     if (load && !assignable(lhs))
@@ -618,7 +603,7 @@ LangNode *lang_p_tensor_member(LangParser *p, LangNode *lhs, LangToken *name)
         }
         if (lang_p_is(name, "get_mask")) { /* every element of lockstep's layout is valid */
             LangNode *a[1];
-            if (call_args(p, a, 1, name) != 1 || !lang_is_integer(a[0]->type))
+            if (lang_p_call_args(p, a, 1, name) != 1 || !lang_is_integer(a[0]->type))
                 lang_error_at(p->ctx, name, "get_mask takes an element index");
             LangNode *in = lang_p_new_node(p, LND_LT, name);
             in->lhs = lang_p_convert(p, a[0], lang_ty_ulong, a[0]->tok);

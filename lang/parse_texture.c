@@ -216,7 +216,7 @@ LangNode *lang_p_texture_expand(LangParser *p, LangToken *at, LangHole *holes, i
 
 /* ---- member functions --------------------------------------------------------------------- */
 
-int lang_p_texture_args(LangParser *p, LangNode **args, int max, LangToken *name)
+int lang_p_call_args(LangParser *p, LangNode **args, int max, LangToken *name)
 {
     lang_p_skip(p, "(");
     int n = 0;
@@ -309,7 +309,7 @@ static LangNode *tex_read(LangParser *p, LangNode *tex, LangToken *name)
 {
     const LangTexture *t = tex->type->texture;
     LangNode *args[2];
-    int n = lang_p_texture_args(p, args, 2, name);
+    int n = lang_p_call_args(p, args, 2, name);
     if (n == 0)
         lang_error_at(p->ctx, name, "read() takes the texel's coordinate");
     if (n == 2)
@@ -329,7 +329,7 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
 {
     const LangTexture *t = tex->type->texture;
     LangNode *args[3];
-    int n = lang_p_texture_args(p, args, 3, name);
+    int n = lang_p_call_args(p, args, 3, name);
     if (n < 2)
         lang_error_at(p->ctx, name, "write() takes the color and the texel's coordinate");
     if (n == 3)
@@ -372,7 +372,7 @@ static LangNode *tex_write(LangParser *p, LangNode *tex, LangToken *name)
 static LangNode *texture_size(LangParser *p, LangNode *tex, LangToken *name, const char *member)
 {
     LangNode *args[1];
-    if (lang_p_texture_args(p, args, 1, name) == 1)
+    if (lang_p_call_args(p, args, 1, name) == 1)
         lod_zero(p, args[0]);
     LangHole holes[1] = {{"__tx", tex, tex->type}};
     return lang_p_texture_expand(p, name, holes, 1, "__tx.%s", member);
@@ -405,12 +405,12 @@ LangNode *lang_p_texture_member(LangParser *p, LangNode *lhs, LangToken *name)
         return texture_size(p, lhs, name, "__h");
     if (lang_p_is(name, "get_num_mip_levels")) {
         LangNode *args[1];
-        lang_p_texture_args(p, args, 0, name);
+        lang_p_call_args(p, args, 0, name);
         return lang_p_num(p, name, lang_ty_uint, 1, 0);
     }
     if (lang_p_is(name, "fence")) { /* each thread sees its own writes: nothing to order */
         LangNode *args[1];
-        lang_p_texture_args(p, args, 0, name);
+        lang_p_call_args(p, args, 0, name);
         return lang_p_num(p, name, lang_ty_int, 0, 0);
     }
     lang_error_at(p->ctx, name, "'%.*s' is not a member lockstep supports on '%s' (read, write, "
